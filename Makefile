@@ -1,0 +1,39 @@
+# gobtui: `make run` opens the dashboard, `make test` runs the whole suite.
+# Every target creates .venv on first use; nothing needs a manual step.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run demo test lint bench screenshots clean
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "python3 (>= 3.11) is required"; exit 1; }
+	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/gobtui --auto-demo
+
+demo: $(STAMP)
+	$(BIN)/gobtui --demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check core adapters gobtui tests bench
+	$(BIN)/ruff format --check core adapters gobtui tests bench
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest -n 2 --dist loadfile -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run
+
+screenshots: $(STAMP)
+	$(BIN)/python -m gobtui.screenshots screenshots
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,136 @@
+"""Splitting JSONL bytes into records, resumable at any byte boundary.
+
+A LineCursor survives between reads: it holds the bytes of an unfinished last line, so an
+append costs only the appended bytes. A final line without a newline that already parses as a
+JSON object is taken at end of file (real files sometimes lack the last newline); the newline
+that may follow it later is absorbed so line numbers stay those of a full read.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from core.limits import MAX_LINE_BYTES
+from core.model import BadLine
+
+Record = dict[str, Any]
+
+
+@dataclass(slots=True)
+class LineCursor:
+    offset: int = 0
+    """Bytes fully consumed (complete lines, or a final object taken at EOF)."""
+    line_index: int = 0
+    """Physical index of the next line."""
+    partial: bytes = b""
+    """Bytes after `offset` of a line not finished yet."""
+    skipping: int = 0
+    """Bytes dropped so far of an over-long line (0 when not inside one)."""
+    absorb_newline: bool = False
+    """The last line was taken at EOF without its newline; a newline next belongs to it."""
+
+    @property
+    def read_pos(self) -> int:
+        """File position of the next byte to read."""
+        return self.offset + len(self.partial) + self.skipping
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "offset": self.offset,
+            "line_index": self.line_index,
+            "partial": base64.b64encode(self.partial).decode("ascii"),
+            "skipping": self.skipping,
+            "absorb_newline": self.absorb_newline,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LineCursor:
+        return cls(
+            offset=int(data["offset"]),
+            line_index=int(data["line_index"]),
+            partial=base64.b64decode(data["partial"]),
+            skipping=int(data["skipping"]),
+            absorb_newline=bool(data["absorb_newline"]),
+        )
+
+
+def decode_line(line: bytes) -> Record | BadLine:
+    """One line to a JSON object, or the reason it is not one."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return BadLine.NOT_UTF8
+        return BadLine.NOT_JSON
+    if not isinstance(value, dict):
+        return BadLine.NOT_OBJECT
+    return value
+
+
+LineEvent = tuple[int, int, "Record | BadLine"]
+"""(line_index, byte length of the line, decoded object or why not)."""
+
+
+def feed_bytes(cursor: LineCursor, chunk: bytes, at_eof: bool) -> Iterator[LineEvent]:
+    """Advance `cursor` over `chunk` (the bytes at cursor.read_pos), yielding finished lines."""
+    start = 0
+    if cursor.absorb_newline and chunk:
+        cursor.absorb_newline = False
+        if chunk[:1] == b"\n":
+            cursor.offset += 1
+            start = 1
+    n = len(chunk)
+    while start < n:
+        nl = chunk.find(b"\n", start)
+        if nl < 0:
+            rest = chunk[start:]
+            if cursor.skipping:
+                cursor.skipping += len(rest)
+            elif len(cursor.partial) + len(rest) > MAX_LINE_BYTES:
+                cursor.skipping = len(cursor.partial) + len(rest)
+                cursor.partial = b""
+            else:
+                cursor.partial += rest
+            break
+        piece = chunk[start:nl]
+        start = nl + 1
+        index = cursor.line_index
+        cursor.line_index += 1
+        if cursor.skipping:
+            length = cursor.skipping + len(piece)
+            cursor.offset += length + 1
+            cursor.skipping = 0
+            yield index, length, BadLine.TOO_LONG
+            continue
+        line = cursor.partial + piece if cursor.partial else piece
+        cursor.partial = b""
+        cursor.offset += len(line) + 1
+        if len(line) > MAX_LINE_BYTES:
+            yield index, len(line), BadLine.TOO_LONG
+            continue
+        stripped = line.strip()
+        if not stripped:
+            continue
+        yield index, len(line), decode_line(stripped)
+    if at_eof and cursor.partial and not cursor.skipping:
+        decoded = decode_line(cursor.partial.strip())
+        if isinstance(decoded, dict):
+            index = cursor.line_index
+            length = len(cursor.partial)
+            cursor.line_index += 1
+            cursor.offset += length
+            cursor.partial = b""
+            cursor.absorb_newline = True
+            yield index, length, decoded
+
+
+def torn_tail(cursor: LineCursor) -> bool:
+    """True when the file ends inside a line that is not (yet) a whole record."""
+    return bool(cursor.partial.strip()) or cursor.skipping > 0

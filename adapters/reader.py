@@ -1,0 +1,192 @@
+"""Reading a transcript file into a SessionSummary, cold or incrementally.
+
+A FileCursor remembers how far a file was read and the provider's running state, so an append
+costs only the appended bytes. A file that shrank or was replaced (new inode) is read again
+from 0. Big files are summarised cold from their head and tail only; the cursor then goes on
+from the end like any other.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from core.limits import (
+    FULL_READ_MAX_BYTES,
+    HEAD_SCAN_BYTES,
+    READ_CHUNK_BYTES,
+    TAIL_SCAN_BYTES,
+    TAIL_SCAN_MAX_BYTES,
+)
+from core.model import BadLine, Coverage, Provider, SessionSummary
+
+PARSER_VERSION = 1
+"""Bump when a reader's output changes: cached cursors of another version are dropped."""
+
+
+class TailState(Protocol):
+    """A provider's running state over the records read so far."""
+
+    provider: ClassVar[Provider]
+    tail_marker: ClassVar[bytes]
+    """A byte string that a tail must contain to hold the latest usage."""
+
+    def feed(self, record: Record, line_len: int) -> None: ...
+
+    @classmethod
+    def from_json(cls, path: str, data: dict[str, Any]) -> TailState: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def summary(
+        self,
+        *,
+        path: str,
+        size: int,
+        mtime: float,
+        coverage: Coverage,
+        records: int,
+        bad_reasons: dict[str, int],
+        torn: bool,
+    ) -> SessionSummary: ...
+
+
+class TailStateFactory(Protocol):
+    def __call__(self, path: str) -> TailState: ...
+
+
+@dataclass(slots=True)
+class FileCursor:
+    provider: Provider
+    path: str
+    inode: int
+    size: int
+    mtime_ns: int
+    lines: LineCursor
+    state: TailState
+    records: int = 0
+    bad_reasons: Counter[str] = field(default_factory=Counter)
+    coverage: Coverage = Coverage.FULL
+
+    def summary(self) -> SessionSummary:
+        return self.state.summary(
+            path=self.path,
+            size=self.size,
+            mtime=self.mtime_ns / 1e9,
+            coverage=self.coverage,
+            records=self.records,
+            bad_reasons=dict(self.bad_reasons),
+            torn=torn_tail(self.lines),
+        )
+
+    def feed(self, chunk: bytes, at_eof: bool) -> None:
+        for _index, length, decoded in feed_bytes(self.lines, chunk, at_eof):
+            if isinstance(decoded, BadLine):
+                self.bad_reasons[decoded.value] += 1
+            else:
+                self.records += 1
+                self.state.feed(decoded, length)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "parser_version": PARSER_VERSION,
+            "provider": self.provider.value,
+            "path": self.path,
+            "inode": self.inode,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "lines": self.lines.to_json(),
+            "state": self.state.to_json(),
+            "records": self.records,
+            "bad_reasons": dict(self.bad_reasons),
+            "coverage": self.coverage.value,
+        }
+
+
+def _read_range(fd: int, start: int, end: int) -> bytes:
+    return os.pread(fd, max(0, end - start), start)
+
+
+def open_cursor(path: str, provider: Provider, make_state: TailStateFactory) -> FileCursor:
+    """A cold read: the whole file when small, else its head and a tail that holds usage."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        cursor = FileCursor(
+            provider=provider,
+            path=path,
+            inode=st.st_ino,
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            lines=LineCursor(),
+            state=make_state(path),
+        )
+        if st.st_size <= FULL_READ_MAX_BYTES:
+            _read_to_end(fd, cursor, st.st_size)
+            return cursor
+        cursor.feed(_read_range(fd, 0, HEAD_SCAN_BYTES), at_eof=False)
+        head_end = cursor.lines.offset
+        tail_start = _tail_start(fd, st.st_size, head_end, cursor.state.tail_marker)
+        if tail_start > head_end:
+            cursor.coverage = Coverage.HEAD_TAIL
+            cursor.lines = LineCursor(offset=tail_start, line_index=cursor.lines.line_index)
+        _read_to_end(fd, cursor, st.st_size)
+        return cursor
+    finally:
+        os.close(fd)
+
+
+def _tail_start(fd: int, size: int, head_end: int, marker: bytes) -> int:
+    """Start of the first whole line of the smallest tail window holding `marker`."""
+    window = TAIL_SCAN_BYTES
+    while True:
+        start = max(head_end, size - window)
+        if start <= head_end:
+            return head_end
+        data = _read_range(fd, start, size)
+        nl = data.find(b"\n")
+        if nl >= 0 and (marker in data[nl + 1 :] or window >= TAIL_SCAN_MAX_BYTES):
+            return start + nl + 1
+        window *= 2
+
+
+def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:
+    """Bring a cursor up to date with its file. Returns (cursor, changed).
+
+    Raises OSError when the file cannot be read; the caller decides what that means.
+    """
+    st = os.stat(cursor.path)
+    if st.st_ino == cursor.inode and st.st_size == cursor.size and st.st_mtime_ns == cursor.mtime_ns:
+        return cursor, False
+    if st.st_ino != cursor.inode or st.st_size < cursor.lines.read_pos:
+        fresh = open_cursor(cursor.path, cursor.provider, _state_factory_of(cursor))
+        return fresh, True
+    fd = os.open(cursor.path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        _read_to_end(fd, cursor, st.st_size)
+        cursor.size = st.st_size
+        cursor.mtime_ns = st.st_mtime_ns
+    finally:
+        os.close(fd)
+    return cursor, True
+
+
+def _state_factory_of(cursor: FileCursor) -> TailStateFactory:
+    factory: TailStateFactory = type(cursor.state)  # type: ignore[assignment]
+    return factory
+
+
+def _read_to_end(fd: int, cursor: FileCursor, size: int) -> None:
+    pos = cursor.lines.read_pos
+    while pos < size:
+        chunk = _read_range(fd, pos, min(size, pos + READ_CHUNK_BYTES))
+        if not chunk:
+            break
+        pos += len(chunk)
+        cursor.feed(chunk, at_eof=False)
+    cursor.feed(b"", at_eof=True)
+    cursor.size = max(cursor.size, pos)

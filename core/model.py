@@ -1,0 +1,200 @@
+"""Normalized transcript model shared by every provider.
+
+Hot-path records (TranscriptItem) are slotted dataclasses; what crosses a boundary (summaries
+in the cache, `detect --json`) is pydantic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
+
+
+class Provider(StrEnum):
+    CLAUDE = "claude"
+    CODEX = "codex"
+
+    @property
+    def label(self) -> str:
+        return "Claude" if self is Provider.CLAUDE else "Codex"
+
+
+class ItemKind(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    REASONING = "reasoning"
+    META = "meta"
+
+
+class ContextState(StrEnum):
+    """How much we know about the context occupancy."""
+
+    ABSENT = "absent"  # no usage record seen yet
+    REPORTED = "reported"  # the provider reported every component
+    UNKNOWN = "unknown"  # usage seen but not complete (nulls, odd shapes)
+    RESET = "reset"  # a compaction cleared the context; no usage since
+
+
+class BadLine(StrEnum):
+    """Why a line was not read as a record. Closed vocabulary."""
+
+    NOT_JSON = "not_json"
+    NOT_OBJECT = "not_object"
+    NOT_UTF8 = "not_utf8"
+    TOO_LONG = "too_long"
+    TORN_TAIL = "torn_tail"
+
+
+class Coverage(StrEnum):
+    FULL = "full"  # every byte of the file was read
+    HEAD_TAIL = "head_tail"  # a cold summary of a big file: its head and tail only
+
+
+@dataclass(slots=True)
+class TranscriptItem:
+    """One physical JSONL line that is part of the conversation."""
+
+    line_index: int
+    kind: ItemKind
+    est_tokens: int
+    active: bool = True
+    elidable_bytes: int | None = None
+    elidable_parts: int = 0
+    label: str = ""
+    summary: str | None = None
+    uuid: str | None = None
+    parent_uuid: str | None = None
+    tool_use_ids: tuple[str, ...] = ()
+    payload_sha256: str | None = None
+
+    @property
+    def elidable(self) -> bool:
+        return self.active and self.est_tokens > 0 and (self.elidable_bytes or 0) > 0
+
+
+class ContextComponents(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_creation_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class UsageSample(BaseModel):
+    """Context occupancy reported at one point of the session."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ts: float | None = None
+    context_tokens: int
+
+
+class CompactionEvent(BaseModel):
+    """A provider compaction seen in the transcript."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ts: float | None = None
+    pre_tokens: int | None = None
+    trigger: str | None = None
+
+
+class SubagentRef(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    agent_id: str
+    path: str
+    context_tokens: int | None = None
+    records: int = 0
+    bytes: int = 0
+    mtime: float = 0.0
+
+
+class SessionSummary(BaseModel):
+    """What the board needs to know about one transcript file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    provider: Provider
+    session_id: str
+    path: str
+    cwd: str | None = None
+    model: str | None = None
+    title: str | None = None
+    context_tokens: int | None = None
+    context_window: int | None = None
+    context_state: ContextState = ContextState.ABSENT
+    components: ContextComponents | None = None
+    usage_history: list[UsageSample] = Field(default_factory=list)
+    compactions: list[CompactionEvent] = Field(default_factory=list)
+    records: int = 0
+    bad_lines: int = 0
+    bad_reasons: dict[str, int] = Field(default_factory=dict)
+    torn_tail: bool = False
+    bytes: int = 0
+    mtime: float = 0.0
+    coverage: Coverage = Coverage.FULL
+    first_ts: float | None = None
+    last_ts: float | None = None
+    agent_id: str | None = None
+    parent_session_id: str | None = None
+    subagents: list[SubagentRef] = Field(default_factory=list)
+
+    @property
+    def is_subagent(self) -> bool:
+        return self.agent_id is not None
+
+    @property
+    def occupancy(self) -> float | None:
+        """Fraction of the window in use, or None when either side is unknown."""
+        if self.context_tokens is None or not self.context_window:
+            return None
+        return self.context_tokens / self.context_window
+
+    @property
+    def warned(self) -> bool:
+        return self.bad_lines > 0 or self.torn_tail
+
+    def resume_command(self) -> str:
+        if self.provider is Provider.CLAUDE:
+            return f"claude --resume {self.session_id}"
+        return f"codex resume {self.session_id}"
+
+
+@dataclass(slots=True)
+class Transcript:
+    """A full parse of one transcript file."""
+
+    provider: Provider
+    session_id: str
+    path: str
+    items: list[TranscriptItem] = field(default_factory=list)
+    summary: SessionSummary | None = None
+
+    def context_tokens(self) -> int:
+        """Provider-reported context when known, else the sum of active estimates."""
+        if self.summary is not None and self.summary.context_tokens is not None:
+            return self.summary.context_tokens
+        return sum(item.est_tokens for item in self.items if item.active)
+
+
+ContextWindowSource = Literal["model", "file", "default"]
+
+
+def claude_context_window(model: str | None) -> int:
+    """Claude writes no window size: derive it from the model name."""
+    if not model:
+        return DEFAULT_CLAUDE_WINDOW
+    name = model.lower()
+    if "[1m]" in name or name.endswith("-1m") or "-1m-" in name:
+        return LARGE_CLAUDE_WINDOW
+    return DEFAULT_CLAUDE_WINDOW

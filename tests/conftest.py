@@ -1,0 +1,46 @@
+"""Shared test fixtures: the real transcripts of ../shared/fixtures, copied before use."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_FIXTURES = Path(os.environ.get("GOBTUI_FIXTURES", REPO.parent / "shared" / "fixtures"))
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    """The read-only shared fixture tree (never written to)."""
+    if not SHARED_FIXTURES.is_dir():
+        pytest.fail(f"shared fixtures not found at {SHARED_FIXTURES} (set GOBTUI_FIXTURES)")
+    return SHARED_FIXTURES
+
+
+@pytest.fixture
+def fixture_copy(fixtures_dir: Path, tmp_path: Path) -> Iterator[object]:
+    """copy(relative_path) -> a writable copy of a shared fixture file inside tmp_path."""
+
+    def copy(relative: str, dest_name: str | None = None) -> Path:
+        source = fixtures_dir / relative
+        target = tmp_path / "copies" / (dest_name or source.name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        return target
+
+    yield copy
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never touch the real data, cache, config or provider homes from a test."""
+    base = tmp_path_factory.mktemp("gobtui-env")
+    monkeypatch.setenv("GOBTUI_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("GOBTUI_CACHE_DIR", str(base / "cache"))
+    monkeypatch.setenv("GOBTUI_CONFIG", str(base / "config.toml"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(base / "no-claude"))
+    monkeypatch.setenv("CODEX_HOME", str(base / "no-codex"))
