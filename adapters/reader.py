@@ -34,6 +34,8 @@ class TailState(Protocol):
     tail_marker: ClassVar[bytes]
     """A byte string that a tail must contain to hold the latest usage."""
 
+    def __init__(self, path: str) -> None: ...
+
     def feed(self, record: Record, line_len: int) -> None: ...
 
     @classmethod
@@ -159,7 +161,11 @@ def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:
     Raises OSError when the file cannot be read; the caller decides what that means.
     """
     st = os.stat(cursor.path)
-    if st.st_ino == cursor.inode and st.st_size == cursor.size and st.st_mtime_ns == cursor.mtime_ns:
+    if (
+        st.st_ino == cursor.inode
+        and st.st_size == cursor.size
+        and st.st_mtime_ns == cursor.mtime_ns
+    ):
         return cursor, False
     if st.st_ino != cursor.inode or st.st_size < cursor.lines.read_pos:
         fresh = open_cursor(cursor.path, cursor.provider, _state_factory_of(cursor))

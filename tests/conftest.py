@@ -36,7 +36,9 @@ def fixture_copy(fixtures_dir: Path, tmp_path: Path) -> Iterator[object]:
 
 
 @pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def isolated_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Never touch the real data, cache, config or provider homes from a test."""
     base = tmp_path_factory.mktemp("gobtui-env")
     monkeypatch.setenv("GOBTUI_DATA_DIR", str(base / "data"))

@@ -1,0 +1,447 @@
+"""Claude Code transcripts: a running summary state (for the board) and a full parse into items.
+
+ClaudeState is fed records in file order and may start anywhere in a file (a cold read of a big
+file feeds its head, then a tail), so it assumes nothing about having seen the first line. It
+keeps only bounded data: the parent links of the newest records (for the live-branch walk),
+the newest usage samples and compactions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, OrderedDict, deque
+from collections.abc import Container
+from typing import Any, ClassVar
+
+from adapters.claude_items import ItemBuilder, collapse, has_tool_result, user_text
+from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from adapters.timefmt import parse_ts
+from core.limits import (
+    COMPACTION_EVENTS_MAX,
+    READ_CHUNK_BYTES,
+    RECENT_LINK_WINDOW,
+    TITLE_MAX_CHARS,
+    USAGE_HISTORY_MAX,
+)
+from core.model import (
+    BadLine,
+    CompactionEvent,
+    ContextComponents,
+    ContextState,
+    Coverage,
+    Provider,
+    SessionSummary,
+    Transcript,
+    UsageSample,
+    claude_context_window,
+)
+
+Usage = tuple[int | None, int | None, int | None, int | None]
+"""(input, cache_creation, cache_read, output): missing counts 0, null or odd is None."""
+Link = tuple[str | None, Usage | None, bool]
+"""(parentUuid, usage when a real-usage assistant, is a compact_boundary)."""
+
+_USAGE_KEYS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
+_LEAF_TYPES = frozenset({"user", "assistant", "attachment"})
+_SYNTHETIC_MODEL = "<synthetic>"
+
+
+def _usage_of(message: dict[str, Any]) -> Usage | None:
+    """The four context components of a real usage, or None when there is none."""
+    usage = message.get("usage")
+    if not isinstance(usage, dict) or message.get("model") == _SYNTHETIC_MODEL:
+        return None
+    values: list[int | None] = []
+    present = False
+    for key in _USAGE_KEYS:
+        if key in usage:
+            present = True
+            value = usage[key]
+            values.append(value if type(value) is int and value >= 0 else None)
+        else:
+            values.append(0)  # an absent component (older builds): nothing was charged
+    if not present:
+        return None
+    return values[0], values[1], values[2], values[3]
+
+
+def _total(usage: Usage) -> int:
+    return sum(v for v in usage if v is not None)
+
+
+def _subagent_of(path: str) -> tuple[str, str] | None:
+    """(agent id, parent session id) for `<dir>/<session-id>/subagents/agent-<id>.jsonl`."""
+    folder, name = os.path.split(path)
+    session_dir, sub = os.path.split(folder)
+    if sub != "subagents" or not name.startswith("agent-") or not name.endswith(".jsonl"):
+        return None
+    return name[len("agent-") : -len(".jsonl")], os.path.basename(session_dir)
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path)
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else os.path.splitext(name)[0]
+
+
+class ClaudeState:
+    """The running summary of one Claude transcript (see the module docstring)."""
+
+    provider: ClassVar[Provider] = Provider.CLAUDE
+    tail_marker: ClassVar[bytes] = b'"usage"'
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        by_path = _subagent_of(path)
+        self.subagent: bool | None = True if by_path else None
+        """None until decided: by the path, else by the first record carrying isSidechain."""
+        self.path_agent: str | None = by_path[0] if by_path else None
+        self.path_parent: str | None = by_path[1] if by_path else None
+        self.agent_id: str | None = None
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.model: str | None = None
+        self.title: str | None = None
+        self.links: OrderedDict[str, Link] = OrderedDict()
+        self.prompt_leaf: str | None = None
+        """leafUuid of the last `last-prompt`, until a leaf-type record follows it."""
+        self.newest_leaf: str | None = None
+        self.newest_usage: Usage | None = None
+        self.history: OrderedDict[str, tuple[float | None, int]] = OrderedDict()
+        """message.id (or uuid) -> (ts, context tokens): one sample per API response."""
+        self.compactions: deque[tuple[float | None, int | None, str | None]] = deque(
+            maxlen=COMPACTION_EVENTS_MAX
+        )
+        self.first_ts: float | None = None
+        self.last_ts: float | None = None
+        self._lo_raw = ""
+        """The raw timestamps of first_ts / last_ts when of the common shape, else ""."""
+        self._hi_raw = ""
+        self._ts_len = -1
+        """Their common length, -1 when the fast path is off."""
+        self._anon = 0
+
+    # -- feeding -------------------------------------------------------------------------
+
+    def feed(self, record: Record, line_len: int) -> None:
+        kind = record.get("type")
+        raw_ts = record.get("timestamp")
+        if raw_ts is not None and (
+            type(raw_ts) is not str
+            or len(raw_ts) != self._ts_len
+            or raw_ts[-1] != "Z"
+            or not self._lo_raw <= raw_ts <= self._hi_raw
+        ):
+            self._note_ts(raw_ts)
+        uuid = record.get("uuid")
+        if kind == "progress":  # ~70% of lines; only their links matter (others chain to them)
+            if type(uuid) is str:
+                self._link(uuid, record.get("parentUuid"), None, False)
+            return
+        if self.session_id is None:
+            sid = record.get("sessionId")
+            if isinstance(sid, str) and sid:
+                self.session_id = sid
+        cwd = record.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            self.cwd = cwd
+        if self.subagent is None and "isSidechain" in record:
+            self.subagent = record["isSidechain"] is True and isinstance(record.get("agentId"), str)
+        if self.agent_id is None and self.subagent:
+            agent = record.get("agentId")
+            if isinstance(agent, str) and agent:
+                self.agent_id = agent
+        # A main file's sidechain records belong to another context: links only.
+        excluded = record.get("isSidechain") is True and not self.subagent
+        if kind == "last-prompt":
+            leaf = record.get("leafUuid")
+            if isinstance(leaf, str):
+                self.prompt_leaf = leaf
+            return
+        if type(uuid) is not str:
+            return
+        usage: Usage | None = None
+        boundary = False
+        if kind == "assistant" and not excluded:
+            usage = self._assistant(record, uuid)
+        elif kind == "user" and not excluded and self.title is None:
+            self._maybe_title(record)
+        elif kind == "system" and record.get("subtype") == "compact_boundary" and not excluded:
+            boundary = True
+            self._compaction(record)
+        if kind in _LEAF_TYPES and not excluded:
+            self.newest_leaf = uuid
+            self.prompt_leaf = None
+        self._link(uuid, record.get("parentUuid"), usage, boundary)
+
+    def _note_ts(self, raw: Any) -> None:
+        ts = parse_ts(raw)
+        if ts is None:
+            return
+        # ISO strings of one shape ("...T...Z", one length) order like their instants: feed
+        # skips parsing one that lies between the raw min and max (parsing is the cost).
+        shaped = type(raw) is str and raw[-1:] == "Z" and raw[10:11] == "T"
+        if self.first_ts is None or ts < self.first_ts:
+            self.first_ts = ts
+            self._lo_raw = raw if shaped else ""
+        if self.last_ts is None or ts > self.last_ts:
+            self.last_ts = ts
+            self._hi_raw = raw if shaped else ""
+        lo, hi = self._lo_raw, self._hi_raw
+        self._ts_len = len(lo) if lo and len(lo) == len(hi) else -1
+
+    def _link(self, uuid: str, parent: Any, usage: Usage | None, boundary: bool) -> None:
+        links = self.links
+        # A repeated uuid keeps its old place (eviction a little early) but its newest value.
+        links[uuid] = (parent if type(parent) is str else None, usage, boundary)
+        if len(links) > RECENT_LINK_WINDOW:
+            links.popitem(last=False)
+
+    def _assistant(self, record: Record, uuid: str) -> Usage | None:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return None
+        usage = _usage_of(message)
+        if usage is None:
+            return None
+        model = message.get("model")
+        if isinstance(model, str) and model:
+            self.model = model
+        self.newest_usage = usage
+        msg_id = message.get("id")
+        if isinstance(msg_id, str) and msg_id:
+            key = msg_id
+        else:
+            self._anon += 1
+            key = f"#{uuid}#{self._anon}"
+        sample = self.history.get(key)
+        ts = sample[0] if sample else parse_ts(record.get("timestamp"))
+        # Streaming-split records repeat one response's usage: one sample, newest figures.
+        self.history[key] = (ts, _total(usage))
+        if len(self.history) > USAGE_HISTORY_MAX:
+            self.history.popitem(last=False)
+        return usage
+
+    def _maybe_title(self, record: Record) -> None:
+        if record.get("isMeta") is True or record.get("isCompactSummary") is True:
+            return
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if has_tool_result(content):
+            return
+        text = user_text(content)
+        if text is None:
+            return
+        text = text.strip()
+        if text and not text.startswith("<"):  # caveats, command echoes, reminders
+            self.title = collapse(text, TITLE_MAX_CHARS)
+
+    def _compaction(self, record: Record) -> None:
+        meta = record.get("compactMetadata")
+        meta = meta if isinstance(meta, dict) else {}
+        pre = meta.get("preTokens")
+        trigger = meta.get("trigger")
+        self.compactions.append(
+            (
+                parse_ts(record.get("timestamp")),
+                pre if type(pre) is int else None,
+                trigger if isinstance(trigger, str) else None,
+            )
+        )
+
+    # -- reading the state ---------------------------------------------------------------
+
+    def leaf(self, known: Container[str] | None = None) -> str | None:
+        """The live leaf: the last last-prompt's leafUuid if it is a known record, else the
+        newest leaf-type record. `known` is where uuids are looked up (default: the links)."""
+        where: Container[str] = self.links if known is None else known
+        if self.prompt_leaf is not None and self.prompt_leaf in where:
+            return self.prompt_leaf
+        return self.newest_leaf
+
+    def context(self) -> tuple[ContextState, Usage | None]:
+        """Usage of the newest usage-bearing assistant on the live branch."""
+        node = self.leaf()
+        links = self.links
+        for _ in range(len(links) + 1):  # the step bound is the cycle guard
+            entry = links.get(node) if node is not None else None
+            if entry is None:
+                break  # a root, a link out of the window (or of the file)
+            parent, usage, boundary = entry
+            if usage is not None:
+                return _state_of(usage), usage
+            if boundary:
+                return ContextState.RESET, None
+            node = parent
+        if self.newest_usage is None:
+            return ContextState.ABSENT, None
+        return _state_of(self.newest_usage), self.newest_usage
+
+    def summary(
+        self,
+        *,
+        path: str,
+        size: int,
+        mtime: float,
+        coverage: Coverage,
+        records: int,
+        bad_reasons: dict[str, int],
+        torn: bool,
+    ) -> SessionSummary:
+        state, usage = self.context()
+        components = None
+        if usage is not None:
+            components = ContextComponents(
+                input_tokens=usage[0],
+                cache_creation_tokens=usage[1],
+                cache_read_tokens=usage[2],
+                output_tokens=usage[3],
+            )
+        agent_id = parent_id = None
+        if self.subagent:
+            agent_id = self.agent_id or self.path_agent or _stem(path)
+            parent_id = self.session_id or self.path_parent
+        return SessionSummary(
+            provider=Provider.CLAUDE,
+            session_id=self.session_id or _stem(path),
+            path=path,
+            cwd=self.cwd,
+            model=self.model,
+            title=self.title,
+            context_tokens=_total(usage) if usage is not None else None,
+            context_window=claude_context_window(self.model),
+            context_state=state,
+            components=components,
+            usage_history=[UsageSample(ts=ts, context_tokens=n) for ts, n in self.history.values()],
+            compactions=[
+                CompactionEvent(ts=ts, pre_tokens=pre, trigger=trigger)
+                for ts, pre, trigger in self.compactions
+            ],
+            records=records,
+            bad_lines=sum(bad_reasons.values()),
+            bad_reasons=dict(bad_reasons),
+            torn_tail=torn,
+            bytes=size,
+            mtime=mtime,
+            coverage=coverage,
+            first_ts=self.first_ts,
+            last_ts=self.last_ts,
+            agent_id=agent_id,
+            parent_session_id=parent_id,
+        )
+
+    # -- persistence ---------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "subagent": self.subagent,
+            "agent_id": self.agent_id,
+            "session_id": self.session_id,
+            "cwd": self.cwd,
+            "model": self.model,
+            "title": self.title,
+            "links": [[u, p, list(us) if us else None, b] for u, (p, us, b) in self.links.items()],
+            "prompt_leaf": self.prompt_leaf,
+            "newest_leaf": self.newest_leaf,
+            "newest_usage": list(self.newest_usage) if self.newest_usage else None,
+            "history": [[k, ts, n] for k, (ts, n) in self.history.items()],
+            "compactions": [list(c) for c in self.compactions],
+            "first_ts": self.first_ts,
+            "last_ts": self.last_ts,
+            "ts_raw": [self._lo_raw, self._hi_raw, self._ts_len],
+            "anon": self._anon,
+        }
+
+    @classmethod
+    def from_json(cls, path: str, data: dict[str, Any]) -> ClaudeState:
+        state = cls(path)
+        state.subagent = data["subagent"]
+        state.agent_id = data["agent_id"]
+        state.session_id = data["session_id"]
+        state.cwd = data["cwd"]
+        state.model = data["model"]
+        state.title = data["title"]
+        for uuid, parent, usage, boundary in data["links"]:
+            state.links[uuid] = (parent, _usage_from(usage), bool(boundary))
+        state.prompt_leaf = data["prompt_leaf"]
+        state.newest_leaf = data["newest_leaf"]
+        state.newest_usage = _usage_from(data["newest_usage"])
+        for key, ts, tokens in data["history"]:
+            state.history[key] = (ts, int(tokens))
+        for ts, pre, trigger in data["compactions"]:
+            state.compactions.append((ts, pre, trigger))
+        state.first_ts = data["first_ts"]
+        state.last_ts = data["last_ts"]
+        state._lo_raw, state._hi_raw, state._ts_len = data["ts_raw"]
+        state._anon = int(data["anon"])
+        return state
+
+
+def _state_of(usage: Usage) -> ContextState:
+    return ContextState.UNKNOWN if None in usage else ContextState.REPORTED
+
+
+def _usage_from(value: Any) -> Usage | None:
+    if value is None:
+        return None
+    a, b, c, d = value
+    return a, b, c, d
+
+
+def parse_transcript(path: str) -> Transcript:
+    """Every line of a transcript into items, plus the summary of the same records.
+
+    The summary comes from a ClaudeState fed the very records the items come from, so the
+    board's incremental figures and a full parse agree by construction.
+    """
+    state = ClaudeState(path)
+    builder = ItemBuilder()
+    parents: dict[str, str | None] = {}  # every link: the branch walk of a full parse
+    lines = LineCursor()
+    records = 0
+    bad: Counter[str] = Counter()
+    size = 0
+    with open(path, "rb") as handle:
+        mtime = os.fstat(handle.fileno()).st_mtime_ns / 1e9
+        while True:
+            chunk = handle.read(READ_CHUNK_BYTES)
+            at_eof = not chunk
+            size += len(chunk)
+            for index, length, decoded in feed_bytes(lines, chunk, at_eof):
+                if isinstance(decoded, BadLine):
+                    bad[decoded.value] += 1
+                    continue
+                records += 1
+                state.feed(decoded, length)
+                kind = decoded.get("type")
+                uuid = decoded.get("uuid")
+                if type(uuid) is str:
+                    parent = decoded.get("parentUuid")
+                    parents[uuid] = parent if isinstance(parent, str) else None
+                if kind != "progress":
+                    sidechain = decoded.get("isSidechain") is True
+                    builder.add(index, decoded, kind, sidechain)
+            if at_eof:
+                break
+    subagent = bool(state.subagent)
+    builder.mark_branch(parents, state.leaf(parents), subagent)
+    summary = state.summary(
+        path=path,
+        size=size,
+        mtime=mtime,
+        coverage=Coverage.FULL,
+        records=records,
+        bad_reasons=dict(bad),
+        torn=torn_tail(lines),
+    )
+    return Transcript(
+        provider=Provider.CLAUDE,
+        session_id=summary.session_id,
+        path=path,
+        items=builder.items,
+        summary=summary,
+    )

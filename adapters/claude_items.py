@@ -1,0 +1,326 @@
+"""Claude Code records to TranscriptItems (the full parse), and the live-branch marking.
+
+Kept apart from adapters/claude.py so the running summary state stays small. Nothing here
+reads files: `ItemBuilder.add` is fed decoded records in file order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from core.limits import ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
+from core.model import ItemKind, TranscriptItem
+from core.tokens import estimate_tokens
+
+PROMPT_SUMMARY_CHARS = 200
+TOOL_INPUT_CHARS = 80
+TOOL_OUTPUT_TAIL_CHARS = 120
+DEAD_SUFFIX = " (dead branch)"
+SIDECHAIN_SUFFIX = " (sidechain)"
+
+
+def cut(text: str, limit: int) -> str:
+    """At most `limit` characters, an ellipsis marking a cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def collapse(text: str, limit: int) -> str:
+    """Whitespace collapsed, cut to `limit`. Only a prefix is scanned: texts can be huge."""
+    return cut(" ".join(text[: limit * 4].split()), limit)
+
+
+def utf8_len(text: str) -> int:
+    # isascii() is O(1) on CPython; most payloads are ASCII, so no copy.
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def user_text(content: Any) -> str | None:
+    """A user message's own text: a string content, or its `text` blocks joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    return "\n".join(texts) if texts else None
+
+
+def has_tool_result(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    )
+
+
+def _result_texts(block: dict[str, Any]) -> tuple[list[str], bool]:
+    """The texts of one tool_result block, and whether it holds an image."""
+    inner = block.get("content")
+    if isinstance(inner, str):
+        return [inner], False
+    texts: list[str] = []
+    image = False
+    if isinstance(inner, list):
+        for sub in inner:
+            if not isinstance(sub, dict):
+                continue
+            kind = sub.get("type")
+            if kind == "text" and isinstance(sub.get("text"), str):
+                texts.append(sub["text"])
+            elif kind == "image":
+                image = True
+    return texts, image
+
+
+def _estimate(record: dict[str, Any]) -> int:
+    payload = record.get("message", record)
+    return estimate_tokens(len(orjson.dumps(payload)))
+
+
+class ItemBuilder:
+    """Builds one item per conversation line; remembers what branch marking needs."""
+
+    __slots__ = ("answered_by", "items", "msg_ids", "sidechain", "tools")
+
+    def __init__(self) -> None:
+        self.items: list[TranscriptItem] = []
+        self.tools: dict[str, tuple[str, str]] = {}
+        """tool_use id -> (name, input cut to TOOL_INPUT_CHARS)."""
+        self.msg_ids: dict[int, str] = {}
+        """item position -> message.id of an assistant item (streaming-split siblings)."""
+        self.sidechain: set[int] = set()
+        """item positions of sidechain records in a main file."""
+        self.answered_by: dict[int, tuple[str, ...]] = {}
+        """item position -> tool_use ids its tool_result blocks answer."""
+
+    def add(self, index: int, record: dict[str, Any], kind: Any, sidechain: bool) -> None:
+        if kind == "user":
+            item = self._user(index, record)
+        elif kind == "assistant":
+            item = self._assistant(index, record)
+        elif kind == "system":
+            subtype = record.get("subtype")
+            label = f"system:{subtype}" if isinstance(subtype, str) else "system"
+            content = record.get("content")
+            summary = collapse(content, PROMPT_SUMMARY_CHARS) if isinstance(content, str) else None
+            item = TranscriptItem(
+                index, ItemKind.SYSTEM, _estimate(record), label=label, summary=summary
+            )
+        elif kind == "attachment":
+            item = TranscriptItem(index, ItemKind.META, _estimate(record), label="meta")
+        elif kind == "tool_use":
+            item = self._drift_call(index, record)
+        elif kind == "tool_result":
+            name = record.get("name")
+            label = name if isinstance(name, str) and name else "tool_result"
+            item = TranscriptItem(index, ItemKind.TOOL_RESULT, _estimate(record), label=label)
+        else:
+            return  # bookkeeping (progress, summary, last-prompt, snapshots, ...)
+        uuid = record.get("uuid")
+        parent = record.get("parentUuid")
+        item.uuid = uuid if isinstance(uuid, str) else None
+        item.parent_uuid = parent if isinstance(parent, str) else None
+        item.label = cut(item.label, LABEL_MAX_CHARS)
+        if sidechain:
+            self.sidechain.add(len(self.items))
+        self.items.append(item)
+
+    def _tool(self, block: dict[str, Any]) -> tuple[str, str, str]:
+        """Remember a tool_use block: (id or "", name, input cut to TOOL_INPUT_CHARS)."""
+        tid = block.get("id")
+        name = block.get("name")
+        name = name if isinstance(name, str) and name else "tool"
+        try:
+            shown = cut(orjson.dumps(block.get("input")).decode(), TOOL_INPUT_CHARS)
+        except TypeError:  # orjson.JSONEncodeError: odd values are shown as nothing
+            shown = ""
+        if not isinstance(tid, str):
+            return "", name, shown
+        self.tools[tid] = (name, shown)
+        return tid, name, shown
+
+    def _assistant(self, index: int, record: dict[str, Any]) -> TranscriptItem:
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        text: str | None = content if isinstance(content, str) else None
+        names: list[str] = []
+        ids: list[str] = []
+        calls: list[str] = []
+        if isinstance(content, list):
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                btype = block.get("type")
+                if btype == "text" and not text and isinstance(block.get("text"), str):
+                    text = block["text"].strip()
+                elif btype == "tool_use":
+                    tid, name, shown = self._tool(block)
+                    if tid:
+                        ids.append(tid)
+                    if name not in names:
+                        names.append(name)
+                        calls.append(f"{name}({shown})")
+        if text and text.strip():
+            summary: str | None = collapse(text, SUMMARY_MAX_CHARS)
+        else:
+            summary = cut("; ".join(calls), SUMMARY_MAX_CHARS) if calls else None
+        item = TranscriptItem(
+            index,
+            ItemKind.ASSISTANT,
+            _estimate(record),
+            label="+".join(names) or "assistant",
+            summary=summary,
+            tool_use_ids=tuple(ids),
+        )
+        if isinstance(message, dict) and isinstance(message.get("id"), str):
+            self.msg_ids[len(self.items)] = message["id"]
+        return item
+
+    def _user(self, index: int, record: dict[str, Any]) -> TranscriptItem:
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not has_tool_result(content):
+            text = user_text(content)
+            summary = collapse(text, PROMPT_SUMMARY_CHARS) if text else None
+            return TranscriptItem(
+                index, ItemKind.USER, _estimate(record), label="user", summary=summary
+            )
+        assert isinstance(content, list)
+        total = 0
+        parts = 0
+        image = False
+        payload: list[str] = []
+        ids: list[str] = []
+        names: list[str] = []
+        shown: list[str] = []
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            tid = block.get("tool_use_id")
+            name, given = (
+                self.tools.get(tid, ("tool", "")) if isinstance(tid, str) else ("tool", "")
+            )
+            if isinstance(tid, str):
+                ids.append(tid)
+            if name not in names:
+                names.append(name)
+            texts, has_image = _result_texts(block)
+            image = image or has_image
+            size = sum(utf8_len(t) for t in texts)
+            if size:
+                parts += 1
+                total += size
+                payload.extend(texts)
+            window = TOOL_OUTPUT_TAIL_CHARS * 4  # enough to survive whitespace collapsing
+            last = texts[-1] if texts else ""
+            output = last[-window:] if len(last) >= window else "".join(texts)[-window:]
+            tail = " ".join(output.split())
+            tail = (
+                tail
+                if len(tail) <= TOOL_OUTPUT_TAIL_CHARS
+                else "…" + tail[-TOOL_OUTPUT_TAIL_CHARS:]
+            )
+            shown.append(f"{name}({given}) => {tail}")
+        elidable = total > ELIDABLE_MIN_BYTES and not image
+        if ids:
+            self.answered_by[len(self.items)] = tuple(ids)
+        return TranscriptItem(
+            index,
+            ItemKind.TOOL_RESULT if total > ELIDABLE_MIN_BYTES else ItemKind.USER,
+            _estimate(record),
+            elidable_bytes=total if elidable else None,
+            elidable_parts=parts if elidable else 0,
+            label="+".join(names),
+            summary=cut("; ".join(shown), SUMMARY_MAX_CHARS),
+            tool_use_ids=tuple(ids),
+            payload_sha256=_sha256(payload) if elidable else None,
+        )
+
+    def _drift_call(self, index: int, record: dict[str, Any]) -> TranscriptItem:
+        """A top-level `tool_use` record (schema drift): the record is the call."""
+        tid, name, shown = self._tool(record)
+        return TranscriptItem(
+            index,
+            ItemKind.TOOL_CALL,
+            _estimate(record),
+            label=name,
+            summary=cut(f"{name}({shown})", SUMMARY_MAX_CHARS),
+            tool_use_ids=(tid,) if tid else (),
+        )
+
+    def mark_branch(self, parents: dict[str, str | None], leaf: str | None, subagent: bool) -> None:
+        """Deactivate records off the live branch (and sidechains of a main file)."""
+        live = walk(parents, leaf)
+        self._rescue_siblings(live)
+        for pos, item in enumerate(self.items):
+            if pos in self.sidechain and not subagent:
+                deactivate(item, SIDECHAIN_SUFFIX)
+            elif item.uuid is not None and item.uuid not in live:
+                deactivate(item, DEAD_SUFFIX)
+
+    def _rescue_siblings(self, live: set[str]) -> None:
+        """Bring back records the parent walk misses although they are in the live context.
+
+        Claude Code chains the streaming-split records of one API response (one per content
+        block), and each tool_result hangs off the record holding its tool_use; the next turn
+        continues from one of them only. The API needs every tool_use answered, so the
+        siblings are context: an assistant record sharing a live message.id, and a tool_result
+        (child of a live record) answering a live tool_use that nothing live answers yet.
+        A real dead branch (a rewind) answers an already answered tool_use, or hangs off a
+        dead record, so it stays dead.
+        """
+        live_msgs = {m for pos, m in self.msg_ids.items() if self.items[pos].uuid in live}
+        for pos, msg in self.msg_ids.items():
+            uuid = self.items[pos].uuid
+            if uuid is not None and uuid not in live and msg in live_msgs:
+                live.add(uuid)
+        open_calls: set[str] = set()
+        for item in self.items:
+            if item.kind is ItemKind.ASSISTANT and item.uuid in live:
+                open_calls.update(item.tool_use_ids)
+        for pos, ids in self.answered_by.items():
+            if self.items[pos].uuid in live:
+                open_calls.difference_update(ids)
+        for pos, ids in self.answered_by.items():
+            item = self.items[pos]
+            if (
+                item.uuid is not None
+                and item.uuid not in live
+                and item.parent_uuid in live
+                and all(i in open_calls for i in ids)
+            ):
+                live.add(item.uuid)
+                open_calls.difference_update(ids)
+
+
+def walk(parents: dict[str, str | None], leaf: str | None) -> set[str]:
+    """uuids from `leaf` back to its root; the step bound is the cycle guard."""
+    seen: set[str] = set()
+    node = leaf
+    for _ in range(len(parents) + 1):
+        if node is None or node in seen or node not in parents:
+            break
+        seen.add(node)
+        node = parents[node]
+    return seen
+
+
+def deactivate(item: TranscriptItem, suffix: str) -> None:
+    item.active = False
+    item.est_tokens = 0
+    item.elidable_bytes = None
+    item.elidable_parts = 0
+    item.payload_sha256 = None
+    item.label = cut(item.label, LABEL_MAX_CHARS - len(suffix)) + suffix
+
+
+def _sha256(texts: Iterable[str]) -> str:
+    digest = hashlib.sha256()
+    for text in texts:
+        digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()

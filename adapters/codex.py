@@ -1,0 +1,397 @@
+"""Codex CLI rollouts: a running summary state (for the board) and a full parse into items.
+
+CodexState is fed records in file order and may start anywhere in a file (a cold read of a big
+file feeds its head, then a tail), so nothing in it assumes it saw the first line.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+from collections import Counter, deque
+from typing import Any, ClassVar
+
+from adapters.codex_items import (
+    Calls,
+    compacted_item,
+    content_text,
+    cut,
+    deactivate,
+    response_item,
+)
+from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from adapters.timefmt import parse_ts
+from core.limits import COMPACTION_EVENTS_MAX, READ_CHUNK_BYTES, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
+from core.model import (
+    BadLine,
+    CompactionEvent,
+    ContextComponents,
+    ContextState,
+    Coverage,
+    Provider,
+    SessionSummary,
+    Transcript,
+    TranscriptItem,
+    UsageSample,
+)
+
+_ROLLOUT_UUID = re.compile(
+    r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
+)
+
+Components = tuple[int | None, int | None, int | None, int | None]
+"""(input incl. cached, cache read, cache write, output) of the latest usage."""
+
+
+def session_id_from_path(path: str) -> str:
+    """`rollout-<ts>-<uuid>.jsonl` -> uuid; otherwise the file stem."""
+    name = os.path.basename(path)
+    match = _ROLLOUT_UUID.search(name)
+    if match and name.startswith("rollout-"):
+        return match.group(1)
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else os.path.splitext(name)[0]
+
+
+def _count(value: Any) -> int | None:
+    """A token count, or None for null/missing/odd values (bools are not counts)."""
+    return value if type(value) is int and value >= 0 else None
+
+
+def _title(text: str) -> str | None:
+    return cut(text, TITLE_MAX_CHARS) or None
+
+
+def _is_real_prompt(text: str) -> bool:
+    """Injected context (environment, AGENTS.md, instructions) is sent as user messages too."""
+    head = text.lstrip()
+    return bool(head) and not head.startswith("<") and not head.startswith("# AGENTS.md")
+
+
+class CodexState:
+    """Running summary of a Codex rollout (implements adapters.reader.TailState)."""
+
+    provider: ClassVar[Provider] = Provider.CODEX
+    # Only token_count events with a real `info` carry this key (`info: null` ones do not), so
+    # a tail holding it holds the latest usage.
+    tail_marker: ClassVar[bytes] = b'"last_token_usage"'
+
+    __slots__ = (
+        "_last_ts",
+        "_last_usage",
+        "agent_id",
+        "compactions",
+        "components",
+        "context_state",
+        "context_tokens",
+        "cwd",
+        "first_ts",
+        "model",
+        "parent_session_id",
+        "path",
+        "seen_meta",
+        "session_id",
+        "title_event",
+        "title_item",
+        "usage",
+        "window",
+    )
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.session_id: str | None = None
+        self.seen_meta = False
+        self.cwd: str | None = None
+        self.model: str | None = None
+        self.agent_id: str | None = None
+        self.parent_session_id: str | None = None
+        # A user_message event is the prompt as typed; response_item user messages may be
+        # injected context, so they only stand in when no event was seen.
+        self.title_event: str | None = None
+        self.title_item: str | None = None
+        self.context_tokens: int | None = None
+        self.context_state = ContextState.ABSENT
+        self.components: Components | None = None
+        self.window: int | None = None
+        self.usage: deque[tuple[float | None, int]] = deque(maxlen=USAGE_HISTORY_MAX)
+        self.compactions: deque[tuple[float | None, int | None]] = deque(
+            maxlen=COMPACTION_EVENTS_MAX
+        )
+        # Codex writes most token_count events twice; the previous usage object spots repeats.
+        self._last_usage: Any = None
+        self.first_ts: float | None = None
+        # Raw value, parsed in summary(): parsing every line's timestamp would cost the hot loop.
+        self._last_ts: Any = None
+
+    # -- feeding -------------------------------------------------------------------------------
+
+    def feed(self, record: Record, line_len: int) -> None:
+        ts = record.get("timestamp")
+        if ts is not None:
+            # A cheap "starts with a digit" test keeps placeholders like "[trimmed]" out
+            if (type(ts) is str and "0" <= ts < ":") or type(ts) in (int, float):
+                self._last_ts = ts
+            if self.first_ts is None:
+                self.first_ts = parse_ts(ts)
+        payload = record.get("payload")
+        if type(payload) is not dict:
+            return
+        rtype = record.get("type")
+        if rtype == "event_msg":
+            ptype = payload.get("type")
+            if ptype == "token_count":
+                self._token_count(payload, ts)
+            elif ptype == "task_started":
+                self._set_window(payload.get("model_context_window"))
+            elif ptype == "user_message" and self.title_event is None:
+                message = payload.get("message")
+                if isinstance(message, str):
+                    self.title_event = _title(message)
+        elif rtype == "response_item":
+            if (
+                self.title_item is None
+                and self.title_event is None
+                and payload.get("type") == "message"
+                and payload.get("role") == "user"
+            ):
+                text = content_text(payload.get("content"))
+                if _is_real_prompt(text):
+                    self.title_item = _title(text)
+        elif rtype == "turn_context":
+            model = payload.get("model")
+            if isinstance(model, str) and model:
+                self.model = model
+            cwd = payload.get("cwd")
+            if isinstance(cwd, str) and cwd:
+                self.cwd = cwd
+        elif rtype == "compacted":
+            self.compactions.append((parse_ts(ts), self.context_tokens))
+            self.context_tokens = None
+            self.components = None
+            self.context_state = ContextState.RESET
+        elif rtype == "session_meta":
+            self._session_meta(payload)
+        elif rtype == "token_usage_record":
+            usage = payload.get("usage")
+            if type(usage) is dict and usage != self._last_usage:
+                self._last_usage = usage
+                self._apply_usage(usage, ts)
+
+    def _token_count(self, payload: dict[str, Any], ts: Any) -> None:
+        info = payload.get("info")
+        if type(info) is not dict:
+            return  # `info: null` carries rate limits only
+        self._set_window(info.get("model_context_window"))
+        last = info.get("last_token_usage")
+        if type(last) is not dict or info == self._last_usage:
+            return
+        self._last_usage = info
+        self._apply_usage(last, ts)
+
+    def _apply_usage(self, usage: dict[str, Any], ts: Any) -> None:
+        inp = _count(usage.get("input_tokens"))
+        out = _count(usage.get("output_tokens"))
+        if inp is None and out is None:
+            return  # unknown shape: leave the context as it was
+        total = (inp or 0) + (out or 0)
+        if total == 0:
+            # All zeros: written around a compaction (Codex clears last_token_usage), never a
+            # real request. Taking it would turn "reset" into 0 and zero the pre-compaction size.
+            return
+        self.context_tokens = total
+        self.context_state = (
+            ContextState.REPORTED if inp is not None and out is not None else ContextState.UNKNOWN
+        )
+        self.components = (
+            inp,
+            _count(usage.get("cached_input_tokens")),
+            _count(usage.get("cache_write_input_tokens")),
+            out,
+        )
+        self.usage.append((parse_ts(ts), total))
+
+    def _set_window(self, value: Any) -> None:
+        window = _count(value)
+        if window:  # some builds write 0 where they know no window
+            self.window = window
+
+    def _session_meta(self, payload: dict[str, Any]) -> None:
+        # A file can hold several (resume, fork, subagent spawn): the first one is the file's.
+        if self.seen_meta:
+            return
+        self.seen_meta = True
+        sid = payload.get("id") or payload.get("session_id")
+        if isinstance(sid, str) and sid:
+            self.session_id = sid
+        cwd = payload.get("cwd")
+        if isinstance(cwd, str) and cwd and self.cwd is None:
+            self.cwd = cwd
+        source = payload.get("source")
+        if isinstance(source, dict) and "subagent" in source:
+            self.agent_id = self.session_id
+            parent = payload.get("parent_thread_id")
+            sub = source.get("subagent")
+            spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+            if not isinstance(parent, str) and isinstance(spawn, dict):
+                parent = spawn.get("parent_thread_id")
+            self.parent_session_id = parent if isinstance(parent, str) and parent else None
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "seen_meta": self.seen_meta,
+            "cwd": self.cwd,
+            "model": self.model,
+            "agent_id": self.agent_id,
+            "parent_session_id": self.parent_session_id,
+            "title_event": self.title_event,
+            "title_item": self.title_item,
+            "context_tokens": self.context_tokens,
+            "context_state": self.context_state.value,
+            "components": list(self.components) if self.components is not None else None,
+            "window": self.window,
+            "usage": [list(sample) for sample in self.usage],
+            "compactions": [list(event) for event in self.compactions],
+            "last_usage": self._last_usage,
+            "first_ts": self.first_ts,
+            "last_ts": self._last_ts,
+        }
+
+    @classmethod
+    def from_json(cls, path: str, data: dict[str, Any]) -> CodexState:
+        state = cls(path)
+        state.session_id = data["session_id"]
+        state.seen_meta = bool(data["seen_meta"])
+        state.cwd = data["cwd"]
+        state.model = data["model"]
+        state.agent_id = data["agent_id"]
+        state.parent_session_id = data["parent_session_id"]
+        state.title_event = data["title_event"]
+        state.title_item = data["title_item"]
+        state.context_tokens = data["context_tokens"]
+        state.context_state = ContextState(data["context_state"])
+        comps = data["components"]
+        state.components = (comps[0], comps[1], comps[2], comps[3]) if comps is not None else None
+        state.window = data["window"]
+        state.usage.extend((ts, tokens) for ts, tokens in data["usage"])
+        state.compactions.extend((ts, pre) for ts, pre in data["compactions"])
+        state._last_usage = data["last_usage"]
+        state.first_ts = data["first_ts"]
+        state._last_ts = data["last_ts"]
+        return state
+
+    # -- output --------------------------------------------------------------------------------
+
+    def summary(
+        self,
+        *,
+        path: str,
+        size: int,
+        mtime: float,
+        coverage: Coverage,
+        records: int,
+        bad_reasons: dict[str, int],
+        torn: bool,
+    ) -> SessionSummary:
+        comps = self.components
+        return SessionSummary(
+            provider=Provider.CODEX,
+            session_id=self.session_id or session_id_from_path(path),
+            path=path,
+            cwd=self.cwd,
+            model=self.model,
+            title=self.title_event or self.title_item,
+            context_tokens=self.context_tokens,
+            context_window=self.window,
+            context_state=self.context_state,
+            components=None
+            if comps is None
+            else ContextComponents(
+                input_tokens=comps[0],
+                cache_read_tokens=comps[1],
+                cache_creation_tokens=comps[2],
+                output_tokens=comps[3],
+            ),
+            usage_history=[UsageSample(ts=ts, context_tokens=n) for ts, n in self.usage],
+            compactions=[CompactionEvent(ts=ts, pre_tokens=pre) for ts, pre in self.compactions],
+            records=records,
+            bad_lines=sum(bad_reasons.values()),
+            bad_reasons=dict(bad_reasons),
+            torn_tail=torn,
+            bytes=size,
+            mtime=mtime,
+            coverage=coverage,
+            first_ts=self.first_ts,
+            last_ts=parse_ts(self._last_ts),
+            agent_id=self.agent_id,
+            parent_session_id=self.parent_session_id,
+        )
+
+
+def parse_transcript(path: str) -> Transcript:
+    """Every line of a rollout: its items, and the summary of the same records."""
+    # Parsing allocates millions of acyclic objects: the cyclic GC would only rescan the growing
+    # item list (about a sixth of the time). Paused, then restored as it was.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(path)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _parse(path: str) -> Transcript:
+    state = CodexState(path)
+    feed = state.feed
+    lines = LineCursor()
+    items: list[TranscriptItem] = []
+    append = items.append
+    calls: Calls = {}
+    bad: Counter[str] = Counter()
+    records = 0
+    last_compaction = -1
+    size = 0
+    with open(path, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        while True:
+            chunk = handle.read(READ_CHUNK_BYTES)
+            size += len(chunk)
+            for index, length, decoded in feed_bytes(lines, chunk, at_eof=not chunk):
+                if isinstance(decoded, BadLine):
+                    bad[decoded.value] += 1
+                    continue
+                records += 1
+                feed(decoded, length)
+                rtype = decoded.get("type")
+                if rtype == "response_item":
+                    payload = decoded.get("payload")
+                    if type(payload) is dict:
+                        append(response_item(index, payload, calls))
+                elif rtype == "compacted":
+                    payload = decoded.get("payload")
+                    if type(payload) is dict:
+                        append(compacted_item(index, payload))
+                        last_compaction = index
+            if not chunk:
+                break
+    if last_compaction >= 0:
+        deactivate(items, last_compaction)
+    summary = state.summary(
+        path=path,
+        size=size,
+        mtime=st.st_mtime_ns / 1e9,
+        coverage=Coverage.FULL,
+        records=records,
+        bad_reasons=dict(bad),
+        torn=torn_tail(lines),
+    )
+    return Transcript(
+        provider=Provider.CODEX,
+        session_id=summary.session_id,
+        path=path,
+        items=items,
+        summary=summary,
+    )

@@ -1,0 +1,111 @@
+"""Where gobtui keeps its own files, and where the provider homes are.
+
+Every location can be overridden by an environment variable so tests and benchmarks never
+touch the real ones. Provider homes follow the reference order: the command-line flag, then the
+provider's own variable, then the default under the user's home directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+
+APP_NAME = "gobtui"
+
+HomeSource = Literal["flag", "env", "default"]
+
+
+class HomeError(Exception):
+    """A provider home named on the command line is unusable. The message is one line."""
+
+
+def _env(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if environ is None else environ
+
+
+def _user_home(environ: Mapping[str, str]) -> Path:
+    home = environ.get("HOME")
+    return Path(home) if home else Path.home()
+
+
+def _expand(value: str, environ: Mapping[str, str]) -> Path:
+    """`~` expanded against the given environment; made absolute but not resolved."""
+    if value == "~" or value.startswith("~/"):
+        value = str(_user_home(environ)) + value[1:]
+    return Path(os.path.abspath(value))
+
+
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    env = _env(environ)
+    if env.get("GOBTUI_DATA_DIR"):
+        return _expand(env["GOBTUI_DATA_DIR"], env)
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    env = _env(environ)
+    if env.get("GOBTUI_CACHE_DIR"):
+        return _expand(env["GOBTUI_CACHE_DIR"], env)
+    return Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = _env(environ)
+    if env.get("GOBTUI_CONFIG"):
+        return _expand(env["GOBTUI_CONFIG"], env)
+    return _user_home(env) / ".config" / APP_NAME / "config.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Homes:
+    """The provider homes to scan. None means the provider is not scanned at all."""
+
+    claude: Path | None
+    codex: Path | None
+    claude_explicit: bool = False
+    codex_explicit: bool = False
+    claude_source: HomeSource = "default"
+    codex_source: HomeSource = "default"
+
+
+def _resolve_one(
+    label: str, flag: str | None, env_name: str, default: str, environ: Mapping[str, str]
+) -> tuple[Path, HomeSource]:
+    if flag:
+        path = _expand(flag, environ)
+        # Only a home the user typed is checked: a missing default is simply an empty home.
+        if not path.exists():
+            raise HomeError(f"{label} home {path} does not exist")
+        if not path.is_dir():
+            raise HomeError(f"{label} home {path} is not a directory")
+        return path, "flag"
+    if environ.get(env_name):
+        return _expand(environ[env_name], environ), "env"
+    return _user_home(environ) / default, "default"
+
+
+def resolve_homes(
+    claude_home: str | None,
+    codex_home: str | None,
+    environ: Mapping[str, str] | None = None,
+) -> Homes:
+    """--flag, then CLAUDE_CONFIG_DIR / CODEX_HOME, then ~/.claude / ~/.codex.
+
+    Raises HomeError when a home given as a flag does not exist or is not a directory.
+    """
+    env = _env(environ)
+    claude, claude_source = _resolve_one("claude", claude_home, "CLAUDE_CONFIG_DIR", ".claude", env)
+    codex, codex_source = _resolve_one("codex", codex_home, "CODEX_HOME", ".codex", env)
+    return Homes(
+        claude=claude,
+        codex=codex,
+        claude_explicit=claude_source == "flag",
+        codex_explicit=codex_source == "flag",
+        claude_source=claude_source,
+        codex_source=codex_source,
+    )

@@ -1,0 +1,353 @@
+"""`make bench`: figures for the targets in the design, measured on the synthetic corpus.
+
+Rows (each isolated: one failing prints its error and the others still run):
+  a. cold `gobtui detect --json --all` (empty cache)             target < 3 s
+  b. warm detect, same command again                              target < 1 s
+  c. append latency: store + watcher, one record appended to a >200 MB session, until the
+     update with the new context arrives (median, p90 of 20)     target < 150 ms
+  d. full parse of a ~200 MB transcript (subprocess)              target >= 100 MB/s, RSS < 3x
+  e. dashboard first paint, 2,000 sessions, warm cache            target < 1.5 s, < 400 MB
+Results go to stdout (a table) and bench/results/latest.json. Never part of `make test`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bench.corpus import Corpus, ensure_corpus
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results"
+PYTHON = sys.executable
+GOBTUI = "gobtui.cli"
+"""The console script's code, run as a module so a stale editable install can't matter."""
+CHILD_TIMEOUT = 300.0
+APPENDS = 20
+
+
+@dataclass
+class Row:
+    key: str
+    name: str
+    value: float | None = None
+    unit: str = ""
+    target: str = ""
+    ok: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class Child:
+    seconds: float
+    rss_mb: float
+    code: int
+    stdout: bytes
+    stderr: bytes
+
+
+WRAP = """
+import atexit, os, runpy, sys
+
+def _peak():
+    # VmHWM belongs to this exec's address space; ru_maxrss would also count the bench's
+    # own memory that the child inherited for a moment when it was forked.
+    with open("/proc/self/status") as status:
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(os.environ["GOBTUI_BENCH_RSS"], "w") as out:
+        out.write(kb)
+
+if os.path.exists("/proc/self/status"):
+    atexit.register(_peak)
+mode, target, sys.argv = sys.argv[1], sys.argv[2], sys.argv[2:]
+if mode == "-m":
+    runpy.run_module(target, run_name="__main__", alter_sys=True)
+else:
+    exec(compile(target, "<bench>", "exec"), {"__name__": "__main__"})
+"""
+
+
+def run_child(
+    mode: str, target: str, args: list[str], env: dict[str, str], timeout: float = CHILD_TIMEOUT
+) -> Child:
+    """Run `python -m target args` (mode "-m") or a script (mode "-c"): wall time, peak RSS."""
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r") as rss,
+    ):
+        env = env | {"GOBTUI_BENCH_RSS": rss.name}
+        argv = [PYTHON, "-c", WRAP, mode, target, *args]
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=REPO)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - started > timeout:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                raise TimeoutError(f"{target[:40]!r} still running after {timeout:.0f} s")
+            time.sleep(0.002)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        peak_kb = rss.read().strip()
+        rss_mb = int(peak_kb) / 1024 if peak_kb else usage.ru_maxrss / 1024
+        out.seek(0)
+        err.seek(0)
+        return Child(seconds, rss_mb, proc.returncode, out.read(), err.read())
+
+
+def bench_env(cache: Path, work: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        GOBTUI_CACHE_DIR=str(cache),
+        GOBTUI_DATA_DIR=str(work / "data"),
+        GOBTUI_CONFIG=str(work / "config.toml"),
+        CLAUDE_CONFIG_DIR=str(work / "no-claude"),
+        CODEX_HOME=str(work / "no-codex"),
+    )
+    return env
+
+
+def _check(child: Child, what: str) -> None:
+    if child.code != 0:
+        tail = child.stderr.decode(errors="replace").strip().splitlines()[-3:]
+        raise RuntimeError(f"{what} exited {child.code}: {' | '.join(tail)}")
+
+
+def row_detect(corpus: Corpus, env: dict[str, str], key: str, target: float) -> Row:
+    args = ["detect", "--json", "--all"]
+    args += ["--claude-home", str(corpus.claude_home), "--codex-home", str(corpus.codex_home)]
+    child = run_child("-m", GOBTUI, args, env)
+    _check(child, "gobtui detect")
+    rows = orjson.loads(child.stdout)
+    name = "cold detect --json --all" if key == "a" else "warm detect --json --all"
+    return Row(key, name, child.seconds, "s", f"< {target:g} s", child.seconds < target, {
+        "sessions": len(rows), "rss_mb": round(child.rss_mb, 1)})  # fmt: skip
+
+
+def _big(corpus: Corpus, provider: str) -> Path:
+    return next(p for p in corpus.big if f"/{provider}/" in str(p))
+
+
+def _claude_line(path: Path, context: int, index: int) -> bytes:
+    """An assistant record chained to the file's leaf, reporting `context` tokens."""
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 256 * 1024))
+        tail = handle.read().splitlines()[1:]
+    last = next(r for r in map(orjson.loads, reversed(tail)) if "uuid" in r)
+    record: dict[str, Any] = {k: last[k] for k in ("isSidechain", "cwd", "sessionId", "version")}
+    record["userType"] = "external"
+    usage: dict[str, Any] = {"input_tokens": 3, "cache_creation_input_tokens": 211}
+    usage |= {"cache_read_input_tokens": context - 214, "output_tokens": 0}
+    message: dict[str, Any] = {"model": "claude-opus-4-6", "id": f"msg_bench{index:04d}"}
+    message["type"] = "message"
+    message |= {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "usage": usage}
+    record |= {"parentUuid": last["uuid"], "type": "assistant", "message": message}
+    record |= {"uuid": f"00000000-0000-4000-8000-bench{index:07d}", "timestamp": last["timestamp"]}
+    return orjson.dumps(record) + b"\n"
+
+
+class _CountWarnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+async def _append_latency(corpus: Corpus, cache: Path) -> Row:
+    from adapters.cache import SummaryCache
+    from adapters.paths import resolve_homes
+    from adapters.store import SessionStore
+    from adapters.watcher import watch_roots, watch_summaries
+
+    warnings = _CountWarnings()  # the adapters' log lines would drown the table: count them
+    logging.getLogger("adapters").addHandler(warnings)
+    logging.getLogger("adapters").propagate = False
+    homes = resolve_homes(str(corpus.claude_home), str(corpus.codex_home), {})
+    store = SessionStore(homes, SummaryCache(cache / "cursors"), max_age_secs=None)
+    started = time.perf_counter()
+    await asyncio.to_thread(store.scan, time.time())
+    scan_s = time.perf_counter() - started
+    big = _big(corpus, "claude")
+    target = os.path.realpath(big)
+    waiting: dict[int, asyncio.Future[float]] = {}
+    stop = asyncio.Event()
+
+    async def consume() -> None:
+        async for batch in watch_summaries(
+            store, watch_roots(homes), stop_event=stop, now=time.time
+        ):
+            for summary in batch:
+                future = waiting.get(summary.context_tokens or -1)
+                if os.path.realpath(summary.path) == target and future and not future.done():
+                    future.set_result(time.perf_counter())
+
+    task = asyncio.create_task(consume())
+    size, mtime = big.stat().st_size, big.stat().st_mtime
+    latencies: list[float] = []
+    try:
+        await asyncio.sleep(1.5)  # the watcher has to be set up on every directory first
+        for i in range(APPENDS):
+            context = 170_000 + 131 * i
+            waiting[context] = asyncio.get_running_loop().create_future()
+            line = _claude_line(big, context, i)
+            with big.open("ab", buffering=0) as handle:
+                sent = time.perf_counter()
+                handle.write(line)
+            arrived = await asyncio.wait_for(waiting[context], timeout=10)
+            latencies.append((arrived - sent) * 1000)
+            await asyncio.sleep(0.3)
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
+        os.truncate(big, size)  # leave the corpus as it was
+        os.utime(big, (mtime, mtime))
+    median = statistics.median(latencies)
+    p90 = statistics.quantiles(latencies, n=10)[-1]
+    return Row("c", "append latency (median)", median, "ms", "< 150 ms", p90 < 150, {
+        "p90_ms": round(p90, 1), "max_ms": round(max(latencies), 1), "appends": APPENDS,
+        "file_mb": round(size / 1e6), "store_scan_s": round(scan_s, 2),
+        "adapter_warnings": warnings.count})  # fmt: skip
+
+
+PARSE = """
+import sys, time
+from adapters.providers import parse_transcript
+from core.model import Provider
+t = time.perf_counter()
+transcript = parse_transcript(Provider(sys.argv[1]), sys.argv[2])
+print(time.perf_counter() - t, len(transcript.items))
+"""
+
+
+def row_parse(corpus: Corpus, env: dict[str, str], provider: str, key: str) -> Row:
+    path = _big(corpus, provider)
+    child = run_child("-c", PARSE, [provider, str(path)], env)
+    _check(child, "parse_transcript")
+    seconds, items = child.stdout.split()
+    size_mb = path.stat().st_size / 1e6
+    rate = size_mb / float(seconds)
+    ratio = child.rss_mb * 1.048576 / size_mb
+    return Row(key, f"full parse, {provider} {size_mb:.0f} MB", rate, "MB/s",
+               ">= 100 MB/s, RSS < 3x", rate >= 100 and ratio < 3, {
+                   "parse_s": round(float(seconds), 2), "items": int(items),
+                   "rss_mb": round(child.rss_mb), "rss_x_file": round(ratio, 2)})  # fmt: skip
+
+
+PAINT = """
+import time
+started = time.perf_counter()
+import asyncio, json, sys
+from gobtui.app import make_app
+from gobtui.config import AppConfig
+imported = time.perf_counter()
+
+async def main():
+    app = make_app(AppConfig(claude_home=sys.argv[1], codex_home=sys.argv[2],
+                             max_age_secs=None, watch=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await asyncio.wait_for(app.first_paint.wait(), timeout=120)
+        painted = time.perf_counter()
+        screen = getattr(app, "sessions_screen", None)
+        rows = len(getattr(screen, "summaries", ()) or ())
+    return painted, rows
+
+painted, rows = asyncio.run(main())
+print(json.dumps({"import_s": imported - started, "paint_s": painted - started, "rows": rows}))
+"""
+
+
+def row_paint(corpus: Corpus, env: dict[str, str], key: str) -> Row:
+    child = run_child("-c", PAINT, [str(corpus.claude_home), str(corpus.codex_home)], env)
+    _check(child, "first paint")
+    data = json.loads(child.stdout.splitlines()[-1])
+    ok = data["paint_s"] < 1.5 and child.rss_mb < 400
+    return Row(key, "dashboard first paint (warm)", data["paint_s"], "s", "< 1.5 s, < 400 MB",
+               ok, {"import_s": round(data["import_s"], 2), "rows": data["rows"],
+                    "rss_mb": round(child.rss_mb), "process_s": round(child.seconds, 2)})  # fmt: skip
+
+
+def measure(key: str, name: str, fn: Callable[[], Row]) -> Row:
+    print(f"  {key}. {name} ...", file=sys.stderr, flush=True)
+    try:
+        return fn()
+    except Exception as error:  # one failing row never stops the others
+        detail = traceback.format_exception_only(error)[-1].strip()
+        return Row(key, name, error=detail)
+
+
+def noise() -> dict[str, Any]:
+    return {
+        "nproc": os.cpu_count(),
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def render(rows: list[Row], context: dict[str, Any]) -> str:
+    lines = [f"{'':2} {'measure':<34} {'value':>10}  {'target':<22} {'ok':<4} details"]
+    for r in rows:
+        if r.error:
+            lines.append(f"{r.key:2} {r.name:<34} {'ERROR':>10}  {r.target:<22} {'-':<4} {r.error}")
+            continue
+        value = f"{r.value:.3g} {r.unit}" if r.value is not None else "-"
+        ok = {True: "yes", False: "NO", None: "-"}[r.ok]
+        extra = ", ".join(f"{k}={v}" for k, v in r.extra.items())
+        lines.append(f"{r.key:2} {r.name:<34} {value:>10}  {r.target:<22} {ok:<4} {extra}")
+    head = (f"nproc={context['nproc']} load={context['loadavg_before']} -> "
+            f"{context['loadavg_after']}  corpus: {context['corpus']}")  # fmt: skip
+    return "\n".join([head, *lines])
+
+
+def main() -> int:
+    before = noise()
+    print("bench: preparing the corpus (generated once, then reused)", file=sys.stderr)
+    corpus = ensure_corpus()
+    summary = f"{corpus.sessions} sessions, {corpus.files} files, {corpus.bytes / 1e9:.2f} GB"
+    with tempfile.TemporaryDirectory(prefix="gobtui-bench-") as tmp:
+        work = Path(tmp)
+        cache = work / "cache"  # empty at first: row a is a cold start
+        env = bench_env(cache, work)
+        plan: list[tuple[str, str, Callable[[], Row]]] = [
+            ("a", "cold detect", partial(row_detect, corpus, env, "a", 3.0)),
+            ("b", "warm detect", partial(row_detect, corpus, env, "b", 1.0)),
+            ("c", "append latency", lambda: asyncio.run(_append_latency(corpus, cache))),
+            ("d", "full parse claude", partial(row_parse, corpus, env, "claude", "d")),
+            ("d2", "full parse codex", partial(row_parse, corpus, env, "codex", "d2")),
+            ("e", "first paint", partial(row_paint, corpus, env, "e")),  # cache warmed by a, b
+        ]
+        rows = [measure(key, name, fn) for key, name, fn in plan]
+    context = before | {"loadavg_before": before["loadavg"], "loadavg_after": noise()["loadavg"]}
+    context["corpus"] = summary
+    print(render(rows, context))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    payload = {"when": time.time(), "context": context, "rows": [asdict(r) for r in rows]}
+    (RESULTS / "latest.json").write_text(json.dumps(payload, indent=2) + "\n")
+    print(f"wrote {RESULTS / 'latest.json'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,220 @@
+"""The live board: session summaries plus policy and a clock -> display rows.
+
+Pure: the dashboard, `detect` and `watch` all build rows here, so they agree by construction.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from core.limits import (
+    BURN_MIN_SAMPLES,
+    BURN_WINDOW_SECS,
+    DEFAULT_BAND_ALERT_PCT,
+    DEFAULT_BAND_WARN_PCT,
+    DEFAULT_FLOOR_TOKENS,
+    DEFAULT_TRIGGER_TOKENS,
+    HOT_SECS,
+)
+from core.model import ContextState, Provider, SessionSummary, UsageSample
+
+PROVIDER_AUTOCOMPACT_SHARE = 0.9
+"""Providers compact on their own at about 90% of the window: a trigger above that never fires."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardPolicy:
+    trigger_tokens: int = DEFAULT_TRIGGER_TOKENS
+    floor_tokens: int = DEFAULT_FLOOR_TOKENS
+    warn_pct: int = DEFAULT_BAND_WARN_PCT
+    alert_pct: int = DEFAULT_BAND_ALERT_PCT
+    hot_secs: float = HOT_SECS
+
+
+class Band(StrEnum):
+    OK = "ok"
+    WARN = "warn"
+    ALERT = "alert"
+    UNKNOWN = "unknown"
+
+
+class SortKey(StrEnum):
+    ACTIVITY = "activity"
+    OCCUPANCY = "occupancy"
+    ETA = "eta"
+    TOKENS = "tokens"
+    PROJECT = "project"
+
+    def next(self) -> SortKey:
+        members = list(SortKey)
+        return members[(members.index(self) + 1) % len(members)]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow:
+    key: str
+    summary: SessionSummary
+    project: str
+    occupancy: float | None
+    band: Band
+    trigger_tokens: int
+    headroom_tokens: int | None
+    burn_per_min: float | None
+    eta_secs: float | None
+    live: bool
+    age_secs: float
+    over_trigger: bool
+
+    @property
+    def trigger_share(self) -> float | None:
+        """Where the trigger sits on the occupancy bar (0..1), when the window is known."""
+        window = self.summary.context_window
+        return min(1.0, self.trigger_tokens / window) if window else None
+
+
+def effective_trigger(policy: BoardPolicy, window: int | None) -> int:
+    """The policy trigger, lowered to where the provider would compact on its own."""
+    if window:
+        return max(1, min(policy.trigger_tokens, round(window * PROVIDER_AUTOCOMPACT_SHARE)))
+    return max(1, policy.trigger_tokens)
+
+
+def project_name(summary: SessionSummary) -> str:
+    if summary.cwd:
+        name = posixpath.basename(summary.cwd.rstrip("/\\").replace("\\", "/"))
+        if name:
+            return name
+    parent = posixpath.basename(posixpath.dirname(summary.path))
+    return parent.rsplit("-", 1)[-1] or parent or "?"
+
+
+def band_of(occupancy: float | None, policy: BoardPolicy) -> Band:
+    if occupancy is None:
+        return Band.UNKNOWN
+    pct = occupancy * 100
+    if pct >= policy.alert_pct:
+        return Band.ALERT
+    if pct >= policy.warn_pct:
+        return Band.WARN
+    return Band.OK
+
+
+def burn_rate(history: Sequence[UsageSample]) -> float | None:
+    """Tokens per minute over the recent rising run of usage (a compaction restarts it)."""
+    timed = [s for s in history if s.ts is not None]
+    if len(timed) < BURN_MIN_SAMPLES:
+        return None
+    last = timed[-1]
+    assert last.ts is not None
+    start = len(timed) - 1
+    while start > 0:
+        prev = timed[start - 1]
+        assert prev.ts is not None
+        if (
+            last.ts - prev.ts > BURN_WINDOW_SECS
+            or prev.context_tokens > timed[start].context_tokens
+        ):
+            break
+        start -= 1
+    first = timed[start]
+    assert first.ts is not None
+    span = last.ts - first.ts
+    if start == len(timed) - 1 or span <= 0:
+        return None
+    return max(0.0, (last.context_tokens - first.context_tokens) * 60.0 / span)
+
+
+def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> BoardRow:
+    trigger = effective_trigger(policy, summary.context_window)
+    tokens = summary.context_tokens
+    age = max(0.0, now - summary.mtime)
+    live = age <= policy.hot_secs
+    occupancy = summary.occupancy
+    headroom = None if tokens is None else trigger - tokens
+    burn = (
+        burn_rate(summary.usage_history)
+        if summary.context_state is not ContextState.RESET
+        else None
+    )
+    eta: float | None = None
+    if live and burn and headroom is not None and headroom > 0:
+        eta = headroom / burn * 60.0
+    return BoardRow(
+        key=summary.path,
+        summary=summary,
+        project=project_name(summary),
+        occupancy=occupancy,
+        band=band_of(occupancy, policy),
+        trigger_tokens=trigger,
+        headroom_tokens=headroom,
+        burn_per_min=burn,
+        eta_secs=eta,
+        live=live,
+        age_secs=age,
+        over_trigger=tokens is not None and tokens >= trigger,
+    )
+
+
+PolicyFor = Callable[[SessionSummary], BoardPolicy]
+
+
+def build_board(
+    summaries: Iterable[SessionSummary], policy: BoardPolicy | PolicyFor, now: float
+) -> list[BoardRow]:
+    resolve: PolicyFor = policy if callable(policy) else (lambda _s: policy)
+    return [build_row(s, resolve(s), now) for s in summaries]
+
+
+def sort_rows(rows: Iterable[BoardRow], key: SortKey) -> list[BoardRow]:
+    """Deterministic orders; ties always fall back to the path."""
+    if key is SortKey.ACTIVITY:
+        return sorted(rows, key=lambda r: (-r.summary.mtime, r.key))
+    if key is SortKey.OCCUPANCY:
+        return sorted(
+            rows, key=lambda r: (-(r.occupancy if r.occupancy is not None else -1), r.key)
+        )
+    if key is SortKey.TOKENS:
+        return sorted(rows, key=lambda r: (-(r.summary.context_tokens or -1), r.key))
+    if key is SortKey.ETA:
+        inf = float("inf")
+        return sorted(
+            rows,
+            key=lambda r: (
+                not r.over_trigger,
+                r.eta_secs if r.eta_secs is not None else inf,
+                -(r.occupancy or 0),
+                r.key,
+            ),
+        )
+    return sorted(rows, key=lambda r: (r.project.lower(), -r.summary.mtime, r.key))
+
+
+def filter_rows(
+    rows: Iterable[BoardRow],
+    *,
+    provider: Provider | None = None,
+    live_only: bool = False,
+    text: str = "",
+) -> list[BoardRow]:
+    needle = text.strip().lower()
+    out = []
+    for row in rows:
+        if provider is not None and row.summary.provider is not provider:
+            continue
+        if live_only and not row.live:
+            continue
+        if needle:
+            s = row.summary
+            hay = " ".join(x for x in (row.project, s.title, s.session_id, s.model, s.cwd) if x)
+            if needle not in hay.lower():
+                continue
+        out.append(row)
+    return out
+
+
+def crossed_trigger(before: BoardRow | None, after: BoardRow) -> bool:
+    """True when an update takes a session over its trigger (for a one-off alert)."""
+    return after.over_trigger and (before is None or not before.over_trigger)

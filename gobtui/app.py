@@ -1,0 +1,217 @@
+"""The Textual app and its one factory, `make_app`, shared by the CLI, tests and screenshots."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from adapters.cache import SummaryCache
+from adapters.paths import Homes, cache_dir, resolve_homes
+from adapters.store import SessionStore
+from adapters.watcher import watch_changes, watch_roots
+from core.model import SessionSummary
+from gobtui.commands import SessionCommands
+from gobtui.config import AppConfig
+from gobtui.demo import DemoAppender, DemoHome, build_demo_home, default_demo_root
+from gobtui.messages import ScanFailed, SessionsChanged, SessionsScanned
+from gobtui.screens.help import HelpScreen
+from gobtui.screens.sessions import SessionsScreen
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+
+ExternalRunner = Callable[[list[str], str | None], int]
+
+
+def run_external(argv: list[str], cwd: str | None) -> int:
+    return subprocess.call(argv, cwd=cwd)
+
+
+class GobtuiApp(App[None]):
+    CSS_PATH = STYLES / "app.tcss"
+    TITLE = "gobtui"
+    COMMANDS = App.COMMANDS | {SessionCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", tooltip="Quit gobtui", id="app.quit"),
+        Binding("question_mark", "help", "Help", tooltip="This help", id="app.help"),
+    ]
+
+    def __init__(
+        self,
+        config: AppConfig,
+        *,
+        homes: Homes,
+        store: SessionStore,
+        demo_home: DemoHome | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.homes = homes
+        self.store = store
+        self.demo_home = demo_home
+        self.appender = DemoAppender(demo_home, config.demo_seed) if demo_home else None
+        self.first_paint = asyncio.Event()
+        self.sessions_screen = SessionsScreen(config.policy, demo=demo_home is not None)
+        self.runner: ExternalRunner = run_external
+        self._stop_watch = asyncio.Event()
+
+    def get_default_screen(self) -> Screen[None]:
+        return self.sessions_screen
+
+    def on_mount(self) -> None:
+        if self.config.theme:
+            self.theme = self.config.theme
+        if self.config.keymap:
+            self.set_keymap(self.config.keymap)
+        self.scan_sessions()
+        self.set_interval(1.0, self._tick)
+        if self.appender is not None and self.config.demo_ticks:
+            self.set_interval(1.0, self._demo_tick)
+
+    async def on_unmount(self) -> None:
+        self._stop_watch.set()
+
+    # --- workers ---------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="scan")
+    def scan_sessions(self) -> None:
+        try:
+            summaries = self.store.scan(self.config.clock())
+        except OSError as error:  # a home that vanished or cannot be read
+            self.post_message(ScanFailed(str(error)))
+            return
+        self.post_message(SessionsScanned(summaries))
+
+    @work(exclusive=True, group="watcher")
+    async def watch_sessions(self) -> None:
+        roots = watch_roots(self.homes)
+        async for changes in watch_changes(
+            self.store, roots, stop_event=self._stop_watch, now=self.config.clock
+        ):
+            self.post_message(SessionsChanged(changes.changed, changes.removed))
+
+    @work(thread=True, exclusive=True, group="demo")
+    def _demo_append(self) -> None:
+        if self.appender is not None:
+            self.appender.tick(self.config.clock())
+
+    def _demo_tick(self) -> None:
+        self._demo_append()
+
+    def _tick(self) -> None:
+        self.sessions_screen.tick(self.config.clock())
+
+    # --- messages --------------------------------------------------------------------------
+
+    @on(SessionsScanned)
+    def _scanned(self, message: SessionsScanned) -> None:
+        self.sessions_screen.replace_all(message.summaries, self.config.clock())
+        if self.config.watch:
+            self.watch_sessions()
+
+    @on(SessionsScreen.FirstPaint)
+    def _first_paint(self) -> None:
+        self.call_after_refresh(self.first_paint.set)
+
+    @on(SessionsChanged)
+    def _changed(self, message: SessionsChanged) -> None:
+        crossed = self.sessions_screen.merge(
+            message.summaries, message.removed, self.config.clock()
+        )
+        for row in crossed:
+            tokens = row.summary.context_tokens or 0
+            self.notify(
+                f"{row.project}: {tokens:,} tokens, over its {row.trigger_tokens:,} trigger",
+                title="Context trigger crossed",
+                severity="warning",
+                timeout=8,
+            )
+            self.bell()
+
+    @on(ScanFailed)
+    def _scan_failed(self, message: ScanFailed) -> None:
+        self.notify(message.error, title="Scan failed", severity="error", timeout=10)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        rows: list[tuple[str, str]] = [("↑↓ pgup pgdn", "Move through sessions")]
+        seen: set[str] = set()
+        for active in self.screen.active_bindings.values():
+            binding = active.binding
+            # Ours all carry an id; the table's cursor keys are summed up in the first row.
+            if binding.id is None or not binding.description:
+                continue
+            if binding.action in seen:
+                continue
+            seen.add(binding.action)
+            rows.append((self.get_key_display(binding), binding.tooltip or binding.description))
+        rows.append(("enter", "Resume the selected session (suspends gobtui)"))
+        rows.append(("ctrl+p", "Command palette: sessions, themes, actions"))
+        self.push_screen(HelpScreen(rows))
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        sessions = self.sessions_screen
+        yield SystemCommand(
+            "Cycle provider filter", "All, Claude only, Codex only", sessions.action_cycle_provider
+        )
+        yield SystemCommand(
+            "Toggle live only",
+            "Show only sessions written in the last 3 minutes",
+            sessions.action_toggle_live,
+        )
+        yield SystemCommand(
+            "Cycle sort order",
+            "activity, occupancy, ETA, tokens, project",
+            sessions.action_cycle_sort,
+        )
+        yield SystemCommand(
+            "Copy resume command", "Of the selected session (OSC 52)", sessions.action_copy_resume
+        )
+        yield SystemCommand("Rescan sessions", "Read the homes again", self.scan_sessions)
+
+    def resume_session(self, summary: SessionSummary) -> None:
+        """Hand the terminal to `claude --resume` / `codex resume`, then come back."""
+        argv = summary.resume_command().split()
+        if shutil.which(argv[0]) is None and self.runner is run_external:
+            self.copy_to_clipboard(summary.resume_command())
+            self.notify(
+                f"{argv[0]} is not on PATH; the resume command was copied instead.",
+                severity="warning",
+            )
+            return
+        cwd = summary.cwd if summary.cwd and Path(summary.cwd).is_dir() else None
+        try:
+            with self.suspend():
+                code = self.runner(argv, cwd)
+        except Exception as error:  # SuspendNotSupported, or the command failed to start
+            self.notify(f"Could not resume: {error}", severity="error")
+            return
+        if code:
+            self.notify(f"{argv[0]} exited with {code}", severity="warning")
+        self.refresh()
+
+
+def make_app(config: AppConfig) -> GobtuiApp:
+    """Build the app for a config. Raises adapters.paths.HomeError for a missing named home."""
+    demo_home = None
+    claude_home, codex_home = config.claude_home, config.codex_home
+    environ = config.environ
+    if config.demo:
+        root = config.demo_root or default_demo_root()
+        demo_home = build_demo_home(root, seed=config.demo_seed, now=config.clock())
+        claude_home, codex_home = str(demo_home.claude_home), str(demo_home.codex_home)
+    homes = resolve_homes(claude_home, codex_home, environ)
+    cache = SummaryCache(cache_dir() / "cursors") if config.use_cache and not config.demo else None
+    store = SessionStore(homes, cache, max_age_secs=config.max_age_secs)
+    return GobtuiApp(config, homes=homes, store=store, demo_home=demo_home)

@@ -1,0 +1,169 @@
+"""`gobtui`: the dashboard by default, and scriptable commands beside it.
+
+Errors are one line on stderr and a non-zero exit (2 for bad usage or input), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+import orjson
+
+from adapters.cache import SummaryCache
+from adapters.discovery import discover
+from adapters.paths import HomeError, Homes, cache_dir, resolve_homes
+from adapters.store import SessionStore
+from core.board import BoardPolicy, SortKey, build_board, sort_rows
+from core.limits import DEFAULT_MAX_AGE_SECS
+from core.report import detect_row
+from gobtui import __version__
+from gobtui import format as fmt
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A one-line message for the user, with an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _home_options() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--claude-home",
+        metavar="DIR",
+        help="Claude Code home (default: $CLAUDE_CONFIG_DIR or ~/.claude)",
+    )
+    common.add_argument(
+        "--codex-home", metavar="DIR", help="Codex home (default: $CODEX_HOME or ~/.codex)"
+    )
+    common.add_argument("--all", action="store_true", help="include sessions older than 7 days")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _home_options()
+    parser = argparse.ArgumentParser(
+        prog="gobtui",
+        description="Watch the context windows of local Claude Code and Codex sessions.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"gobtui {__version__}")
+    parser.add_argument("--demo", action="store_true", help="open on a generated demo home")
+    parser.add_argument(
+        "--auto-demo", action="store_true", help="open the demo home when no real session exists"
+    )
+    parser.add_argument("--theme", help="a Textual theme name (e.g. ansi-dark, nord)")
+    parser.add_argument("--no-watch", action="store_true", help="do not follow file changes")
+    parser.add_argument("--no-cache", action="store_true", help="read every file afresh")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    detect = commands.add_parser("detect", parents=[common], help="one row per session")
+    detect.add_argument("--json", action="store_true", help="machine-readable output")
+    detect.add_argument("--no-cache", action="store_true", help="read every file afresh")
+    detect.add_argument(
+        "--sort", choices=[k.value for k in SortKey], default=SortKey.ACTIVITY.value
+    )
+    return parser
+
+
+def _homes(args: argparse.Namespace) -> Homes:
+    try:
+        return resolve_homes(args.claude_home, args.codex_home, os.environ)
+    except HomeError as error:
+        raise CliError(str(error)) from None
+
+
+def _max_age(args: argparse.Namespace) -> float | None:
+    return None if args.all else DEFAULT_MAX_AGE_SECS
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    homes = _homes(args)
+    now = time.time()
+    cache = None if args.no_cache else SummaryCache(cache_dir() / "cursors")
+    try:
+        store = SessionStore(homes, cache, max_age_secs=_max_age(args))
+        summaries = store.scan(now)
+    finally:
+        if cache is not None:
+            cache.close()
+    rows = sort_rows(build_board(summaries, BoardPolicy(), now), SortKey(args.sort))
+    out = [detect_row(r) for r in rows]
+    if args.json:
+        data = [r.model_dump(mode="json") for r in out]
+        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        return 0
+    if not out:
+        print("no sessions found" + ("" if args.all else " in the last 7 days (try --all)"))
+        return 0
+    for r in out:
+        live = "live" if r.live else "idle"
+        warn = f" ⚠{r.bad_lines}" if r.bad_lines else ""
+        used = f"{fmt.tokens(r.context_tokens)}/{fmt.tokens(r.context_window)}"
+        occ = fmt.percent(r.occupancy) if r.occupancy is not None else r.context_state
+        title = fmt.ellipsize(r.title or "", 40)
+        print(
+            f"{r.provider:<6} {r.session_id[:8]}  {used:>11} {occ:>7}  {live:<4} "
+            f"{fmt.duration(r.age_secs):>4}  {fmt.tokens(r.bytes):>5}B  {title}{warn}"
+        )
+    return 0
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    from gobtui.app import make_app
+    from gobtui.config import AppConfig
+
+    homes = _homes(args)
+    demo = bool(args.demo)
+    if args.auto_demo and not demo:
+        found = discover(homes, now=time.time(), max_age_secs=None)
+        if not found:
+            print(
+                "gobtui: no Claude Code or Codex sessions here; opening the demo home",
+                file=sys.stderr,
+            )
+            demo = True
+    config = AppConfig(
+        claude_home=args.claude_home,
+        codex_home=args.codex_home,
+        demo=demo,
+        max_age_secs=None if demo else _max_age(args),
+        watch=not args.no_watch,
+        use_cache=not args.no_cache,
+        theme=args.theme,
+    )
+    app = make_app(config)
+    if args.theme and args.theme not in app.available_themes:
+        raise CliError(
+            f"unknown theme {args.theme!r}; try one of: {', '.join(sorted(app.available_themes))}"
+        )
+    app.run()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "detect":
+            return cmd_detect(args)
+        return cmd_dashboard(args)
+    except CliError as error:
+        print(f"gobtui: error: {error}", file=sys.stderr)
+        return error.code
+    except OSError as error:
+        print(f"gobtui: error: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""Short human renderings of numbers, durations and paths for narrow panes."""
+
+from __future__ import annotations
+
+import os
+
+
+def tokens(n: int | None) -> str:
+    if n is None:
+        return "—"
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def duration(secs: float | None) -> str:
+    if secs is None:
+        return "—"
+    s = max(0, int(secs))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    if s < 86_400:
+        return f"{s // 3600}h"
+    return f"{s // 86_400}d"
+
+
+def rate(per_min: float | None) -> str:
+    if per_min is None:
+        return "—"
+    if per_min < 1:
+        return "0/m"
+    return f"+{tokens(round(per_min))}/m"
+
+
+def percent(share: float | None) -> str:
+    return "—" if share is None else f"{share * 100:.0f}%"
+
+
+def short_id(session_id: str, width: int = 8) -> str:
+    return session_id[:width]
+
+
+def display_path(path: str, home: str | None = None) -> str:
+    """The path with the user's home folded to ~ (stable in tests that set HOME)."""
+    home = home if home is not None else os.environ.get("HOME", "")
+    if home and (path == home or path.startswith(home.rstrip("/") + "/")):
+        return "~" + path[len(home.rstrip("/")) :]
+    return path
+
+
+def ellipsize(text: str, width: int) -> str:
+    if width <= 0:
+        return ""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"

@@ -1,0 +1,65 @@
+"""`?`: every key of the current screen, and how to read the board."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+LEGEND = [
+    ("C / X", "Claude Code / Codex session"),
+    ("● / ○", "live (written in the last 3 minutes) / idle"),
+    ("⚠", "bad lines or a torn last line in the file (counted, never fatal)"),
+    ("█░┃", "context used, free, and where the compaction trigger sits"),
+    ("colours", "under 50% / 50-80% / over 80% of the window"),
+    ("ETA", "time to the trigger at the recent burn rate (live sessions)"),
+    ("reset", "the provider compacted; no usage reported since"),
+]
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss_help", "Close", id="help.close"),
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 76; max-width: 100%; height: auto; max-height: 90%;
+        border: round $primary; background: $panel; padding: 0 1;
+    }
+    """
+
+    def __init__(self, bindings: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.key_rows = bindings
+
+    def compose(self) -> ComposeResult:
+        keys = Table.grid(padding=(0, 2))
+        keys.add_column(style="bold", no_wrap=True)
+        keys.add_column()
+        for key, description in self.key_rows:
+            keys.add_row(key, description)
+        legend = Table.grid(padding=(0, 2))
+        legend.add_column(style="bold", no_wrap=True)
+        legend.add_column()
+        for mark, meaning in LEGEND:
+            legend.add_row(mark, meaning)
+        with VerticalScroll():
+            yield Static(Text("Keys", style="bold underline"))
+            yield Static(keys)
+            yield Static(Text("\nReading the board", style="bold underline"))
+            yield Static(legend)
+            yield Static(
+                Text(
+                    "\nctrl+p: command palette (sessions, themes, actions) · esc closes",
+                    style="italic",
+                )
+            )
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,299 @@
+"""The main screen: every session's context occupancy, live, with a detail pane."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from core.board import (
+    BoardPolicy,
+    BoardRow,
+    SortKey,
+    build_row,
+    crossed_trigger,
+    filter_rows,
+    sort_rows,
+)
+from core.model import Provider, SessionSummary
+from gobtui import format as fmt
+from gobtui.widgets.detail import DetailPane
+from gobtui.widgets.sessions_table import SessionsTable
+
+
+class SessionsScreen(Screen[None]):
+    """Holds the board: summaries in, rows out; the app feeds it from its workers."""
+
+    BINDINGS = [
+        Binding(
+            "slash",
+            "focus_filter",
+            "Filter",
+            tooltip="Filter by project, title, id or model",
+            id="sessions.filter",
+        ),
+        Binding(
+            "f",
+            "cycle_provider",
+            "Prov",
+            tooltip="Provider filter: all, Claude, Codex",
+            id="sessions.provider",
+        ),
+        Binding(
+            "l",
+            "toggle_live",
+            "Live",
+            tooltip="Only live sessions (written in the last 3 minutes)",
+            id="sessions.live",
+        ),
+        Binding(
+            "s",
+            "cycle_sort",
+            "Sort",
+            tooltip="Sort: activity, occupancy, ETA, tokens, project",
+            id="sessions.sort",
+        ),
+        Binding(
+            "c",
+            "copy_resume",
+            "Copy",
+            tooltip="Copy the resume command (OSC 52)",
+            id="sessions.copy",
+        ),
+        Binding(
+            "R",
+            "resume",
+            "Resume",
+            tooltip="Resume the session in its agent, then come back",
+            id="sessions.resume",
+        ),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="sessions.clear"),
+    ]
+
+    provider_filter: reactive[Provider | None] = reactive(None)
+    live_only: reactive[bool] = reactive(False)
+    sort_key: reactive[SortKey] = reactive(SortKey.ACTIVITY)
+    filter_text: reactive[str] = reactive("")
+
+    def __init__(self, policy: BoardPolicy, *, demo: bool = False) -> None:
+        super().__init__()
+        self.policy = policy
+        self.demo = demo
+        self.summaries: dict[str, SessionSummary] = {}
+        self.rows: dict[str, BoardRow] = {}
+        self.loaded = False
+        self.painted = False
+        self.composed = False
+        self.now = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        yield Input(placeholder="/ filter by project, title, id, model…", id="filter", compact=True)
+        yield SessionsTable(id="sessions")
+        yield Static(id="empty")
+        yield DetailPane(id="detail")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#filter", Input).display = False
+        self.query_one("#empty", Static).display = False
+        self.query_one(SessionsTable).focus()
+        # is_mounted is still False inside on_mount; a scan may already have arrived.
+        self.composed = True
+        self.refresh_table()
+
+    # --- board state -------------------------------------------------------------------
+
+    def replace_all(self, summaries: list[SessionSummary], now: float) -> None:
+        self.summaries = {s.path: s for s in summaries}
+        self.now = now
+        self.rows = {s.path: build_row(s, self.policy, now) for s in summaries}
+        self.loaded = True
+        self.refresh_table()
+
+    def merge(
+        self, summaries: list[SessionSummary], removed: list[str], now: float
+    ) -> list[BoardRow]:
+        """Merge changed sessions; returns the rows that just crossed their trigger."""
+        self.now = now
+        crossed: list[BoardRow] = []
+        for path in removed:
+            self.summaries.pop(path, None)
+            self.rows.pop(path, None)
+        for summary in summaries:
+            row = build_row(summary, self.policy, now)
+            if crossed_trigger(self.rows.get(summary.path), row) and summary.path in self.rows:
+                crossed.append(row)
+            self.summaries[summary.path] = summary
+            self.rows[summary.path] = row
+        self.refresh_table()
+        return crossed
+
+    def tick(self, now: float) -> None:
+        """The clock moved: ages, live flags and ETAs change; summaries do not."""
+        if now == self.now:
+            return
+        self.now = now
+        self.rows = {p: build_row(s, self.policy, now) for p, s in self.summaries.items()}
+        self.refresh_table()
+
+    def visible_rows(self) -> list[BoardRow]:
+        shown = filter_rows(
+            self.rows.values(),
+            provider=self.provider_filter,
+            live_only=self.live_only,
+            text=self.filter_text,
+        )
+        return sort_rows(shown, self.sort_key)
+
+    def refresh_table(self) -> None:
+        if not self.composed:
+            return
+        table = self.query_one(SessionsTable)
+        visible = self.visible_rows()
+        table.set_rows(visible)
+        empty = self.query_one("#empty", Static)
+        empty.display = self.loaded and not visible
+        if not visible:
+            empty.update(self._empty_message())
+        self._render_status()
+        self._show_selected()
+        if self.loaded and not self.painted:
+            self.painted = True
+            self.post_message(self.FirstPaint())
+
+    class FirstPaint(Message):
+        """The table shows the first complete scan."""
+
+    def _empty_message(self) -> Text:
+        if self.rows:
+            return Text(
+                "No session matches the filters (esc clears the text filter, f and l toggle)."
+            )
+        return Text(
+            "No Claude Code or Codex sessions found in the last 7 days.\n"
+            "Run `gobtui --all` for older ones, or `gobtui --demo` for a demo home."
+        )
+
+    def _render_status(self) -> None:
+        rows = list(self.rows.values())
+        live = sum(1 for r in rows if r.live)
+        over = sum(1 for r in rows if r.over_trigger)
+        text = Text()
+        if self.demo:
+            text.append(" DEMO ", style="reverse bold")
+            text.append(" ")
+        text.append("gobtui", style="bold")
+        if not self.loaded:
+            text.append(" · scanning…")
+        else:
+            text.append(f" · {len(rows)} sessions · {live} live")
+            if over:
+                text.append(f" · {over} over trigger", style="bold")
+        filters = [f"sort {self.sort_key.value}"]
+        if self.provider_filter is not None:
+            filters.append(self.provider_filter.value)
+        if self.live_only:
+            filters.append("live only")
+        if self.filter_text:
+            filters.append(f"“{fmt.ellipsize(self.filter_text, 16)}”")
+        text.append(" · " + " · ".join(filters))
+        self.query_one("#status", Static).update(text)
+
+    def selected_row(self) -> BoardRow | None:
+        key = self.query_one(SessionsTable).selected_key
+        return self.rows.get(key) if key else None
+
+    def _show_selected(self) -> None:
+        self.query_one(DetailPane).show(self.selected_row())
+
+    def select_session(self, path: str) -> bool:
+        if path not in self.rows:
+            return False
+        if path not in {r.key for r in self.visible_rows()}:
+            self.provider_filter, self.live_only, self.filter_text = None, False, ""
+            self.query_one("#filter", Input).value = ""
+            self.refresh_table()
+        table = self.query_one(SessionsTable)
+        ok = table.select_key(path)
+        table.focus()
+        self._show_selected()
+        return ok
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._show_selected()
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, _event: DataTable.RowSelected) -> None:
+        self.action_resume()
+
+    # --- filters and sorting -----------------------------------------------------------
+
+    def watch_provider_filter(self) -> None:
+        self.refresh_table()
+
+    def watch_live_only(self) -> None:
+        self.refresh_table()
+
+    def watch_sort_key(self) -> None:
+        self.refresh_table()
+
+    def watch_filter_text(self) -> None:
+        self.refresh_table()
+
+    def action_focus_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        box.display = False
+        self.filter_text = ""
+        self.query_one(SessionsTable).focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = bool(box.value)
+        self.query_one(SessionsTable).focus()
+
+    def action_cycle_provider(self) -> None:
+        order: list[Provider | None] = [None, Provider.CLAUDE, Provider.CODEX]
+        self.provider_filter = order[(order.index(self.provider_filter) + 1) % len(order)]
+
+    def action_toggle_live(self) -> None:
+        self.live_only = not self.live_only
+
+    def action_cycle_sort(self) -> None:
+        self.sort_key = self.sort_key.next()
+
+    # --- resume --------------------------------------------------------------------------
+
+    def action_copy_resume(self) -> None:
+        row = self.selected_row()
+        if row is None:
+            self.notify("No session selected.", severity="warning")
+            return
+        command = row.summary.resume_command()
+        self.app.copy_to_clipboard(command)
+        self.notify(f"Copied: {command}", title="Resume command")
+
+    def action_resume(self) -> None:
+        row = self.selected_row()
+        if row is None:
+            return
+        resume = getattr(self.app, "resume_session", None)
+        if resume is not None:
+            resume(row.summary)

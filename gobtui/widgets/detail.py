@@ -1,0 +1,126 @@
+"""The detail pane for the selected session: figures, context over time, subagents, resume."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Sparkline, Static
+
+from core.board import BoardRow
+from core.model import ContextState, SessionSummary
+from gobtui import format as fmt
+from gobtui.widgets.palette import BandStyles, band_styles
+
+MARK = "▲"
+
+
+def compaction_marks(summary: SessionSummary, width: int) -> str:
+    """A line with MARK under the sparkline column where each compaction happened."""
+    samples = summary.usage_history
+    if not samples or width <= 0 or not summary.compactions:
+        return ""
+    line = [" "] * width
+    n = len(samples)
+    for event in summary.compactions:
+        if event.ts is None:
+            continue
+        index = next(
+            (i for i, s in enumerate(samples) if s.ts is not None and s.ts >= event.ts), n - 1
+        )
+        col = min(width - 1, index * width // max(1, n))
+        line[col] = MARK
+    return "".join(line).rstrip()
+
+
+def facts(row: BoardRow, styles: BandStyles) -> Table:
+    """At most seven lines, so the pane fits under the table in an 80x24 pane."""
+    s = row.summary
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold", no_wrap=True, min_width=8)
+    grid.add_column(no_wrap=True, overflow="ellipsis")
+    state = "" if s.context_state is ContextState.REPORTED else f" ({s.context_state.value})"
+    context = Text(
+        f"{fmt.tokens(s.context_tokens)} / {fmt.tokens(s.context_window)}",
+        styles.for_band(row.band),
+    )
+    headroom = "—" if row.headroom_tokens is None else fmt.tokens(max(0, row.headroom_tokens))
+    context.append(
+        f" {fmt.percent(row.occupancy)}{state} · trigger {fmt.tokens(row.trigger_tokens)} · headroom {headroom}"
+    )
+    if row.over_trigger:
+        context.append("  OVER TRIGGER", styles.alert)
+    grid.add_row("Context", context)
+    c = s.components
+    if c is not None:
+        parts = [
+            ("in", c.input_tokens),
+            ("cache rd", c.cache_read_tokens),
+            ("cache wr", c.cache_creation_tokens),
+            ("out", c.output_tokens),
+        ]
+        grid.add_row(
+            "Tokens", " · ".join(f"{k} {fmt.tokens(v)}" for k, v in parts if v is not None)
+        )
+    activity = Text(
+        f"{'live' if row.live else 'idle'} {fmt.duration(row.age_secs)} ago · burn {fmt.rate(row.burn_per_min)}"
+        f" · ETA {fmt.duration(row.eta_secs)} · {s.records:,} rec · {fmt.tokens(s.bytes)}B"
+    )
+    if s.coverage.value != "full":
+        activity.append(" (head+tail)")
+    if s.warned:
+        torn = ", torn tail" if s.torn_tail else ""
+        activity.append(f" · ⚠ {s.bad_lines} bad line(s){torn}", styles.warn)
+    grid.add_row("Activity", activity)
+    grid.add_row("Session", f"{s.model or '—'} · {s.session_id}")
+    extra: list[str] = []
+    if s.subagents:
+        subs = ", ".join(
+            f"{a.agent_id[:10]} {fmt.tokens(a.context_tokens)}" for a in s.subagents[:3]
+        )
+        more = f" +{len(s.subagents) - 3}" if len(s.subagents) > 3 else ""
+        extra.append(f"{len(s.subagents)} subagents: {subs}{more}")
+    if s.compactions:
+        last = s.compactions[-1]
+        pre = f" at {fmt.tokens(last.pre_tokens)}" if last.pre_tokens else ""
+        extra.append(f"compacted {len(s.compactions)}× (last {last.trigger or 'provider'}{pre})")
+    if extra:
+        grid.add_row("History", " · ".join(extra))
+    grid.add_row("Path", fmt.display_path(s.path))
+    grid.add_row("Resume", Text(s.resume_command(), styles.accent))
+    return grid
+
+
+class DetailPane(Vertical):
+    """Shows one BoardRow; `show(None)` clears it."""
+
+    DEFAULT_CSS = """
+    DetailPane { height: auto; }
+    DetailPane > #detail-facts { height: auto; }
+    DetailPane > #detail-spark { height: 2; margin: 0 1; }
+    DetailPane > #detail-marks { height: 1; margin: 0 1; color: $error; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.row: BoardRow | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-facts")
+        yield Sparkline([], summary_function=max, id="detail-spark")
+        yield Static(id="detail-marks")
+
+    def show(self, row: BoardRow | None) -> None:
+        self.row = row
+        facts_widget = self.query_one("#detail-facts", Static)
+        spark = self.query_one("#detail-spark", Sparkline)
+        marks = self.query_one("#detail-marks", Static)
+        if row is None:
+            facts_widget.update(Text("No session selected.", style="italic"))
+            spark.data = []
+            marks.update("")
+            return
+        facts_widget.update(facts(row, band_styles(self.app)))
+        spark.data = [float(s.context_tokens) for s in row.summary.usage_history]
+        marks.update(compaction_marks(row.summary, spark.size.width or 60))

@@ -1,0 +1,37 @@
+"""The occupancy bar: filled share of the window, coloured by band, with the trigger marked."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from core.board import BoardRow
+from core.model import ContextState
+from gobtui import format as fmt
+from gobtui.widgets.palette import BandStyles
+
+FILLED = "█"
+EMPTY = "░"
+TRIGGER = "┃"
+
+
+def occupancy_bar(row: BoardRow, width: int, styles: BandStyles) -> Text:
+    """`width` cells of bar plus a right-aligned percentage (5 cells)."""
+    text = Text(no_wrap=True, overflow="crop")
+    summary = row.summary
+    if row.occupancy is None:
+        label = "reset" if summary.context_state is ContextState.RESET else "no usage"
+        text.append(fmt.ellipsize(label, width + 5).ljust(width + 5), styles.muted)
+        return text
+    filled = min(width, round(row.occupancy * width))
+    marker = row.trigger_share
+    mark_at = None if marker is None else min(width - 1, max(0, round(marker * width) - 1))
+    band_style = styles.for_band(row.band)
+    for i in range(width):
+        if i == mark_at:
+            text.append(TRIGGER, styles.alert if row.over_trigger else styles.accent)
+        elif i < filled:
+            text.append(FILLED, band_style)
+        else:
+            text.append(EMPTY, styles.muted)
+    text.append(f"{fmt.percent(row.occupancy):>5}", band_style)
+    return text

@@ -1,0 +1,191 @@
+"""The sessions table: one row per session, updated in place by row key.
+
+Rows are never rebuilt on an update: changed cells are updated, new sessions added, gone ones
+removed, and the order applied without moving the cursor off the selected session. Only a
+change of width (which drops or restores columns) rebuilds the columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual._two_way_dict import TwoWayDict
+from textual.events import Resize
+from textual.widgets import DataTable
+from textual.widgets._data_table import RowKey
+
+from core.board import BoardRow
+from core.model import Provider
+from gobtui import format as fmt
+from gobtui.widgets.occupancy import occupancy_bar
+from gobtui.widgets.palette import BandStyles, band_styles
+
+BAR_WIDTH = 10
+TITLE_MIN = 8
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    width: int
+    min_table_width: int
+    """The column is shown only when the table is at least this wide."""
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("state", "", 3, 0),
+    Column("provider", "Prov", 6, 118),
+    Column("project", "Project", 14, 0),
+    Column("title", "Title", 0, 0),  # takes what is left
+    Column("model", "Model", 16, 104),
+    Column("used", "Used/Win", 10, 0),
+    Column("occupancy", "Context", BAR_WIDTH + 5, 0),
+    Column("burn", "Burn", 7, 96),
+    Column("eta", "ETA", 4, 0),
+    Column("last", "Last", 4, 0),
+)
+CELL_PADDING = 1
+
+
+def visible_columns(table_width: int) -> tuple[list[Column], int]:
+    """The columns that fit `table_width`, and the width left for the title."""
+    shown = [c for c in COLUMNS if table_width >= c.min_table_width]
+    fixed = sum(c.width for c in shown) + 2 * CELL_PADDING * len(shown) + 1
+    return shown, max(TITLE_MIN, table_width - fixed)
+
+
+def render_cells(
+    row: BoardRow, columns: Sequence[Column], title_width: int, styles: BandStyles
+) -> tuple[Text, ...]:
+    s = row.summary
+    cells: list[Text] = []
+    for col in columns:
+        if col.key == "state":
+            letter = "C" if s.provider is Provider.CLAUDE else "X"
+            text = Text(letter, style="bold")
+            text.append("●" if row.live else "○", styles.ok if row.live else styles.muted)
+            text.append("⚠" if s.warned else " ", styles.warn)
+            cells.append(text)
+        elif col.key == "provider":
+            cells.append(Text(s.provider.value))
+        elif col.key == "project":
+            cells.append(Text(fmt.ellipsize(row.project, col.width)))
+        elif col.key == "title":
+            cells.append(Text(fmt.ellipsize(s.title or s.session_id, title_width)))
+        elif col.key == "model":
+            cells.append(Text(fmt.ellipsize(s.model or "—", col.width), styles.muted))
+        elif col.key == "used":
+            used = f"{fmt.tokens(s.context_tokens)}/{fmt.tokens(s.context_window)}"
+            cells.append(Text(used, justify="right"))
+        elif col.key == "occupancy":
+            cells.append(occupancy_bar(row, BAR_WIDTH, styles))
+        elif col.key == "burn":
+            cells.append(
+                Text(
+                    fmt.rate(row.burn_per_min) if row.live else "idle",
+                    styles.muted,
+                    justify="right",
+                )
+            )
+        elif col.key == "eta":
+            if row.over_trigger:
+                cells.append(Text("now", styles.alert))
+            else:
+                cells.append(Text(fmt.duration(row.eta_secs), justify="right"))
+        elif col.key == "last":
+            cells.append(Text(fmt.duration(row.age_secs), styles.muted, justify="right"))
+    return tuple(cells)
+
+
+class SessionsTable(DataTable[Text]):
+    """DataTable of BoardRows keyed by session path."""
+
+    DEFAULT_CSS = """
+    SessionsTable { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING)
+        self._rows: list[BoardRow] = []
+        self._cells: dict[str, tuple[Text, ...]] = {}
+        self._columns: list[Column] = []
+        self._title_width = TITLE_MIN
+        self._layout_width = -1
+
+    @property
+    def selected_key(self) -> str | None:
+        if not self._rows or self.row_count == 0:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:  # cursor out of range while rows change
+            return None
+        return str(key.value) if key.value is not None else None
+
+    def select_key(self, key: str) -> bool:
+        try:
+            index = self.get_row_index(key)
+        except Exception:
+            return False
+        self.move_cursor(row=index, animate=False)
+        return True
+
+    def on_resize(self, event: Resize) -> None:
+        self._relayout(event.size.width)
+
+    def _relayout(self, width: int) -> None:
+        columns, title_width = visible_columns(width)
+        if [c.key for c in columns] == [
+            c.key for c in self._columns
+        ] and title_width == self._title_width:
+            return
+        selected = self.selected_key
+        self._columns, self._title_width, self._layout_width = columns, title_width, width
+        self.clear(columns=True)
+        for col in columns:
+            self.add_column(
+                col.label, width=title_width if col.key == "title" else col.width, key=col.key
+            )
+        self._cells = {}
+        self._apply(self._rows, selected)
+
+    def set_rows(self, rows: list[BoardRow]) -> None:
+        """Show exactly `rows`, in this order, touching only what changed."""
+        if not self._columns:
+            self._relayout(self.size.width or 80)
+        self._apply(rows, self.selected_key)
+
+    def _apply(self, rows: list[BoardRow], selected: str | None) -> None:
+        styles = band_styles(self.app)
+        wanted = {row.key for row in rows}
+        for key in [k for k in self._cells if k not in wanted]:
+            self.remove_row(key)
+            del self._cells[key]
+        col_keys = [c.key for c in self._columns]
+        for row in rows:
+            cells = render_cells(row, self._columns, self._title_width, styles)
+            old = self._cells.get(row.key)
+            if old is None:
+                self.add_row(*cells, key=row.key)
+            elif old != cells:
+                for col_key, before, after in zip(col_keys, old, cells, strict=True):
+                    if before != after:
+                        self.update_cell(row.key, col_key, after)
+            self._cells[row.key] = cells
+        self._rows = rows
+        self._reorder([row.key for row in rows])
+        if selected is not None and selected in self._cells:
+            self.select_key(selected)
+
+    def _reorder(self, keys: list[str]) -> None:
+        # DataTable sorts only by cell values; ordering by our own key list means setting
+        # its row locations directly (textual is pinned, so this private use is stable).
+        current = [self._row_locations.get_key(i) for i in range(len(keys))]
+        if [k.value if k is not None else None for k in current] == keys:
+            return
+        self._row_locations = TwoWayDict({RowKey(k): i for i, k in enumerate(keys)})
+        self._update_count += 1
+        self.refresh()

@@ -1,0 +1,313 @@
+"""SummaryCache: JSON-only diskcache (never unpickles), 0700, self-healing, version-checked."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sqlite3
+import stat
+from pathlib import Path
+from typing import Any, ClassVar
+
+import diskcache
+import orjson
+import pytest
+
+from adapters.cache import JsonOnlyDisk, SummaryCache
+from adapters.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
+from core.model import Coverage, Provider, SessionSummary
+
+# -- a tiny provider state, so these tests do not depend on the real adapters --------------
+
+
+class TinyState:
+    """Counts records; takes session id, tokens, agent and parent from flat fields."""
+
+    provider: ClassVar[Provider] = Provider.CLAUDE
+    tail_marker: ClassVar[bytes] = b'"tokens"'
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.session_id: str | None = None
+        self.tokens: int | None = None
+        self.agent_id: str | None = None
+        self.parent: str | None = None
+        self.fed_bytes = 0
+
+    def feed(self, record: dict[str, Any], line_len: int) -> None:
+        body = record.get("payload", record)
+        self.session_id = self.session_id or body.get("sessionId") or body.get("id")
+        if isinstance(body.get("tokens"), int):
+            self.tokens = body["tokens"]
+        self.agent_id = self.agent_id or body.get("agentId")
+        self.parent = self.parent or body.get("parent")
+        self.fed_bytes += line_len
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "tokens": self.tokens,
+            "agent_id": self.agent_id,
+            "parent": self.parent,
+            "fed_bytes": self.fed_bytes,
+        }
+
+    @classmethod
+    def from_json(cls, path: str, data: dict[str, Any]) -> TinyState:
+        state = cls(path)
+        state.session_id = data["session_id"]
+        state.tokens = data["tokens"]
+        state.agent_id = data["agent_id"]
+        state.parent = data["parent"]
+        state.fed_bytes = int(data["fed_bytes"])
+        return state
+
+    def summary(
+        self,
+        *,
+        path: str,
+        size: int,
+        mtime: float,
+        coverage: Coverage,
+        records: int,
+        bad_reasons: dict[str, int],
+        torn: bool,
+    ) -> SessionSummary:
+        return SessionSummary(
+            provider=self.provider,
+            session_id=self.session_id or Path(path).stem,
+            path=path,
+            context_tokens=self.tokens,
+            records=records,
+            bad_lines=sum(bad_reasons.values()),
+            bad_reasons=bad_reasons,
+            torn_tail=torn,
+            bytes=size,
+            mtime=mtime,
+            coverage=coverage,
+            agent_id=self.agent_id,
+            parent_session_id=self.parent,
+        )
+
+
+class TinyCodexState(TinyState):
+    provider: ClassVar[Provider] = Provider.CODEX
+
+
+def tiny_state_for(provider: Provider) -> type[TailState]:
+    return TinyState if provider is Provider.CLAUDE else TinyCodexState
+
+
+def tiny_cursor(path: Path, lines: list[dict[str, Any]]) -> FileCursor:
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return open_cursor(str(path), Provider.CLAUDE, TinyState)
+
+
+@pytest.fixture
+def cache_path(tmp_path: Path) -> Path:
+    return tmp_path / "cache" / "cursors"
+
+
+@pytest.fixture
+def cursor(tmp_path: Path) -> FileCursor:
+    return tiny_cursor(
+        tmp_path / "s.jsonl", [{"sessionId": "s1", "tokens": 10}, {"sessionId": "s1", "tokens": 42}]
+    )
+
+
+# -- tests -----------------------------------------------------------------------------------
+
+
+def test_round_trip(cache_path: Path, tmp_path: Path) -> None:
+    path = tmp_path / "torn.jsonl"
+    path.write_bytes(b'{"sessionId":"s1","tokens":42}\n{"half')  # an unfinished line too
+    cursor = open_cursor(str(path), Provider.CLAUDE, TinyState)
+    assert cursor.lines.partial == b'{"half'
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.get(cursor.path) is None
+        cache.put(cursor)
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        back = cache.get(cursor.path)
+        assert back is not None
+        assert back.to_json() == cursor.to_json()
+        assert back.summary() == cursor.summary()
+        assert isinstance(back.state, TinyState) and back.state.tokens == 42
+        cache.delete(cursor.path)
+        assert cache.get(cursor.path) is None
+
+
+def test_summary_travels_with_its_cursor(
+    cache_path: Path, cursor: FileCursor, tmp_path: Path
+) -> None:
+    other = tiny_cursor(tmp_path / "other.jsonl", [{"sessionId": "o"}])
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put_many([(cursor, cursor.summary()), (other, cursor.summary())])
+        entry = cache.get_entry(cursor.path)
+        assert entry is not None and entry.summary == cursor.summary()
+        mismatched = cache.get_entry(other.path)  # a summary of another file is not trusted
+        assert mismatched is not None and mismatched.summary is None
+        cache.put(other)
+        plain = cache.get_entry(other.path)
+        assert plain is not None and plain.summary is None
+
+
+def test_round_trip_with_the_real_adapters(
+    cache_path: Path, tmp_path: Path, fixtures_dir: Path
+) -> None:
+    from adapters.providers import state_class
+
+    for provider, name in [
+        (Provider.CLAUDE, "claude/marot__spotter__short.jsonl"),
+        (Provider.CODEX, "codex/kvsankar__agent-history__session_with_compaction.jsonl"),
+    ]:
+        path = tmp_path / Path(name).name
+        path.write_bytes((fixtures_dir / name).read_bytes())
+        cold = open_cursor(str(path), provider, state_class(provider))  # type: ignore[arg-type]
+        with SummaryCache(cache_path) as cache:
+            cache.put(cold)
+        with SummaryCache(cache_path) as cache:
+            back = cache.get(str(path))
+        assert back is not None and back.summary() == cold.summary()
+
+
+def test_directory_is_private(cache_path: Path) -> None:
+    SummaryCache(cache_path).close()
+    assert stat.S_IMODE(cache_path.stat().st_mode) == 0o700
+    cache_path.chmod(0o755)
+    SummaryCache(cache_path).close()
+    assert stat.S_IMODE(cache_path.stat().st_mode) == 0o700
+
+
+def test_default_directory_is_under_the_cache_dir() -> None:
+    with SummaryCache() as cache:
+        assert cache.directory == Path(os.environ["GOBTUI_CACHE_DIR"]) / "cursors"
+        assert cache.enabled
+
+
+class Planted:
+    """Unpickling this creates the file named by `marker`: proof that code ran."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (open, (str(self.marker), "w"))
+
+
+def test_pickled_value_is_refused_and_never_run(cache_path: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    live = tmp_path / "live"
+    pickle.loads(pickle.dumps(Planted(live)))  # the payload is real: plain unpickling runs it
+    assert live.exists()
+    SummaryCache(cache_path).close()
+    with diskcache.Cache(str(cache_path)) as plain:  # an attacker with write access
+        plain.set("/some/session.jsonl", Planted(marker))
+        plain.set("/big/session.jsonl", [Planted(marker), b"x" * 100_000])  # a value file
+    assert not marker.exists()
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.get("/some/session.jsonl") is None
+        assert cache.get("/big/session.jsonl") is None
+    assert not marker.exists()
+    with diskcache.Cache(str(cache_path)) as plain:  # and the rows were dropped
+        assert "/some/session.jsonl" not in plain and "/big/session.jsonl" not in plain
+
+
+def test_planted_value_file_row_reads_and_deletes_nothing(cache_path: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    SummaryCache(cache_path).close()
+    db = sqlite3.connect(cache_path / "cache.db")
+    with db:
+        db.execute(
+            "INSERT INTO Cache (key, raw, store_time, access_time, mode, filename, value)"
+            " VALUES (?, 1, 0, 0, 2, ?, NULL)",
+            ("/s.jsonl", os.path.relpath(victim, cache_path)),
+        )
+    db.close()
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.get("/s.jsonl") is None
+    assert victim.read_text() == "precious"
+
+
+def test_disk_refuses_to_pickle(cache_path: Path) -> None:
+    cache_path.mkdir(parents=True)
+    with diskcache.Cache(str(cache_path), disk=JsonOnlyDisk) as raw:
+        with pytest.raises(TypeError):
+            raw.set("k", {"a": 1})
+        with pytest.raises(TypeError):
+            raw.set(("tuple", "key"), b"v")
+        raw.set("k", b"v")
+        assert raw.get("k") == b"v"
+    with pytest.raises(TypeError):
+        pickle.dumps(JsonOnlyDisk(str(cache_path)).put(object()))
+
+
+def test_garbage_database_is_moved_aside(cache_path: Path, cursor: FileCursor) -> None:
+    cache_path.mkdir(parents=True)
+    (cache_path / "cache.db").write_bytes(b"this is not sqlite" * 100)
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.recovered and cache.enabled
+        cache.put(cursor)
+        assert cache.get(cursor.path) is not None
+    bad = cache_path.with_name("cursors.bad")
+    assert (bad / "cache.db").read_bytes().startswith(b"this is not sqlite")
+    assert stat.S_IMODE(cache_path.stat().st_mode) == 0o700
+
+
+def test_cache_path_that_is_a_file(cache_path: Path, cursor: FileCursor) -> None:
+    cache_path.parent.mkdir(parents=True)
+    cache_path.write_text("oops")
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.recovered
+        cache.put(cursor)
+        assert cache.get(cursor.path) is not None
+
+
+def put_raw(cache_path: Path, key: str, value: bytes) -> None:
+    with diskcache.Cache(str(cache_path), disk=JsonOnlyDisk) as raw:
+        raw.set(key, value)
+
+
+def test_other_parser_version_is_dropped(cache_path: Path, cursor: FileCursor) -> None:
+    SummaryCache(cache_path).close()
+    data = cursor.to_json() | {"parser_version": PARSER_VERSION + 1}
+    put_raw(cache_path, cursor.path, orjson.dumps(data))
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.get(cursor.path) is None
+    with diskcache.Cache(str(cache_path), disk=JsonOnlyDisk) as raw:
+        assert cursor.path not in raw
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        b"not json",
+        b"[1, 2]",
+        b'{"parser_version": 1}',
+        orjson.dumps({"parser_version": PARSER_VERSION, "path": "/elsewhere"}),
+    ],
+)
+def test_undecodable_values_are_misses(cache_path: Path, cursor: FileCursor, value: bytes) -> None:
+    SummaryCache(cache_path).close()
+    put_raw(cache_path, cursor.path, value)
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.get(cursor.path) is None
+
+
+def test_inconsistent_offsets_are_misses(cache_path: Path, cursor: FileCursor) -> None:
+    SummaryCache(cache_path).close()
+    data = cursor.to_json()
+    data["lines"]["offset"] = cursor.size + 10
+    put_raw(cache_path, cursor.path, orjson.dumps(data))
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.get(cursor.path) is None
+
+
+def test_closed_cache_is_inert(cache_path: Path, cursor: FileCursor) -> None:
+    cache = SummaryCache(cache_path, state_for=tiny_state_for)
+    cache.close()
+    assert not cache.enabled
+    cache.put(cursor)
+    assert cache.get(cursor.path) is None
+    cache.delete(cursor.path)
+    cache.clear()

@@ -1,0 +1,148 @@
+"""core.board: occupancy, bands, headroom, burn rate, ETA, live, sorting, filtering."""
+
+from __future__ import annotations
+
+from core.board import (
+    Band,
+    BoardPolicy,
+    SortKey,
+    build_board,
+    build_row,
+    burn_rate,
+    crossed_trigger,
+    effective_trigger,
+    filter_rows,
+    project_name,
+    sort_rows,
+)
+from core.model import ContextState, Provider, SessionSummary, UsageSample
+
+NOW = 1_800_000_000.0
+
+
+def summary(
+    path: str = "/h/a.jsonl",
+    tokens: int | None = 100_000,
+    window: int | None = 200_000,
+    mtime: float = NOW - 10,
+    history: list[tuple[float, int]] | None = None,
+    provider: Provider = Provider.CLAUDE,
+    cwd: str | None = "/home/dev/src/proj",
+    state: ContextState = ContextState.REPORTED,
+    title: str | None = "Fix the flaky test",
+) -> SessionSummary:
+    return SessionSummary(
+        provider=provider,
+        session_id=path.rsplit("/", 1)[-1].split(".")[0],
+        path=path,
+        cwd=cwd,
+        title=title,
+        context_tokens=tokens,
+        context_window=window,
+        context_state=state,
+        mtime=mtime,
+        usage_history=[UsageSample(ts=t, context_tokens=n) for t, n in (history or [])],
+    )
+
+
+def test_effective_trigger_is_capped_where_the_provider_would_compact_first() -> None:
+    policy = BoardPolicy(trigger_tokens=250_000)
+    assert effective_trigger(policy, 200_000) == 180_000
+    assert effective_trigger(policy, 1_000_000) == 250_000
+    assert effective_trigger(policy, None) == 250_000
+
+
+def test_occupancy_band_headroom_and_over_trigger() -> None:
+    policy = BoardPolicy()
+    row = build_row(summary(tokens=100_000), policy, NOW)
+    assert row.occupancy == 0.5
+    assert row.band is Band.WARN
+    assert row.headroom_tokens == 80_000
+    assert not row.over_trigger
+    hot = build_row(summary(tokens=190_000), policy, NOW)
+    assert hot.band is Band.ALERT and hot.over_trigger and hot.headroom_tokens == -10_000
+    cool = build_row(summary(tokens=20_000), policy, NOW)
+    assert cool.band is Band.OK
+    unknown = build_row(summary(tokens=None, state=ContextState.RESET), policy, NOW)
+    assert (
+        unknown.band is Band.UNKNOWN
+        and unknown.occupancy is None
+        and unknown.headroom_tokens is None
+    )
+
+
+def test_burn_rate_uses_the_rising_run_after_the_last_compaction() -> None:
+    history = [(NOW - 600, 150_000), (NOW - 300, 30_000), (NOW - 120, 42_000), (NOW - 60, 54_000)]
+    # 30k -> 54k over 240 s = 6,000 tokens/min; the 150k before the drop is ignored.
+    assert burn_rate([UsageSample(ts=t, context_tokens=n) for t, n in history]) == 6_000.0
+    assert burn_rate([UsageSample(ts=NOW, context_tokens=5)]) is None
+    assert burn_rate([UsageSample(ts=None, context_tokens=5)] * 3) is None
+
+
+def test_eta_only_for_live_sessions_with_a_rate() -> None:
+    history = [(NOW - 120, 100_000), (NOW - 60, 110_000)]
+    live = build_row(summary(tokens=110_000, history=history, mtime=NOW - 5), BoardPolicy(), NOW)
+    # headroom 180k - 110k = 70k at 10k/min -> 7 minutes
+    assert live.live and live.burn_per_min == 10_000.0 and live.eta_secs == 420.0
+    idle = build_row(summary(tokens=110_000, history=history, mtime=NOW - 4000), BoardPolicy(), NOW)
+    assert not idle.live and idle.eta_secs is None
+
+
+def test_live_threshold_is_configurable() -> None:
+    s = summary(mtime=NOW - 200)
+    assert not build_row(s, BoardPolicy(), NOW).live
+    assert build_row(s, BoardPolicy(hot_secs=300), NOW).live
+
+
+def test_sort_orders_are_deterministic() -> None:
+    rows = build_board(
+        [
+            summary("/h/b.jsonl", tokens=50_000, mtime=NOW - 50, cwd="/x/zeta"),
+            summary("/h/a.jsonl", tokens=150_000, mtime=NOW - 50, cwd="/x/alpha"),
+            summary(
+                "/h/c.jsonl", tokens=None, mtime=NOW - 5, cwd="/x/mid", state=ContextState.ABSENT
+            ),
+        ],
+        BoardPolicy(),
+        NOW,
+    )
+    assert [r.key for r in sort_rows(rows, SortKey.ACTIVITY)] == [
+        "/h/c.jsonl",
+        "/h/a.jsonl",
+        "/h/b.jsonl",
+    ]
+    assert [r.key for r in sort_rows(rows, SortKey.OCCUPANCY)] == [
+        "/h/a.jsonl",
+        "/h/b.jsonl",
+        "/h/c.jsonl",
+    ]
+    assert [r.project for r in sort_rows(rows, SortKey.PROJECT)] == ["alpha", "mid", "zeta"]
+    assert SortKey.PROJECT.next() is SortKey.ACTIVITY
+
+
+def test_filters() -> None:
+    rows = build_board(
+        [
+            summary("/h/a.jsonl", provider=Provider.CLAUDE, mtime=NOW - 5, title="Port the parser"),
+            summary("/h/b.jsonl", provider=Provider.CODEX, mtime=NOW - 5000, title="Write docs"),
+        ],
+        BoardPolicy(),
+        NOW,
+    )
+    assert [r.key for r in filter_rows(rows, provider=Provider.CODEX)] == ["/h/b.jsonl"]
+    assert [r.key for r in filter_rows(rows, live_only=True)] == ["/h/a.jsonl"]
+    assert [r.key for r in filter_rows(rows, text="PARSER")] == ["/h/a.jsonl"]
+
+
+def test_crossed_trigger_fires_once() -> None:
+    below = build_row(summary(tokens=170_000), BoardPolicy(), NOW)
+    above = build_row(summary(tokens=185_000), BoardPolicy(), NOW)
+    assert crossed_trigger(below, above)
+    assert not crossed_trigger(above, above)
+
+
+def test_project_name_falls_back_to_the_folder_slug() -> None:
+    assert (
+        project_name(summary(cwd=None, path="/c/projects/-home-dev-src-gobtui/x.jsonl")) == "gobtui"
+    )
+    assert project_name(summary(cwd="/home/dev/src/app/")) == "app"

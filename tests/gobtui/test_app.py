@@ -1,0 +1,290 @@
+"""The real app under Pilot: live updates, keys, palette, resume, alerts, narrow panes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+from textual.pilot import Pilot
+
+from core.model import Provider
+from gobtui.app import GobtuiApp, make_app
+from gobtui.config import AppConfig
+from gobtui.widgets.sessions_table import SessionsTable
+
+from .conftest import FROZEN_NOW
+
+CLAUDE_FIXTURE = "claude/marot__spotter__short.jsonl"
+CODEX_FIXTURE = "codex/kvsankar__agent-history__session-01.jsonl"
+
+
+def claude_usage_line(session_id: str, parent: str, uuid: str, input_tokens: int) -> bytes:
+    record = {
+        "type": "assistant",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": session_id,
+        "timestamp": "2026-11-29T10:00:00.000Z",
+        "message": {
+            "id": f"msg_{uuid}",
+            "model": "claude-opus-4-6",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Done."}],
+            "usage": {
+                "input_tokens": input_tokens,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "output_tokens": 10,
+            },
+        },
+    }
+    return orjson.dumps(record) + b"\n"
+
+
+def last_uuid(path: Path) -> str:
+    uuid = ""
+    for line in path.read_bytes().splitlines():
+        record = orjson.loads(line)
+        if record.get("type") in {"user", "assistant"} and record.get("uuid"):
+            uuid = record["uuid"]
+    return uuid
+
+
+@pytest.fixture
+def real_home(tmp_path: Path, fixtures_dir: Path) -> tuple[Path, Path, Path]:
+    """A Claude home and a Codex home holding copies of real transcripts."""
+    claude = tmp_path / "claude"
+    codex = tmp_path / "codex"
+    session = (
+        claude / "projects" / "-home-dev-spotter" / "55604662-cf2d-4b1d-9a30-9d1b5c1b7a11.jsonl"
+    )
+    session.parent.mkdir(parents=True)
+    shutil.copyfile(fixtures_dir / CLAUDE_FIXTURE, session)
+    rollout = codex / "sessions" / "2026" / "02" / "23" / "rollout-2026-02-23T12-00-00-x.jsonl"
+    rollout.parent.mkdir(parents=True)
+    shutil.copyfile(fixtures_dir / CODEX_FIXTURE, rollout)
+    return claude, codex, session
+
+
+def app_for(claude: Path, codex: Path, **overrides: object) -> GobtuiApp:
+    settings: dict[str, object] = {
+        "claude_home": str(claude),
+        "codex_home": str(codex),
+        "max_age_secs": None,
+        "use_cache": False,
+        "watch": False,
+    }
+    settings.update(overrides)
+    return make_app(AppConfig(**settings))  # type: ignore[arg-type]
+
+
+async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.pause(0.05)
+
+
+async def test_an_appended_record_changes_its_row(real_home: tuple[Path, Path, Path]) -> None:
+    claude, codex, session = real_home
+    app = app_for(claude, codex, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        key = str(session)
+        row = app.sessions_screen.rows[key]
+        before = row.summary.context_tokens
+        assert before is not None and before < 150_000
+        table = app.query_one(SessionsTable)
+        cell_before = table.get_cell(key, "used").plain
+        await asyncio.sleep(0.3)  # let the watcher start
+        with session.open("ab") as handle:
+            handle.write(
+                claude_usage_line(row.summary.session_id, last_uuid(session), "appended-1", 150_000)
+            )
+        await until(lambda: app.sessions_screen.rows[key].summary.context_tokens == 150_010, pilot)
+        await pilot.pause()
+        assert table.get_cell(key, "used").plain == "150k/200k"
+        assert cell_before != "150k/200k"
+
+
+async def test_crossing_the_trigger_raises_a_toast(real_home: tuple[Path, Path, Path]) -> None:
+    claude, codex, session = real_home
+    app = app_for(claude, codex, watch=True)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await app.first_paint.wait()
+        sid = app.sessions_screen.rows[str(session)].summary.session_id
+        await asyncio.sleep(0.3)
+        with session.open("ab") as handle:
+            handle.write(claude_usage_line(sid, last_uuid(session), "appended-2", 190_000))
+        await until(lambda: app.sessions_screen.rows[str(session)].over_trigger, pilot)
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any("over its 180,000 trigger" in m for m in messages), messages
+
+
+async def test_filters_sort_and_text_filter(demo_app_factory: Callable[..., GobtuiApp]) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        screen = app.sessions_screen
+        table = app.query_one(SessionsTable)
+        total = table.row_count
+        assert total == len(screen.rows) >= 8
+        await pilot.press("f")  # Claude only
+        assert {r.summary.provider for r in screen.visible_rows()} == {Provider.CLAUDE}
+        assert table.row_count == len(screen.visible_rows()) < total
+        await pilot.press("f")  # Codex only
+        assert {r.summary.provider for r in screen.visible_rows()} == {Provider.CODEX}
+        await pilot.press("f", "l")  # all providers, live only
+        assert table.row_count == sum(1 for r in screen.rows.values() if r.live) == 2
+        await pilot.press("l", "s")  # sort by occupancy
+        shares = [r.occupancy or 0 for r in screen.visible_rows()]
+        assert shares == sorted(shares, reverse=True)
+        await pilot.press("slash", *"ledger", "enter")
+        assert [r.project for r in screen.visible_rows()] == ["ledgerly"]
+        await pilot.press("slash", "escape")
+        assert table.row_count == total
+
+
+async def test_cursor_stays_on_its_session_across_updates(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        table = app.query_one(SessionsTable)
+        await pilot.press("down", "down", "down")
+        chosen = table.selected_key
+        assert chosen is not None
+        screen = app.sessions_screen
+        # the newest session becomes the oldest: activity order changes, the cursor follows
+        top = screen.visible_rows()[0].summary
+        moved = top.model_copy(update={"mtime": top.mtime - 10 * 86_400})
+        screen.merge([moved], [], FROZEN_NOW)
+        await pilot.pause()
+        assert table.selected_key == chosen
+        assert screen.visible_rows()[-1].key == top.path
+
+
+async def test_copy_and_resume_the_selected_session(
+    demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = demo_app_factory()
+    copied: list[str] = []
+    ran: list[tuple[list[str], str | None]] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+
+    @contextlib.contextmanager
+    def no_suspend() -> Iterator[None]:
+        yield
+
+    monkeypatch.setattr(app, "suspend", no_suspend)
+    app.runner = lambda argv, cwd: ran.append((argv, cwd)) or 0
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        row = app.sessions_screen.selected_row()
+        assert row is not None
+        await pilot.press("c")
+        assert copied == [row.summary.resume_command()]
+        await pilot.press("enter")
+        assert ran and ran[0][0] == row.summary.resume_command().split()
+        await pilot.press("R")
+        assert len(ran) == 2
+
+
+async def test_palette_finds_a_session_by_project(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        target = next(r for r in app.sessions_screen.rows.values() if r.project == "pg-migrate")
+        await pilot.press("ctrl+p")
+        await pilot.press(*"pg-migrate")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.query_one(SessionsTable).selected_key == target.key
+
+
+async def test_narrow_pane_drops_columns_instead_of_wrapping(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        table = app.query_one(SessionsTable)
+        wide = [str(k.value) for k in table.columns]
+        assert "model" in wide and "burn" in wide
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        narrow = [str(k.value) for k in table.columns]
+        assert "model" not in narrow and "burn" not in narrow
+        assert {"project", "title", "used", "occupancy", "eta", "last"} <= set(narrow)
+        total = sum(c.get_render_width(table) for c in table.columns.values())
+        assert total <= 80
+
+
+async def test_help_opens_and_closes(demo_app_factory: Callable[..., GobtuiApp]) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        await pilot.press("question_mark")
+        assert app.screen.__class__.__name__ == "HelpScreen"
+        await pilot.press("escape")
+        assert app.screen is app.sessions_screen
+
+
+async def test_keys_can_be_remapped_by_binding_id(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory(keymap={"sessions.live": "o"})
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        await pilot.press("o")
+        assert app.sessions_screen.live_only
+
+
+@pytest.mark.parametrize("theme", ["ansi-dark", "ansi-light", "textual-light"])
+async def test_themes_render(demo_app_factory: Callable[..., GobtuiApp], theme: str) -> None:
+    app = demo_app_factory(theme=theme)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        await pilot.pause()
+        assert app.theme == theme
+        assert app.query_one(SessionsTable).row_count > 0
+
+
+async def test_demo_mode_moves_on_its_own(frozen_home: Path) -> None:
+    clock = [FROZEN_NOW]
+    app = make_app(
+        AppConfig(
+            demo=True,
+            demo_root=frozen_home / "demo",
+            clock=lambda: clock[0],
+            use_cache=False,
+            max_age_secs=None,
+        )
+    )
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        assert app.demo_home is not None
+        live = [str(p) for p in app.demo_home.live_paths]
+        before = {p: app.sessions_screen.rows[p].summary.context_tokens for p in live}
+        clock[0] += 5
+        await until(
+            lambda: all(
+                app.sessions_screen.rows[p].summary.context_tokens != before[p] for p in live
+            ),
+            pilot,
+            timeout=15,
+        )
+    assert os.path.exists(live[0])

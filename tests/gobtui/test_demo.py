@@ -1,0 +1,225 @@
+"""The demo home: deterministic, shaped like real transcripts, and growing when ticked."""
+
+from __future__ import annotations
+
+import json
+import os
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.providers import state_class
+from adapters.reader import open_cursor
+from core.limits import DEFAULT_MAX_AGE_SECS, DEFAULT_TRIGGER_TOKENS
+from core.model import Provider, SessionSummary
+from gobtui.demo import DemoAppender, DemoHome, build_demo_home, default_demo_root
+
+NOW = 1_795_000_000.0
+
+
+def _files(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*.jsonl"))
+    }
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _summary(path: Path, provider: Provider) -> SessionSummary:
+    state = state_class(provider)
+    return open_cursor(str(path), provider, state).summary()  # type: ignore[arg-type]
+
+
+def _provider(home: DemoHome, path: Path) -> Provider:
+    return Provider.CLAUDE if path.is_relative_to(home.claude_home) else Provider.CODEX
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> DemoHome:
+    return build_demo_home(tmp_path / "demo", seed=7, now=NOW)
+
+
+def test_same_seed_and_now_give_identical_bytes(tmp_path: Path) -> None:
+    first = build_demo_home(tmp_path / "a", seed=7, now=NOW)
+    second = build_demo_home(tmp_path / "b", seed=7, now=NOW)
+    assert _files(first.root) == _files(second.root)
+    for a, b in zip(first.live_paths, second.live_paths, strict=True):
+        assert a.relative_to(first.root) == b.relative_to(second.root)
+    DemoAppender(first, 7).tick(NOW + 1)
+    DemoAppender(second, 7).tick(NOW + 1)
+    assert {k: v[0] for k, v in _files(first.root).items()} == {
+        k: v[0] for k, v in _files(second.root).items()
+    }
+
+
+def test_seed_and_now_change_the_output(tmp_path: Path) -> None:
+    base = _files(build_demo_home(tmp_path / "a", seed=7, now=NOW).root)
+    other_seed = _files(build_demo_home(tmp_path / "b", seed=8, now=NOW).root)
+    later = build_demo_home(tmp_path / "c", seed=7, now=NOW + 86_400)
+    assert set(base) != set(other_seed)
+    assert max(p.stat().st_mtime for p in later.sessions) == pytest.approx(NOW + 86_400, abs=60)
+
+
+def test_layout_counts_and_ages(home: DemoHome) -> None:
+    claude = sorted((home.claude_home / "projects").glob("*/*.jsonl"))
+    codex = sorted((home.codex_home / "sessions").glob("*/*/*/rollout-*.jsonl"))
+    assert len(claude) == 7 and len(codex) == 4
+    assert sorted(home.sessions) == sorted(claude + codex)
+    for path in claude:
+        assert path.parent.name.startswith("-home-dev-src-")
+    ages = {p: NOW - p.stat().st_mtime for p in home.sessions}
+    assert all(0 <= age < DEFAULT_MAX_AGE_SECS for age in ages.values())
+    live = sorted(p for p, age in ages.items() if age < 60)
+    assert live == sorted(home.live_paths)
+    assert [_provider(home, p) for p in home.live_paths] == [Provider.CLAUDE, Provider.CODEX]
+    assert sum(age > 3600 for age in ages.values()) >= 4  # idle for hours or days
+    assert any(age > 2 * 86_400 for age in ages.values())
+
+
+def test_records_look_like_claude_code(home: DemoHome) -> None:
+    for path in (home.claude_home / "projects").glob("*/*.jsonl"):
+        records = _records(path)
+        chained = [r for r in records if "uuid" in r]
+        uuids = {r["uuid"] for r in chained}
+        assert records[0]["parentUuid"] is None
+        assert all(r["parentUuid"] in uuids for r in chained if r["parentUuid"] is not None)
+        assert {r["sessionId"] for r in chained} == {path.stem}
+        kinds = {str(r["type"]) for r in records}
+        assert {"user", "assistant", "file-history-snapshot", "last-prompt"} <= kinds
+        results = [r for r in records if r["type"] == "user" and "toolUseResult" in r]
+        assert results and all("sourceToolAssistantUUID" in r for r in results)
+        assert records[-1]["type"] == "last-prompt"
+
+
+def test_subagent_files(home: DemoHome) -> None:
+    agents = sorted((home.claude_home / "projects").glob("*/*/subagents/agent-*.jsonl"))
+    assert len(agents) == 2
+    parent_id = agents[0].parent.parent.name
+    assert (agents[0].parent.parent.parent / f"{parent_id}.jsonl").is_file()
+    for path in agents:
+        records = _records(path)
+        assert records[0]["parentUuid"] is None
+        assert all(r["isSidechain"] is True for r in records)
+        assert {r["agentId"] for r in records} == {path.stem.removeprefix("agent-")}
+        assert {r["sessionId"] for r in records} == {parent_id}
+        summary = _summary(path, Provider.CLAUDE)
+        assert summary.agent_id == path.stem.removeprefix("agent-")
+
+
+def test_compaction_markers(home: DemoHome) -> None:
+    boundaries = []
+    for path in (home.claude_home / "projects").glob("*/*.jsonl"):
+        records = _records(path)
+        for i, rec in enumerate(records):
+            if rec.get("subtype") == "compact_boundary":
+                boundaries.append(rec)
+                nxt = records[i + 1]
+                assert rec["parentUuid"] is None and rec["logicalParentUuid"]
+                assert nxt["isCompactSummary"] is True and nxt["parentUuid"] == rec["uuid"]
+                assert nxt["message"]["content"].startswith("This session is being continued")
+    assert len(boundaries) == 1
+    meta = boundaries[0]["compactMetadata"]
+    assert meta["trigger"] == "auto" and 150_000 < meta["preTokens"] < 170_000
+    compacted = []
+    for path in (home.codex_home / "sessions").rglob("*.jsonl"):
+        records = _records(path)
+        for i, rec in enumerate(records):
+            if rec["type"] == "compacted":
+                compacted.append(path)
+                assert records[i + 1]["payload"] == {"type": "context_compacted"}
+    assert len(compacted) == 1
+    assert len(_summary(compacted[0], Provider.CODEX).compactions) == 1
+
+
+def test_codex_token_counts_come_in_pairs(home: DemoHome) -> None:
+    for path in (home.codex_home / "sessions").rglob("*.jsonl"):
+        records = _records(path)
+        assert records[0]["type"] == "session_meta"
+        meta = records[0]["payload"]
+        assert isinstance(meta, dict) and meta["id"] in path.name
+        assert {"cwd", "cli_version", "originator"} <= set(meta)
+        counts = [r for r in records if r["payload"].get("type") == "token_count"]
+        with_info = [r for r in counts if r["payload"]["info"]]
+        twins = sum(a == b for a, b in pairwise(with_info))
+        assert twins >= len(with_info) // 2 - 2
+
+
+def test_summaries_read_by_the_adapters(home: DemoHome) -> None:
+    summaries = [_summary(p, _provider(home, p)) for p in home.sessions]
+    over = [s for s in summaries if (s.context_tokens or 0) > DEFAULT_TRIGGER_TOKENS]
+    assert len(over) == 1
+    assert over[0].context_window == 1_000_000 and over[0].model == "claude-opus-4-6[1m]"
+    models = {s.model for s in summaries}
+    assert {"claude-opus-4-6", "gpt-5.3-codex", "gpt-5.5"} <= models
+    for s in summaries:
+        assert s.title and s.cwd and s.cwd.startswith("/home/dev/src/")
+        assert s.bad_lines == 0 and not s.torn_tail
+        assert len(s.usage_history) >= 3
+    assert max(s.records for s in summaries) >= 500  # a couple of medium sessions
+
+
+def test_usage_grows_within_each_segment(home: DemoHome) -> None:
+    for path in home.sessions:
+        summary = _summary(path, _provider(home, path))
+        values = [u.context_tokens for u in summary.usage_history]
+        drops = sum(b < a for a, b in pairwise(values))
+        assert drops <= len(summary.compactions)
+        assert values[-1] > values[0] or summary.compactions
+
+
+def test_appender_grows_live_sessions_with_whole_lines(home: DemoHome) -> None:
+    appender = DemoAppender(home, seed=7)
+    provider = {p: _provider(home, p) for p in home.live_paths}
+    before = {p: _summary(p, provider[p]).context_tokens or 0 for p in home.live_paths}
+    for tick in range(4):
+        sizes = {p: p.stat().st_size for p in home.live_paths}
+        written = appender.tick(NOW + 1 + tick)
+        assert sorted(written) == sorted(home.live_paths)
+        for path in home.live_paths:
+            data = path.read_bytes()
+            added = data[sizes[path] :]
+            assert added.endswith(b"\n") and len(added) > 200
+            for line in added.splitlines():
+                assert isinstance(json.loads(line), dict)
+            after = _summary(path, provider[path]).context_tokens or 0
+            assert 1_000 < after - before[path] < 12_000
+            before[path] = after
+
+
+def test_appender_chains_claude_records(home: DemoHome) -> None:
+    claude = home.live_paths[0]
+    leaf = [r for r in _records(claude) if "uuid" in r][-1]["uuid"]
+    DemoAppender(home, seed=3).tick(NOW + 2)
+    new = [r for r in _records(claude) if "uuid" in r]
+    uuids = [r["uuid"] for r in new]
+    start = uuids.index(leaf) + 1
+    assert new[start]["parentUuid"] == leaf
+    assert all(new[i]["parentUuid"] == uuids[i - 1] for i in range(start + 1, len(new)))
+
+
+def test_appender_survives_a_compaction(home: DemoHome) -> None:
+    """Growing far enough compacts (as the CLIs do) and growth continues afterwards."""
+    appender = DemoAppender(home, seed=7)
+    for tick in range(45):
+        appender.tick(NOW + tick)
+    for path in home.live_paths:
+        summary = _summary(path, _provider(home, path))
+        assert summary.bad_lines == 0 and not summary.torn_tail
+        assert len(summary.compactions) >= 1
+        values = [u.context_tokens for u in summary.usage_history]
+        drop = next(i for i in range(1, len(values)) if values[i] < values[i - 1] - 50_000)
+        assert values[drop:] == sorted(values[drop:])  # growing again after the compaction
+        assert values[-1] > values[drop]
+
+
+def test_default_demo_root_is_fresh() -> None:
+    root = default_demo_root()
+    try:
+        assert root.is_dir() and root.name.startswith("gobtui-demo-") and not os.listdir(root)
+    finally:
+        root.rmdir()

@@ -1,0 +1,89 @@
+"""Snapshot tests of every dashboard screen at 80x24 and 120x36, on the frozen demo home."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+from textual.pilot import Pilot
+
+from gobtui.app import GobtuiApp
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
+
+
+async def loaded(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, GobtuiApp)
+    await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_sessions_screen(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    size: tuple[int, int],
+) -> None:
+    assert snap_compare(demo_app_factory(), terminal_size=size, run_before=loaded)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_sessions_sorted_by_occupancy_second_row(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    size: tuple[int, int],
+) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await loaded(pilot)
+        await pilot.press("s", "down")
+        await pilot.pause()
+
+    assert snap_compare(demo_app_factory(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_codex_only_with_text_filter(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    size: tuple[int, int],
+) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await loaded(pilot)
+        await pilot.press("f", "f", "slash")
+        await pilot.press(*"gpt")
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(demo_app_factory(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_screen(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    size: tuple[int, int],
+) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await loaded(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(demo_app_factory(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_empty_home(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    size: tuple[int, int],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    empty = tmp_path_factory.mktemp("empty-home")
+    (empty / "claude").mkdir()
+    (empty / "codex").mkdir()
+    app = demo_app_factory(
+        demo=False, claude_home=str(empty / "claude"), codex_home=str(empty / "codex")
+    )
+    assert snap_compare(app, terminal_size=size, run_before=loaded)
