@@ -27,7 +27,7 @@ import orjson
 from adapters.jsonl import LineCursor
 from adapters.paths import cache_dir
 from adapters.providers import state_class
-from adapters.reader import PARSER_VERSION, FileCursor, TailState
+from adapters.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
 from core.model import Coverage, Provider, SessionSummary
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,10 @@ class CachedCursor:
     cursor: FileCursor
     summary: SessionSummary | None
     """The summary stored with the cursor (validating it is cheaper than rebuilding it)."""
+
+
+def _body_key(path: str) -> str:
+    return path + "\x00body"
 
 
 class UnsafeCacheValue(Exception):
@@ -112,10 +116,10 @@ def _move_aside(directory: Path) -> None:
 
 def _summary_of(cursor: FileCursor, data: Any) -> SessionSummary | None:
     """The stored summary when it belongs to this very cursor; else None (rebuilt later)."""
-    if not isinstance(data, dict):
+    if not isinstance(data, str):
         return None
     try:
-        summary = SessionSummary.model_validate(data)
+        summary = SessionSummary.model_validate_json(data)
     except ValueError:  # pydantic's ValidationError is a ValueError
         return None
     same = (summary.path, summary.bytes, summary.records, summary.provider)
@@ -154,6 +158,9 @@ class SummaryCache:
             size_limit=self._size_limit,
             eviction_policy="least-recently-stored",
             statistics=0,
+            # diskcache re-applies its stored disk_* settings on open, overriding the Disk's
+            # own: without this, values over 32 KiB go to files, which JsonOnlyDisk refuses.
+            disk_min_file_size=2**62,
         )
         cache.get("")  # touch the Cache table now, so damage shows here and not later
         return cache
@@ -175,28 +182,67 @@ class SummaryCache:
             return None
 
     def get(self, path: str) -> FileCursor | None:
+        """The whole cursor (body decoded)."""
         entry = self.get_entry(path)
-        return entry.cursor if entry is not None else None
+        return entry.cursor.loaded() if entry is not None else None
 
     def get_entry(self, path: str) -> CachedCursor | None:
-        if self._cache is None:
-            return None
-        try:
-            raw = self._cache.get(path)
-        except (UnsafeCacheValue, sqlite3.Error, OSError, diskcache.Timeout) as error:
-            log.warning("dropping cache entry for %s: %s", path, error)
-            self.delete(path)
-            return None
+        """The cursor's head (stat figures and summary); its body is decoded only on use."""
+        raw = self._fetch(path)
         if raw is None:
             return None
         try:
-            return self._decode(path, raw)
+            return self._decode_head(path, raw)
         except Exception as error:  # untrusted bytes: any failure is a miss
             log.debug("dropping cache entry for %s: %r", path, error)
             self.delete(path)
             return None
 
-    def _decode(self, path: str, raw: bytes) -> CachedCursor:
+    def _fetch(self, key: str) -> bytes | None:
+        if self._cache is None:
+            return None
+        try:
+            raw = self._cache.get(key)
+        except (UnsafeCacheValue, sqlite3.Error, OSError, diskcache.Timeout) as error:
+            log.warning("dropping cache entry for %s: %s", key, error)
+            self.delete(key)
+            return None
+        return raw if isinstance(raw, bytes) else None
+
+    def _decode_head(self, path: str, raw: bytes) -> CachedCursor:
+        data = orjson.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        if data.get("parser_version") != PARSER_VERSION or data.get("path") != path:
+            raise ValueError("stale entry")
+        provider = Provider(data["provider"])
+        state_class_ = self._state_for(provider)
+        cursor = FileCursor(
+            provider=provider,
+            path=path,
+            inode=int(data["inode"]),
+            size=int(data["size"]),
+            mtime_ns=int(data["mtime_ns"]),
+            lines=LineCursor(),
+            state=state_class_(path),
+            records=int(data["records"]),
+            body=lambda: self._load_body(path, provider),
+        )
+        return CachedCursor(cursor, _summary_of(cursor, data.get("summary_json")))
+
+    def _load_body(self, path: str, provider: Provider) -> FileCursor:
+        """The whole cursor; when its body is gone or damaged, a cold read of the file."""
+        raw = self._fetch(_body_key(path))
+        if raw is not None:
+            try:
+                return self._decode_body(path, raw)
+            except Exception as error:  # untrusted bytes: any failure is a miss
+                log.debug("dropping cache body for %s: %r", path, error)
+                self.delete(path)
+        factory = self._state_for(provider)
+        return open_cursor(path, provider, factory)  # type: ignore[arg-type]
+
+    def _decode_body(self, path: str, raw: bytes) -> FileCursor:
         data = orjson.loads(raw)
         if not isinstance(data, dict):
             raise ValueError("not an object")
@@ -208,7 +254,7 @@ class SummaryCache:
         if min(lines.offset, lines.line_index, lines.skipping, size) < 0 or lines.read_pos > size:
             raise ValueError("inconsistent offsets")
         state = self._state_for(provider).from_json(path, data["state"])
-        cursor = FileCursor(
+        return FileCursor(
             provider=provider,
             path=path,
             inode=int(data["inode"]),
@@ -220,38 +266,52 @@ class SummaryCache:
             bad_reasons=Counter({str(k): int(v) for k, v in data["bad_reasons"].items()}),
             coverage=Coverage(data["coverage"]),
         )
-        return CachedCursor(cursor, _summary_of(cursor, data.get("summary")))
 
     def put(self, cursor: FileCursor, summary: SessionSummary | None = None) -> None:
         self.put_many([(cursor, summary)])
 
     def put_many(self, items: Iterable[tuple[FileCursor, SessionSummary | None]]) -> None:
-        """Store cursors (with their summaries) in one short transaction."""
+        """Store cursors (head with the summary, and body) in one short transaction."""
         if self._cache is None:
             return
         values: list[tuple[str, bytes]] = []
         for cursor, summary in items:
-            data = cursor.to_json()
+            body = cursor.to_json()
+            head = {
+                key: body[key]
+                for key in (
+                    "parser_version",
+                    "provider",
+                    "path",
+                    "inode",
+                    "size",
+                    "mtime_ns",
+                    "records",
+                )
+            }
             if summary is not None:
-                data["summary"] = orjson.Fragment(summary.model_dump_json())
+                # Kept as a JSON string: pydantic validates JSON faster than parsed dicts.
+                head["summary_json"] = summary.model_dump_json()
             try:
-                values.append((cursor.path, orjson.dumps(data)))
+                values.append((cursor.path, orjson.dumps(head)))
+                values.append((_body_key(cursor.path), orjson.dumps(body)))
             except TypeError as error:
                 log.warning("not caching %s: %s", cursor.path, error)
         if not values:
             return
         try:
             with self._cache.transact():
-                for path, value in values:
-                    self._cache.set(path, value)
+                for key, value in values:
+                    self._cache.set(key, value)
         except (sqlite3.Error, OSError, diskcache.Timeout) as error:
-            log.warning("not caching %d cursors: %s", len(values), error)
+            log.warning("not caching %d cursors: %s", len(values) // 2, error)
 
     def delete(self, path: str) -> None:
         if self._cache is None:
             return
         try:
             self._cache.delete(path)
+            self._cache.delete(_body_key(path))
         except (UnsafeCacheValue, sqlite3.Error, OSError, diskcache.Timeout) as error:
             log.warning("cache delete of %s failed: %s", path, error)
 

@@ -64,14 +64,18 @@ def decode_line(line: bytes) -> Record | BadLine:
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError:
-            return BadLine.NOT_UTF8
-        return BadLine.NOT_JSON
-    if not isinstance(value, dict):
+        return _not_json(line)
+    if type(value) is not dict:  # orjson makes exact dicts
         return BadLine.NOT_OBJECT
     return value
+
+
+def _not_json(line: bytes) -> BadLine:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return BadLine.NOT_UTF8
+    return BadLine.NOT_JSON
 
 
 LineEvent = tuple[int, int, "Record | BadLine"]
@@ -79,18 +83,21 @@ LineEvent = tuple[int, int, "Record | BadLine"]
 
 
 def feed_bytes(cursor: LineCursor, chunk: bytes, at_eof: bool) -> Iterator[LineEvent]:
-    """Advance `cursor` over `chunk` (the bytes at cursor.read_pos), yielding finished lines."""
-    start = 0
+    """Advance `cursor` over `chunk` (the bytes at cursor.read_pos), yielding finished lines.
+
+    The cursor is up to date with every line yielded so far when a line is yielded.
+    """
     if cursor.absorb_newline and chunk:
         cursor.absorb_newline = False
         if chunk[:1] == b"\n":
             cursor.offset += 1
-            start = 1
-    n = len(chunk)
-    while start < n:
-        nl = chunk.find(b"\n", start)
-        if nl < 0:
-            rest = chunk[start:]
+            chunk = chunk[1:]
+    if chunk:
+        pieces = chunk.split(b"\n")  # one C call; the last piece is the unfinished line
+        rest = pieces.pop()
+        if pieces:
+            yield from _finish_lines(cursor, pieces)
+        if rest:
             if cursor.skipping:
                 cursor.skipping += len(rest)
             elif len(cursor.partial) + len(rest) > MAX_LINE_BYTES:
@@ -98,27 +105,6 @@ def feed_bytes(cursor: LineCursor, chunk: bytes, at_eof: bool) -> Iterator[LineE
                 cursor.partial = b""
             else:
                 cursor.partial += rest
-            break
-        piece = chunk[start:nl]
-        start = nl + 1
-        index = cursor.line_index
-        cursor.line_index += 1
-        if cursor.skipping:
-            length = cursor.skipping + len(piece)
-            cursor.offset += length + 1
-            cursor.skipping = 0
-            yield index, length, BadLine.TOO_LONG
-            continue
-        line = cursor.partial + piece if cursor.partial else piece
-        cursor.partial = b""
-        cursor.offset += len(line) + 1
-        if len(line) > MAX_LINE_BYTES:
-            yield index, len(line), BadLine.TOO_LONG
-            continue
-        stripped = line.strip()
-        if not stripped:
-            continue
-        yield index, len(line), decode_line(stripped)
     if at_eof and cursor.partial and not cursor.skipping:
         decoded = decode_line(cursor.partial.strip())
         if isinstance(decoded, dict):
@@ -129,6 +115,47 @@ def feed_bytes(cursor: LineCursor, chunk: bytes, at_eof: bool) -> Iterator[LineE
             cursor.partial = b""
             cursor.absorb_newline = True
             yield index, length, decoded
+
+
+def _finish_lines(cursor: LineCursor, lines: list[bytes]) -> Iterator[LineEvent]:
+    """The events of `lines`, each ended by a newline; the first continues cursor.partial."""
+    index = cursor.line_index
+    if cursor.skipping:
+        length = cursor.skipping + len(lines[0])
+        cursor.line_index = index + 1
+        cursor.offset += length + 1
+        cursor.skipping = 0
+        yield index, length, BadLine.TOO_LONG
+        del lines[0]
+        index += 1
+    elif cursor.partial:
+        lines[0] = cursor.partial + lines[0]
+        cursor.partial = b""
+    offset = cursor.offset
+    limit = MAX_LINE_BYTES
+    loads = orjson.loads
+    error = orjson.JSONDecodeError
+    for line in lines:
+        length = len(line)
+        offset += length + 1
+        if length > limit:
+            cursor.line_index = index + 1
+            cursor.offset = offset
+            yield index, length, BadLine.TOO_LONG
+        else:
+            stripped = line.strip()
+            if stripped:
+                cursor.line_index = index + 1
+                cursor.offset = offset
+                try:
+                    value = loads(stripped)
+                except error:
+                    yield index, length, _not_json(stripped)
+                else:
+                    yield index, length, value if type(value) is dict else BadLine.NOT_OBJECT
+        index += 1
+    cursor.line_index = index
+    cursor.offset = offset
 
 
 def torn_tail(cursor: LineCursor) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -60,6 +61,9 @@ class TailStateFactory(Protocol):
     def __call__(self, path: str) -> TailState: ...
 
 
+BodyLoader = Callable[[], "FileCursor"]
+
+
 @dataclass(slots=True)
 class FileCursor:
     provider: Provider
@@ -72,8 +76,18 @@ class FileCursor:
     records: int = 0
     bad_reasons: Counter[str] = field(default_factory=Counter)
     coverage: Coverage = Coverage.FULL
+    body: BodyLoader | None = None
+    """Set on a cursor restored from the cache without its body (lines, state, counts):
+    a warm start of an unchanged file needs only the stat figures, so decoding the rest
+    waits until the file changes (see `loaded`)."""
+
+    def loaded(self) -> FileCursor:
+        """This cursor with its body: itself, or the full cursor decoded from the cache."""
+        return self if self.body is None else self.body()
 
     def summary(self) -> SessionSummary:
+        if self.body is not None:
+            return self.body().summary()
         return self.state.summary(
             path=self.path,
             size=self.size,
@@ -93,6 +107,8 @@ class FileCursor:
                 self.state.feed(decoded, length)
 
     def to_json(self) -> dict[str, Any]:
+        if self.body is not None:
+            return self.body().to_json()
         return {
             "parser_version": PARSER_VERSION,
             "provider": self.provider.value,
@@ -112,8 +128,11 @@ def _read_range(fd: int, start: int, end: int) -> bytes:
     return os.pread(fd, max(0, end - start), start)
 
 
-def open_cursor(path: str, provider: Provider, make_state: TailStateFactory) -> FileCursor:
-    """A cold read: the whole file when small, else its head and a tail that holds usage."""
+def open_cursor(
+    path: str, provider: Provider, make_state: TailStateFactory, *, full: bool = False
+) -> FileCursor:
+    """A cold read: the whole file when small (or `full`), else its head and a tail that
+    holds the latest usage (what the board needs first; history in between comes later)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         st = os.fstat(fd)
@@ -126,7 +145,7 @@ def open_cursor(path: str, provider: Provider, make_state: TailStateFactory) -> 
             lines=LineCursor(),
             state=make_state(path),
         )
-        if st.st_size <= FULL_READ_MAX_BYTES:
+        if full or st.st_size <= FULL_READ_MAX_BYTES:
             _read_to_end(fd, cursor, st.st_size)
             return cursor
         cursor.feed(_read_range(fd, 0, HEAD_SCAN_BYTES), at_eof=False)
@@ -167,6 +186,7 @@ def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:
         and st.st_mtime_ns == cursor.mtime_ns
     ):
         return cursor, False
+    cursor = cursor.loaded()
     if st.st_ino != cursor.inode or st.st_size < cursor.lines.read_pos:
         fresh = open_cursor(cursor.path, cursor.provider, _state_factory_of(cursor))
         return fresh, True

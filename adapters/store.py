@@ -28,7 +28,7 @@ from adapters.discovery import (
 from adapters.paths import Homes
 from adapters.providers import state_class
 from adapters.reader import FileCursor, TailStateFactory, advance, open_cursor
-from core.model import Provider, SessionSummary, SubagentRef
+from core.model import Coverage, Provider, SessionSummary, SubagentRef
 
 log = logging.getLogger(__name__)
 
@@ -333,6 +333,49 @@ class SessionStore:
         )
 
     # -- queries -------------------------------------------------------------------------
+
+    # -- completing head+tail summaries ----------------------------------------------------
+
+    def partial_paths(self) -> list[str]:
+        """Files summarised from their head and tail only, smallest first."""
+        with self._lock:
+            partial = [
+                e for e in self._entries.values() if e.summary.coverage is Coverage.HEAD_TAIL
+            ]
+            return [
+                e.found.path for e in sorted(partial, key=lambda e: (e.summary.bytes, e.found.path))
+            ]
+
+    def complete(self, paths: Iterable[str]) -> StoreChanges:
+        """Read these files whole, so history, compactions and counts cover every record.
+
+        The reading happens outside the lock (a big file takes a while and the watcher must
+        not wait); the result is brought up to date and swapped in under it.
+        """
+        done: list[tuple[str, FileCursor]] = []
+        for path in paths:
+            entry = self._entries.get(path)
+            if entry is None or entry.summary.coverage is not Coverage.HEAD_TAIL:
+                continue
+            factory = cast(TailStateFactory, self._state_for(entry.found.provider))
+            try:
+                done.append((path, open_cursor(path, entry.found.provider, factory, full=True)))
+            except OSError:
+                continue
+        with self._lock:
+            touched: set[str] = set()
+            for path, cursor in done:
+                entry = self._entries.get(path)
+                if entry is None:
+                    continue
+                try:
+                    cursor, _changed = advance(cursor)
+                except OSError:
+                    continue
+                self._entries[path] = _Entry(entry.found, cursor, cursor.summary())
+                touched.add(path)
+            self._write_back([self._entries[p] for p in sorted(touched)])
+            return self._rebuild(touched) if touched else StoreChanges()
 
     def all(self) -> list[SessionSummary]:
         """Top-level sessions, sorted by path."""

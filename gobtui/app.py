@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -12,11 +13,13 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from adapters.cache import SummaryCache
 from adapters.paths import Homes, cache_dir, resolve_homes
 from adapters.store import SessionStore
 from adapters.watcher import watch_changes, watch_roots
+from core.limits import COMPLETE_MAX_BYTES
 from core.model import SessionSummary
 from gobtui.commands import SessionCommands
 from gobtui.config import AppConfig
@@ -26,6 +29,9 @@ from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
+
+HISTORY_POST_SECS = 0.5
+"""Completed histories reach the board in batches at most this often."""
 
 ExternalRunner = Callable[[list[str], str | None], int]
 
@@ -58,7 +64,11 @@ class GobtuiApp(App[None]):
         self.demo_home = demo_home
         self.appender = DemoAppender(demo_home, config.demo_seed) if demo_home else None
         self.first_paint = asyncio.Event()
-        self.sessions_screen = SessionsScreen(config.policy, demo=demo_home is not None)
+        self.history_complete = asyncio.Event()
+        """Set once every head+tail summary has been read whole (see complete_history)."""
+        self.sessions_screen = SessionsScreen(
+            config.policy, config.clock, demo=demo_home is not None
+        )
         self.runner: ExternalRunner = run_external
         self._stop_watch = asyncio.Event()
 
@@ -89,6 +99,32 @@ class GobtuiApp(App[None]):
             return
         self.post_message(SessionsScanned(summaries))
 
+    @work(thread=True, exclusive=True, group="history")
+    def complete_history(self) -> None:
+        """Read whole, in the background, the files first summarised from head and tail,
+        so sparklines and compaction marks cover the whole session. Smallest first."""
+        worker = get_current_worker()
+        pending = [p for p in self.store.partial_paths() if self._completable(p)]
+        batch: list[SessionSummary] = []
+        removed: list[str] = []
+        last_post = time.monotonic()
+        for path in pending:
+            if worker.is_cancelled:
+                return
+            changes = self.store.complete([path])
+            batch.extend(changes.changed)
+            removed.extend(changes.removed)
+            if batch and time.monotonic() - last_post > HISTORY_POST_SECS:
+                self.post_message(SessionsChanged(batch, removed))
+                batch, removed, last_post = [], [], time.monotonic()
+        if batch or removed:
+            self.post_message(SessionsChanged(batch, removed))
+        self.call_from_thread(self.history_complete.set)
+
+    def _completable(self, path: str) -> bool:
+        summary = self.store.get(path)
+        return summary is not None and summary.bytes <= COMPLETE_MAX_BYTES
+
     @work(exclusive=True, group="watcher")
     async def watch_sessions(self) -> None:
         roots = watch_roots(self.homes)
@@ -113,6 +149,7 @@ class GobtuiApp(App[None]):
     @on(SessionsScanned)
     def _scanned(self, message: SessionsScanned) -> None:
         self.sessions_screen.replace_all(message.summaries, self.config.clock())
+        self.complete_history()
         if self.config.watch:
             self.watch_sessions()
 

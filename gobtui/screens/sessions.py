@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -24,6 +26,8 @@ from core.model import Provider, SessionSummary
 from gobtui import format as fmt
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.sessions_table import SessionsTable
+
+TICK_SLACK_SECS = 5.0
 
 
 class SessionsScreen(Screen[None]):
@@ -80,9 +84,12 @@ class SessionsScreen(Screen[None]):
     sort_key: reactive[SortKey] = reactive(SortKey.ACTIVITY)
     filter_text: reactive[str] = reactive("")
 
-    def __init__(self, policy: BoardPolicy, *, demo: bool = False) -> None:
+    def __init__(
+        self, policy: BoardPolicy, clock: Callable[[], float], *, demo: bool = False
+    ) -> None:
         super().__init__()
         self.policy = policy
+        self.clock = clock
         self.demo = demo
         self.summaries: dict[str, SessionSummary] = {}
         self.rows: dict[str, BoardRow] = {}
@@ -94,7 +101,7 @@ class SessionsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="status")
         yield Input(placeholder="/ filter by project, title, id, model…", id="filter", compact=True)
-        yield SessionsTable(id="sessions")
+        yield SessionsTable(self.clock, id="sessions")
         yield Static(id="empty")
         yield DetailPane(id="detail")
         yield Footer(compact=True)
@@ -135,12 +142,27 @@ class SessionsScreen(Screen[None]):
         return crossed
 
     def tick(self, now: float) -> None:
-        """The clock moved: ages, live flags and ETAs change; summaries do not."""
+        """The clock moved: ages repaint; live flags and ETAs change only for recent sessions."""
         if now == self.now:
             return
         self.now = now
-        self.rows = {p: build_row(s, self.policy, now) for p, s in self.summaries.items()}
-        self.refresh_table()
+        # Only a session written within the live window (plus slack) can change its live
+        # flag, burn or ETA; every other row stays as it is and merely repaints its age.
+        recent = now - self.policy.hot_secs - TICK_SLACK_SECS
+        changed: list[BoardRow] = []
+        flipped = False
+        for path, summary in self.summaries.items():
+            if summary.mtime < recent:
+                continue
+            row = build_row(summary, self.policy, now)
+            flipped = flipped or row.live != self.rows[path].live
+            self.rows[path] = row
+            changed.append(row)
+        if flipped:
+            self.refresh_table()
+        elif self.composed:
+            self.query_one(SessionsTable).update_rows(changed)
+            self._show_selected()
 
     def visible_rows(self) -> list[BoardRow]:
         shown = filter_rows(
@@ -163,7 +185,11 @@ class SessionsScreen(Screen[None]):
             empty.update(self._empty_message())
         self._render_status()
         self._show_selected()
-        if self.loaded and not self.painted:
+        self._maybe_first_paint()
+
+    @on(SessionsTable.LaidOut)
+    def _maybe_first_paint(self) -> None:
+        if self.loaded and not self.painted and self.query_one(SessionsTable).laid_out:
             self.painted = True
             self.post_message(self.FirstPaint())
 

@@ -23,15 +23,20 @@ def occupancy_bar(row: BoardRow, width: int, styles: BandStyles) -> Text:
         text.append(fmt.ellipsize(label, width + 5).ljust(width + 5), styles.muted)
         return text
     filled = min(width, round(row.occupancy * width))
-    marker = row.trigger_share
-    mark_at = None if marker is None else min(width - 1, max(0, round(marker * width) - 1))
+    share = row.trigger_share
+    mark_at = width if share is None else min(width - 1, max(0, round(share * width) - 1))
     band_style = styles.for_band(row.band)
-    for i in range(width):
-        if i == mark_at:
-            text.append(TRIGGER, styles.alert if row.over_trigger else styles.accent)
-        elif i < filled:
-            text.append(FILLED, band_style)
-        else:
-            text.append(EMPTY, styles.muted)
+
+    def run(start: int, end: int) -> None:
+        full = min(max(0, filled - start), end - start)
+        if full:
+            text.append(FILLED * full, band_style)
+        if end - start - full:
+            text.append(EMPTY * (end - start - full), styles.muted)
+
+    run(0, mark_at)
+    if mark_at < width:
+        text.append(TRIGGER, styles.alert if row.over_trigger else styles.accent)
+        run(mark_at + 1, width)
     text.append(f"{fmt.percent(row.occupancy):>5}", band_style)
     return text

@@ -295,12 +295,34 @@ def test_undecodable_values_are_misses(cache_path: Path, cursor: FileCursor, val
 
 
 def test_inconsistent_offsets_are_misses(cache_path: Path, cursor: FileCursor) -> None:
-    SummaryCache(cache_path).close()
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put(cursor)
     data = cursor.to_json()
     data["lines"]["offset"] = cursor.size + 10
-    put_raw(cache_path, cursor.path, orjson.dumps(data))
+    put_raw(cache_path, cursor.path + "\x00body", orjson.dumps(data))
     with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
-        assert cache.get(cursor.path) is None
+        # The head still matches the file, so the damage shows only when the body is
+        # needed: it is dropped and the file read afresh, never trusted.
+        restored = cache.get(cursor.path)
+        assert restored is not None
+        assert restored.lines.offset == cursor.lines.offset != cursor.size + 10
+    with diskcache.Cache(str(cache_path), disk=JsonOnlyDisk) as raw:
+        assert cursor.path + "\x00body" not in raw
+
+
+def test_warm_entries_decode_their_body_only_when_needed(cache_path: Path, cursor: FileCursor) -> None:
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put(cursor)
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        entry = cache.get_entry(cursor.path)
+        assert entry is not None and entry.cursor.body is not None
+        assert (entry.cursor.inode, entry.cursor.size, entry.cursor.mtime_ns) == (
+            cursor.inode,
+            cursor.size,
+            cursor.mtime_ns,
+        )
+        full = entry.cursor.loaded()
+        assert full.body is None and full.to_json() == cursor.to_json()
 
 
 def test_closed_cache_is_inert(cache_path: Path, cursor: FileCursor) -> None:

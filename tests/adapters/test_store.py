@@ -252,7 +252,16 @@ def test_claude_subagents_nest_under_their_parent(
         assert parent.session_id == SPOTTER and not parent.is_subagent
         refs = {ref.agent_id: ref for ref in parent.subagents}
         assert sorted(refs) == ["a2898e3", "acompact-e1f845"]
-        assert refs["a2898e3"].records == 144 and refs["a2898e3"].context_tokens
+        # The 297 kB subagent file is first read from its head and tail only ...
+        assert 0 < refs["a2898e3"].records < 144 and refs["a2898e3"].context_tokens == 71258
+        assert store.partial_paths()[0].endswith("agent-a2898e3.jsonl")
+        # ... and completed on demand: every record counted, the parent handed back.
+        changes = store.complete(store.partial_paths())
+        assert [s.path for s in changes.changed] == [str(proj / f"{SPOTTER}.jsonl")]
+        assert store.partial_paths() == []
+        parent = store.all()[0]
+        refs = {ref.agent_id: ref for ref in parent.subagents}
+        assert refs["a2898e3"].records == 144 and refs["a2898e3"].context_tokens == 71258
         assert top[1].subagents == []
         # A changed subagent brings back its parent, with the refreshed list.
         sub = proj / SPOTTER / "subagents" / "agent-a2898e3.jsonl"

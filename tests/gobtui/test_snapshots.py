@@ -17,6 +17,7 @@ async def loaded(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, GobtuiApp)
     await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+    await asyncio.wait_for(app.history_complete.wait(), timeout=30)
     await pilot.pause()
 
 
