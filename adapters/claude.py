@@ -8,9 +8,12 @@ the newest usage samples and compactions.
 
 from __future__ import annotations
 
+import gc
 import os
+import re
 from collections import Counter, OrderedDict, deque
 from collections.abc import Container
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from adapters.claude_items import ItemBuilder, collapse, has_tool_result, user_text
@@ -49,29 +52,39 @@ _USAGE_KEYS = (
 )
 _LEAF_TYPES = frozenset({"user", "assistant", "attachment"})
 _SYNTHETIC_MODEL = "<synthetic>"
+_ISO_MILLIS_Z = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", re.ASCII)
+"""The shape Claude Code writes timestamps in; its minute prefix is [:17]."""
+_SECONDS = {f"{s:02d}.": s * 1_000_000 for s in range(60)}
+_MILLIS = {f"{m:03d}Z": m * 1000 for m in range(1000)}
+"""The rest of that shape after the minute, in microseconds: "SS." and "mmmZ"."""
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def _count(value: Any) -> int | None:
+    return value if type(value) is int and value >= 0 else None
 
 
 def _usage_of(message: dict[str, Any]) -> Usage | None:
     """The four context components of a real usage, or None when there is none."""
     usage = message.get("usage")
-    if not isinstance(usage, dict) or message.get("model") == _SYNTHETIC_MODEL:
+    if type(usage) is not dict or message.get("model") == _SYNTHETIC_MODEL:
         return None
-    values: list[int | None] = []
-    present = False
-    for key in _USAGE_KEYS:
-        if key in usage:
-            present = True
-            value = usage[key]
-            values.append(value if type(value) is int and value >= 0 else None)
-        else:
-            values.append(0)  # an absent component (older builds): nothing was charged
-    if not present:
+    get = usage.get  # an absent component (older builds) counts 0: nothing was charged
+    values = (
+        _count(get("input_tokens", 0)),
+        _count(get("cache_creation_input_tokens", 0)),
+        _count(get("cache_read_input_tokens", 0)),
+        _count(get("output_tokens", 0)),
+    )
+    if values == (0, 0, 0, 0) and not any(key in usage for key in _USAGE_KEYS):
         return None
-    return values[0], values[1], values[2], values[3]
+    return values
 
 
 def _total(usage: Usage) -> int:
-    return sum(v for v in usage if v is not None)
+    a, b, c, d = usage
+    return (a or 0) + (b or 0) + (c or 0) + (d or 0)
 
 
 def _subagent_of(path: str) -> tuple[str, str] | None:
@@ -123,12 +136,15 @@ class ClaudeState:
         self._hi_raw = ""
         self._ts_len = -1
         """Their common length, -1 when the fast path is off."""
+        self._minute = ""
+        """The minute prefix of the last timestamp of the common shape parsed, and its time in
+        microseconds (seconds and milliseconds taken off): a memo for `_ts`, never saved."""
+        self._minute_us = 0
         self._anon = 0
 
     # -- feeding -------------------------------------------------------------------------
 
     def feed(self, record: Record, line_len: int) -> None:
-        kind = record.get("type")
         raw_ts = record.get("timestamp")
         if raw_ts is not None and (
             type(raw_ts) is not str
@@ -137,10 +153,15 @@ class ClaudeState:
             or not self._lo_raw <= raw_ts <= self._hi_raw
         ):
             self._note_ts(raw_ts)
+        kind = record.get("type")
         uuid = record.get("uuid")
         if kind == "progress":  # ~70% of lines; only their links matter (others chain to them)
             if type(uuid) is str:
-                self._link(uuid, record.get("parentUuid"), None, False)
+                parent = record.get("parentUuid")
+                links = self.links
+                links[uuid] = (parent if type(parent) is str else None, None, False)
+                if len(links) > RECENT_LINK_WINDOW:
+                    links.popitem(False)
             return
         if self.session_id is None:
             sid = record.get("sessionId")
@@ -178,8 +199,24 @@ class ClaudeState:
             self.prompt_leaf = None
         self._link(uuid, record.get("parentUuid"), usage, boundary)
 
-    def _note_ts(self, raw: Any) -> None:
+    def _ts(self, raw: Any) -> float | None:
+        """parse_ts(raw); one of the common shape in the minute of the last one is cheap."""
+        if type(raw) is str and raw[:17] == self._minute:
+            sec = _SECONDS.get(raw[17:20])
+            milli = _MILLIS.get(raw[20:])
+            if sec is not None and milli is not None:
+                # as datetime.timestamp() does: whole microseconds / 10**6, one rounding
+                return (self._minute_us + sec + milli) / 1_000_000
         ts = parse_ts(raw)
+        if ts is not None and type(raw) is str and _ISO_MILLIS_Z.fullmatch(raw):
+            exact = datetime.fromisoformat(raw[:-1] + "+00:00") - _EPOCH
+            self._minute = raw[:17]
+            self._minute_us = exact // _MICROSECOND - int(raw[17:19]) * 1_000_000
+            self._minute_us -= int(raw[20:23]) * 1000
+        return ts
+
+    def _note_ts(self, raw: Any) -> None:
+        ts = self._ts(raw)
         if ts is None:
             return
         # ISO strings of one shape ("...T...Z", one length) order like their instants: feed
@@ -199,11 +236,11 @@ class ClaudeState:
         # A repeated uuid keeps its old place (eviction a little early) but its newest value.
         links[uuid] = (parent if type(parent) is str else None, usage, boundary)
         if len(links) > RECENT_LINK_WINDOW:
-            links.popitem(last=False)
+            links.popitem(False)
 
     def _assistant(self, record: Record, uuid: str) -> Usage | None:
         message = record.get("message")
-        if not isinstance(message, dict):
+        if type(message) is not dict:
             return None
         usage = _usage_of(message)
         if usage is None:
@@ -219,7 +256,7 @@ class ClaudeState:
             self._anon += 1
             key = f"#{uuid}#{self._anon}"
         sample = self.history.get(key)
-        ts = sample[0] if sample else parse_ts(record.get("timestamp"))
+        ts = sample[0] if sample else self._ts(record.get("timestamp"))
         # Streaming-split records repeat one response's usage: one sample, newest figures.
         self.history[key] = (ts, _total(usage))
         if len(self.history) > USAGE_HISTORY_MAX:
@@ -247,7 +284,7 @@ class ClaudeState:
         trigger = meta.get("trigger")
         self.compactions.append(
             (
-                parse_ts(record.get("timestamp")),
+                self._ts(record.get("timestamp")),
                 pre if type(pre) is int else None,
                 trigger if isinstance(trigger, str) else None,
             )
@@ -398,8 +435,21 @@ def parse_transcript(path: str) -> Transcript:
     The summary comes from a ClaudeState fed the very records the items come from, so the
     board's incremental figures and a full parse agree by construction.
     """
+    # Millions of acyclic objects: the cyclic GC would only rescan the growing item list.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(path)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _parse(path: str) -> Transcript:
     state = ClaudeState(path)
+    feed = state.feed
     builder = ItemBuilder()
+    add = builder.add
     parents: dict[str, str | None] = {}  # every link: the branch walk of a full parse
     lines = LineCursor()
     records = 0
@@ -409,23 +459,21 @@ def parse_transcript(path: str) -> Transcript:
         mtime = os.fstat(handle.fileno()).st_mtime_ns / 1e9
         while True:
             chunk = handle.read(READ_CHUNK_BYTES)
-            at_eof = not chunk
             size += len(chunk)
-            for index, length, decoded in feed_bytes(lines, chunk, at_eof):
+            for index, length, decoded in feed_bytes(lines, chunk, not chunk):
                 if isinstance(decoded, BadLine):
                     bad[decoded.value] += 1
                     continue
                 records += 1
-                state.feed(decoded, length)
-                kind = decoded.get("type")
+                feed(decoded, length)
                 uuid = decoded.get("uuid")
                 if type(uuid) is str:
                     parent = decoded.get("parentUuid")
-                    parents[uuid] = parent if isinstance(parent, str) else None
+                    parents[uuid] = parent if type(parent) is str else None
+                kind = decoded.get("type")
                 if kind != "progress":
-                    sidechain = decoded.get("isSidechain") is True
-                    builder.add(index, decoded, kind, sidechain)
-            if at_eof:
+                    add(index, decoded, kind, decoded.get("isSidechain") is True)
+            if not chunk:
                 break
     subagent = bool(state.subagent)
     builder.mark_branch(parents, state.leaf(parents), subagent)

@@ -12,14 +12,14 @@ from typing import Any
 
 import orjson
 
-from core.limits import ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
+from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import ItemKind, TranscriptItem
-from core.tokens import estimate_tokens
 
 PROMPT_SUMMARY_CHARS = 200
 TOOL_INPUT_CHARS = 80
 TOOL_OUTPUT_TAIL_CHARS = 120
 DEAD_SUFFIX = " (dead branch)"
+_UNKNOWN_TOOL = ("tool", "")
 SIDECHAIN_SUFFIX = " (sidechain)"
 
 
@@ -30,7 +30,26 @@ def cut(text: str, limit: int) -> str:
 
 def collapse(text: str, limit: int) -> str:
     """Whitespace collapsed, cut to `limit`. Only a prefix is scanned: texts can be huge."""
+    quick = limit + limit // 2
+    if len(text) > quick:
+        # The collapse of a prefix is a prefix of the collapse of the whole (a word it cuts
+        # short is a prefix of that word): once longer than `limit` it decides the cut.
+        head = " ".join(text[:quick].split())
+        if len(head) > limit:
+            return head[: limit - 1] + "…"
     return cut(" ".join(text[: limit * 4].split()), limit)
+
+
+def _collapsed_tail(text: str, limit: int) -> str:
+    """Whitespace collapsed, its last `limit` characters; "…" first when there was more."""
+    quick = limit + limit // 2
+    if len(text) > quick:
+        # as in collapse(): the collapse of a suffix is a suffix of the collapse of the whole
+        end = " ".join(text[-quick:].split())
+        if len(end) > limit:
+            return "…" + end[-limit:]
+    tail = " ".join(text.split())
+    return tail if len(tail) <= limit else "…" + tail[-limit:]
 
 
 def utf8_len(text: str) -> int:
@@ -78,8 +97,19 @@ def _result_texts(block: dict[str, Any]) -> tuple[list[str], bool]:
 
 
 def _estimate(record: dict[str, Any]) -> int:
-    payload = record.get("message", record)
-    return estimate_tokens(len(orjson.dumps(payload)))
+    # estimate_tokens() of a length that is never 0: a serialisation has a byte at least
+    return -(-len(orjson.dumps(record.get("message", record))) // CHARS_PER_TOKEN)
+
+
+def _shown_input(value: Any) -> str:
+    """A tool input as JSON, cut to TOOL_INPUT_CHARS; only a bounded prefix is decoded."""
+    try:
+        data = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: odd values are shown as nothing
+        return ""
+    # 4 bytes a character at most: this prefix holds more than TOOL_INPUT_CHARS characters
+    # whenever the whole does not fit (a character torn at its end is dropped).
+    return cut(data[: 4 * TOOL_INPUT_CHARS + 4].decode("utf-8", "ignore"), TOOL_INPUT_CHARS)
 
 
 class ItemBuilder:
@@ -135,10 +165,7 @@ class ItemBuilder:
         tid = block.get("id")
         name = block.get("name")
         name = name if isinstance(name, str) and name else "tool"
-        try:
-            shown = cut(orjson.dumps(block.get("input")).decode(), TOOL_INPUT_CHARS)
-        except TypeError:  # orjson.JSONEncodeError: odd values are shown as nothing
-            shown = ""
+        shown = _shown_input(block.get("input"))
         if not isinstance(tid, str):
             return "", name, shown
         self.tools[tid] = (name, shown)
@@ -146,18 +173,21 @@ class ItemBuilder:
 
     def _assistant(self, index: int, record: dict[str, Any]) -> TranscriptItem:
         message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        text: str | None = content if isinstance(content, str) else None
+        content = message.get("content") if type(message) is dict else None
+        text: str | None = content if type(content) is str else None
         names: list[str] = []
         ids: list[str] = []
         calls: list[str] = []
-        if isinstance(content, list):
+        if type(content) is list:
             for block in content:
-                if not isinstance(block, dict):
+                if type(block) is not dict:
                     continue
                 btype = block.get("type")
-                if btype == "text" and not text and isinstance(block.get("text"), str):
-                    text = block["text"].strip()
+                if btype == "text":
+                    if not text:
+                        value = block.get("text")
+                        if type(value) is str:
+                            text = value.strip()
                 elif btype == "tool_use":
                     tid, name, shown = self._tool(block)
                     if tid:
@@ -165,7 +195,7 @@ class ItemBuilder:
                     if name not in names:
                         names.append(name)
                         calls.append(f"{name}({shown})")
-        if text and text.strip():
+        if text and not text.isspace():
             summary: str | None = collapse(text, SUMMARY_MAX_CHARS)
         else:
             summary = cut("; ".join(calls), SUMMARY_MAX_CHARS) if calls else None
@@ -177,20 +207,26 @@ class ItemBuilder:
             summary=summary,
             tool_use_ids=tuple(ids),
         )
-        if isinstance(message, dict) and isinstance(message.get("id"), str):
-            self.msg_ids[len(self.items)] = message["id"]
+        if type(message) is dict:
+            msg_id = message.get("id")
+            if type(msg_id) is str:
+                self.msg_ids[len(self.items)] = msg_id
         return item
 
     def _user(self, index: int, record: dict[str, Any]) -> TranscriptItem:
         message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if not has_tool_result(content):
+        content = message.get("content") if type(message) is dict else None
+        results = (
+            [b for b in content if type(b) is dict and b.get("type") == "tool_result"]
+            if type(content) is list
+            else None
+        )
+        if not results:
             text = user_text(content)
             summary = collapse(text, PROMPT_SUMMARY_CHARS) if text else None
             return TranscriptItem(
                 index, ItemKind.USER, _estimate(record), label="user", summary=summary
             )
-        assert isinstance(content, list)
         total = 0
         parts = 0
         image = False
@@ -198,34 +234,36 @@ class ItemBuilder:
         ids: list[str] = []
         names: list[str] = []
         shown: list[str] = []
-        for block in content:
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
-                continue
+        tools = self.tools
+        window = TOOL_OUTPUT_TAIL_CHARS * 4  # enough to survive whitespace collapsing
+        for block in results:
             tid = block.get("tool_use_id")
-            name, given = (
-                self.tools.get(tid, ("tool", "")) if isinstance(tid, str) else ("tool", "")
-            )
-            if isinstance(tid, str):
+            if type(tid) is str:
+                name, given = tools.get(tid, _UNKNOWN_TOOL)
                 ids.append(tid)
+            else:
+                name, given = _UNKNOWN_TOOL
             if name not in names:
                 names.append(name)
-            texts, has_image = _result_texts(block)
-            image = image or has_image
-            size = sum(utf8_len(t) for t in texts)
-            if size:
-                parts += 1
-                total += size
-                payload.extend(texts)
-            window = TOOL_OUTPUT_TAIL_CHARS * 4  # enough to survive whitespace collapsing
-            last = texts[-1] if texts else ""
-            output = last[-window:] if len(last) >= window else "".join(texts)[-window:]
-            tail = " ".join(output.split())
-            tail = (
-                tail
-                if len(tail) <= TOOL_OUTPUT_TAIL_CHARS
-                else "…" + tail[-TOOL_OUTPUT_TAIL_CHARS:]
-            )
-            shown.append(f"{name}({given}) => {tail}")
+            inner = block.get("content")
+            if type(inner) is str:  # the common shape, without the lists
+                size = utf8_len(inner)
+                if size:
+                    parts += 1
+                    total += size
+                    payload.append(inner)
+                output = inner[-window:]
+            else:
+                texts, has_image = _result_texts(block)
+                image = image or has_image
+                size = sum(utf8_len(t) for t in texts)
+                if size:
+                    parts += 1
+                    total += size
+                    payload.extend(texts)
+                last = texts[-1] if texts else ""
+                output = last[-window:] if len(last) >= window else "".join(texts)[-window:]
+            shown.append(f"{name}({given}) => {_collapsed_tail(output, TOOL_OUTPUT_TAIL_CHARS)}")
         elidable = total > ELIDABLE_MIN_BYTES and not image
         if ids:
             self.answered_by[len(self.items)] = tuple(ids)

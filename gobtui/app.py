@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -30,8 +29,8 @@ from gobtui.screens.sessions import SessionsScreen
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 
-HISTORY_POST_SECS = 0.5
-"""Completed histories reach the board in batches at most this often."""
+HISTORY_BATCH_FILES = 64
+HISTORY_BATCH_BYTES = 32 * 1024 * 1024
 
 ExternalRunner = Callable[[list[str], str | None], int]
 
@@ -105,20 +104,20 @@ class GobtuiApp(App[None]):
         so sparklines and compaction marks cover the whole session. Smallest first."""
         worker = get_current_worker()
         pending = [p for p in self.store.partial_paths() if self._completable(p)]
-        batch: list[SessionSummary] = []
-        removed: list[str] = []
-        last_post = time.monotonic()
-        for path in pending:
-            if worker.is_cancelled:
-                return
-            changes = self.store.complete([path])
-            batch.extend(changes.changed)
-            removed.extend(changes.removed)
-            if batch and time.monotonic() - last_post > HISTORY_POST_SECS:
-                self.post_message(SessionsChanged(batch, removed))
-                batch, removed, last_post = [], [], time.monotonic()
-        if batch or removed:
-            self.post_message(SessionsChanged(batch, removed))
+        while pending and not worker.is_cancelled:
+            # Batches bounded in files and bytes: each one re-nests the store once and
+            # reaches the board as one message.
+            batch, size = [], 0
+            while pending and len(batch) < HISTORY_BATCH_FILES and size < HISTORY_BATCH_BYTES:
+                path = pending.pop(0)
+                batch.append(path)
+                summary = self.store.get(path)
+                size += summary.bytes if summary is not None else 0
+            changes = self.store.complete(batch)
+            if changes.changed or changes.removed:
+                self.post_message(SessionsChanged(changes.changed, changes.removed))
+        if worker.is_cancelled:
+            return
         self.call_from_thread(self.history_complete.set)
 
     def _completable(self, path: str) -> bool:
@@ -149,13 +148,14 @@ class GobtuiApp(App[None]):
     @on(SessionsScanned)
     def _scanned(self, message: SessionsScanned) -> None:
         self.sessions_screen.replace_all(message.summaries, self.config.clock())
-        self.complete_history()
         if self.config.watch:
             self.watch_sessions()
 
     @on(SessionsScreen.FirstPaint)
     def _first_paint(self) -> None:
         self.call_after_refresh(self.first_paint.set)
+        # Only once the board is on screen: reading histories competes for the GIL.
+        self.call_after_refresh(self.complete_history)
 
     @on(SessionsChanged)
     def _changed(self, message: SessionsChanged) -> None:

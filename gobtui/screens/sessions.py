@@ -8,6 +8,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -138,7 +139,7 @@ class SessionsScreen(Screen[None]):
                 crossed.append(row)
             self.summaries[summary.path] = summary
             self.rows[summary.path] = row
-        self.refresh_table()
+        self.refresh_table({s.path for s in summaries})
         return crossed
 
     def tick(self, now: float) -> None:
@@ -159,9 +160,16 @@ class SessionsScreen(Screen[None]):
             self.rows[path] = row
             changed.append(row)
         if flipped:
-            self.refresh_table()
+            self.refresh_table({row.key for row in changed})
         elif self.composed:
-            self.query_one(SessionsTable).update_rows(changed)
+            try:
+                table = self.query_one(SessionsTable)
+            except NoMatches:
+                return
+            table.update_rows(changed)
+            key = table.selected_key  # the detail pane shows the age too
+            if key in self.summaries:
+                self.rows[key] = build_row(self.summaries[key], self.policy, now)
             self._show_selected()
 
     def visible_rows(self) -> list[BoardRow]:
@@ -173,12 +181,16 @@ class SessionsScreen(Screen[None]):
         )
         return sort_rows(shown, self.sort_key)
 
-    def refresh_table(self) -> None:
+    def refresh_table(self, changed: set[str] | None = None) -> None:
+        """Show the visible rows; only those in `changed` (None: all) are drawn again."""
         if not self.composed:
             return
-        table = self.query_one(SessionsTable)
+        try:
+            table = self.query_one(SessionsTable)
+        except NoMatches:  # a late worker message while the app shuts down
+            return
         visible = self.visible_rows()
-        table.set_rows(visible)
+        table.set_rows(visible, changed)
         empty = self.query_one("#empty", Static)
         empty.display = self.loaded and not visible
         if not visible:
@@ -262,16 +274,16 @@ class SessionsScreen(Screen[None]):
     # --- filters and sorting -----------------------------------------------------------
 
     def watch_provider_filter(self) -> None:
-        self.refresh_table()
+        self.refresh_table(set())
 
     def watch_live_only(self) -> None:
-        self.refresh_table()
+        self.refresh_table(set())
 
     def watch_sort_key(self) -> None:
-        self.refresh_table()
+        self.refresh_table(set())
 
     def watch_filter_text(self) -> None:
-        self.refresh_table()
+        self.refresh_table(set())
 
     def action_focus_filter(self) -> None:
         box = self.query_one("#filter", Input)

@@ -63,9 +63,12 @@ def facts(row: BoardRow, styles: BandStyles) -> Table:
         grid.add_row(
             "Tokens", " · ".join(f"{k} {fmt.tokens(v)}" for k, v in parts if v is not None)
         )
+    burn = f"burn {fmt.rate(row.burn_per_min)} · ETA {fmt.duration(row.eta_secs)}"
+    if not row.live:
+        burn = f"last burn {fmt.rate(row.burn_per_min)}"
     activity = Text(
-        f"{'live' if row.live else 'idle'} {fmt.duration(row.age_secs)} ago · burn {fmt.rate(row.burn_per_min)}"
-        f" · ETA {fmt.duration(row.eta_secs)} · {s.records:,} rec · {fmt.tokens(s.bytes)}B"
+        f"{'live' if row.live else 'idle'} {fmt.duration(row.age_secs)} ago · {burn}"
+        f" · {s.records:,} rec · {fmt.tokens(s.bytes)}B"
     )
     if s.coverage.value != "full":
         activity.append(" (head+tail)")

@@ -7,12 +7,9 @@ change of width (which drops or restores columns) rebuilds the columns.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.style import Style
-from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.events import Resize
 from textual.message import Message
@@ -20,14 +17,9 @@ from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
 
 from core.board import BoardRow
-from core.model import Provider
-from gobtui import format as fmt
-from gobtui.widgets.occupancy import occupancy_bar
+from gobtui.widgets.cells import BAR_WIDTH, Cell, Clock, row_cells
 from gobtui.widgets.palette import BandStyles, band_styles
 
-Clock = Callable[[], float]
-
-BAR_WIDTH = 10
 TITLE_MIN = 8
 
 
@@ -62,92 +54,6 @@ def visible_columns(table_width: int) -> tuple[list[Column], int]:
     return shown, max(TITLE_MIN, table_width - fixed)
 
 
-class Cell:
-    """A table cell holding Rich Text.
-
-    DataTable measures every cell of every new row unless the cell has no measure hook; our
-    column widths are fixed, so skipping that halves the cost of showing 2,000 sessions.
-    """
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: Text) -> None:
-        self.text = text
-
-    @property
-    def plain(self) -> str:
-        return self.text.plain
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.text
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Cell) and type(other) is type(self) and self.text == other.text
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class AgeCell(Cell):
-    """Time since the last write, computed when drawn: a clock tick only repaints."""
-
-    __slots__ = ("clock", "mtime", "style")
-
-    def __init__(self, mtime: float, clock: Clock, style: Style) -> None:
-        super().__init__(Text())
-        self.mtime, self.clock, self.style = mtime, clock, style
-
-    @property
-    def plain(self) -> str:
-        return fmt.duration(self.clock() - self.mtime)
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(self.plain, self.style, justify="right")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AgeCell) and (other.mtime, other.style) == (self.mtime, self.style)
-
-
-def render_cells(
-    row: BoardRow, columns: Sequence[Column], title_width: int, styles: BandStyles, clock: Clock
-) -> tuple[Cell, ...]:
-    s = row.summary
-    cells: list[Cell] = []
-    for col in columns:
-        key = col.key
-        if key == "state":
-            text = Text.assemble(
-                ("C" if s.provider is Provider.CLAUDE else "X", "bold"),
-                ("●", styles.ok) if row.live else ("○", styles.muted),
-                ("⚠" if s.warned else " ", styles.warn),
-            )
-        elif key == "provider":
-            text = Text(s.provider.value)
-        elif key == "project":
-            text = Text(fmt.ellipsize(row.project, col.width))
-        elif key == "title":
-            text = Text(fmt.ellipsize(s.title or s.session_id, title_width))
-        elif key == "model":
-            text = Text(fmt.ellipsize(s.model or "—", col.width), styles.muted)
-        elif key == "used":
-            used = f"{fmt.tokens(s.context_tokens)}/{fmt.tokens(s.context_window)}"
-            text = Text(used, justify="right")
-        elif key == "occupancy":
-            text = occupancy_bar(row, BAR_WIDTH, styles)
-        elif key == "burn":
-            burn = fmt.rate(row.burn_per_min) if row.live else "idle"
-            text = Text(burn, styles.muted, justify="right")
-        elif key == "eta":
-            if row.over_trigger:
-                text = Text("now", styles.alert)
-            else:
-                text = Text(fmt.duration(row.eta_secs), justify="right")
-        else:  # "last"
-            cells.append(AgeCell(s.mtime, clock, styles.muted))
-            continue
-        cells.append(Cell(text))
-    return tuple(cells)
-
-
 class SessionsTable(DataTable[Cell]):
     """DataTable of BoardRows keyed by session path."""
 
@@ -156,6 +62,7 @@ class SessionsTable(DataTable[Cell]):
     """
 
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
+        self._ordered: list[Any] | None = None  # read by DataTable's own __init__
         super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING)
         self.clock = clock
         self._rows: list[BoardRow] = []
@@ -163,6 +70,17 @@ class SessionsTable(DataTable[Cell]):
         self._columns: list[Column] = []
         self._title_width = TITLE_MIN
         self._layout_width = -1
+        self._column_keys: list[str] = []
+        self._widths: dict[str, int] = {}
+        self._ordered: list[Any] | None = None
+
+    @property
+    def ordered_columns(self) -> list[Any]:
+        # DataTable recomputes this list for every cell of every new row; ours change only
+        # in _relayout, so keep it until then.
+        if self._ordered is None or len(self._ordered) != len(self.columns):
+            self._ordered = super().ordered_columns
+        return self._ordered
 
     @property
     def selected_key(self) -> str | None:
@@ -193,6 +111,9 @@ class SessionsTable(DataTable[Cell]):
             return
         selected = self.selected_key
         self._columns, self._title_width, self._layout_width = columns, title_width, width
+        self._column_keys = [c.key for c in columns]
+        self._widths = {c.key: title_width if c.key == "title" else c.width for c in columns}
+        self._ordered: list[Any] | None = None
         self.clear(columns=True)
         for col in columns:
             self.add_column(
@@ -209,14 +130,15 @@ class SessionsTable(DataTable[Cell]):
     def laid_out(self) -> bool:
         return bool(self._columns)
 
-    def set_rows(self, rows: list[BoardRow]) -> None:
-        """Show exactly `rows`, in this order, touching only what changed."""
+    def set_rows(self, rows: list[BoardRow], changed: set[str] | None = None) -> None:
+        """Show exactly `rows`, in this order. Only rows new to the table or named in
+        `changed` are drawn again (None: all of them)."""
         if not self._columns:
             if not self.size.width:
                 self._rows = rows  # not laid out yet: on_resize shows them at the right width
                 return
             self._relayout(self.size.width)
-        self._apply(rows, self.selected_key)
+        self._apply(rows, self.selected_key, changed)
 
     def update_rows(self, rows: list[BoardRow]) -> None:
         """Refresh the cells of these rows (already shown) without changing the order."""
@@ -231,7 +153,7 @@ class SessionsTable(DataTable[Cell]):
         self.refresh()  # age cells are drawn from the clock
 
     def _update_row(self, row: BoardRow, styles: BandStyles) -> None:
-        cells = render_cells(row, self._columns, self._title_width, styles, self.clock)
+        cells = row_cells(row, self._column_keys, self._widths, styles, self.clock)
         old = self._cells.get(row.key)
         if old is None:
             self.add_row(*cells, key=row.key)
@@ -241,14 +163,17 @@ class SessionsTable(DataTable[Cell]):
                     self.update_cell(row.key, col.key, after)
         self._cells[row.key] = cells
 
-    def _apply(self, rows: list[BoardRow], selected: str | None) -> None:
+    def _apply(
+        self, rows: list[BoardRow], selected: str | None, changed: set[str] | None = None
+    ) -> None:
         styles = band_styles(self.app)
         wanted = {row.key for row in rows}
         for key in [k for k in self._cells if k not in wanted]:
             self.remove_row(key)
             del self._cells[key]
         for row in rows:
-            self._update_row(row, styles)
+            if changed is None or row.key in changed or row.key not in self._cells:
+                self._update_row(row, styles)
         self._rows = rows
         self._reorder([row.key for row in rows])
         if selected is not None and selected in self._cells:

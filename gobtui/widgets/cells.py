@@ -1,0 +1,110 @@
+"""Cells of the sessions table, drawn lazily.
+
+A DataTable holds every cell of every row, but draws only the rows on screen. So a cell here
+is a key (the values it shows) and a way to draw it: building 2,000 rows costs tuples, not
+Rich Text, and only the visible ones are ever drawn. Cells compare by key, so an update
+touches exactly the cells whose values changed. Cells have no measure hook: column widths
+are fixed, and DataTable would otherwise measure every cell of every new row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.text import Text
+
+from core.board import BoardRow
+from core.model import Provider
+from gobtui import format as fmt
+from gobtui.widgets.occupancy import occupancy_bar
+from gobtui.widgets.palette import BandStyles
+
+Clock = Callable[[], float]
+BAR_WIDTH = 10
+
+
+class Cell:
+    __slots__ = ("draw", "key")
+
+    def __init__(self, key: tuple[Any, ...], draw: Callable[[], Text]) -> None:
+        self.key = key
+        self.draw = draw
+
+    @property
+    def plain(self) -> str:
+        return self.draw().plain
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.draw()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Cell) and self.key == other.key
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _state(row: BoardRow, styles: BandStyles) -> Text:
+    return Text.assemble(
+        ("C" if row.summary.provider is Provider.CLAUDE else "X", "bold"),
+        ("●", styles.ok) if row.live else ("○", styles.muted),
+        ("⚠" if row.summary.warned else " ", styles.warn),
+    )
+
+
+def _eta(row: BoardRow, styles: BandStyles) -> Text:
+    if row.over_trigger:
+        return Text("now", styles.alert)
+    return Text(fmt.duration(row.eta_secs), justify="right")
+
+
+def row_cells(
+    row: BoardRow, columns: Sequence[str], widths: dict[str, int], styles: BandStyles, clock: Clock
+) -> tuple[Cell, ...]:
+    """One Cell per column key, in order."""
+    s = row.summary
+    cells: list[Cell] = []
+    for key in columns:
+        width = widths[key]
+        if key == "state":
+            cell = Cell((key, s.provider, row.live, s.warned, styles), lambda: _state(row, styles))
+        elif key == "provider":
+            cell = Cell((key, s.provider), lambda: Text(s.provider.value))
+        elif key == "project":
+            cell = Cell(
+                (key, row.project, width), lambda w=width: Text(fmt.ellipsize(row.project, w))
+            )
+        elif key == "title":
+            title = s.title or s.session_id
+            cell = Cell((key, title, width), lambda t=title, w=width: Text(fmt.ellipsize(t, w)))
+        elif key == "model":
+            cell = Cell(
+                (key, s.model, width, styles),
+                lambda w=width: Text(fmt.ellipsize(s.model or "—", w), styles.muted),
+            )
+        elif key == "used":
+            used = f"{fmt.tokens(s.context_tokens)}/{fmt.tokens(s.context_window)}"
+            cell = Cell((key, used), lambda u=used: Text(u, justify="right"))
+        elif key == "occupancy":
+            bar_key = (key, row.occupancy, row.trigger_share, row.band, row.over_trigger)
+            cell = Cell(
+                (*bar_key, s.context_state, styles),
+                lambda: occupancy_bar(row, BAR_WIDTH, styles),
+            )
+        elif key == "burn":
+            burn = fmt.rate(row.burn_per_min) if row.live else "idle"
+            cell = Cell((key, burn, styles), lambda b=burn: Text(b, styles.muted, justify="right"))
+        elif key == "eta":
+            cell = Cell(
+                (key, row.over_trigger, fmt.duration(row.eta_secs), styles),
+                lambda: _eta(row, styles),
+            )
+        else:  # "last": drawn from the clock, so a tick only repaints
+            mtime = s.mtime
+            cell = Cell(
+                (key, mtime, styles),
+                lambda m=mtime: Text(fmt.duration(clock() - m), styles.muted, justify="right"),
+            )
+        cells.append(cell)
+    return tuple(cells)
