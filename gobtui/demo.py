@@ -759,7 +759,7 @@ class DemoAppender:
         clock = Clock(rng, scale=0.12)  # a few seconds of records, shifted to end at `now`
         session = ClaudeSession(self.ids, clock, live.meta, leaf=live.leaf)
         text = Text(rng, live.project)
-        grow = rng.randint(1_800, 5_200)
+        grow = rng.randint(900, 2_000)  # a tick a second: fast, so the board visibly moves
         targets = [(live.context + 300, live.context + grow)]
         if live.context + grow > CLAUDE_COMPACT_AT * claude_context_window(live.meta.model):
             session.compact(text.summary())
@@ -778,7 +778,7 @@ class DemoAppender:
         session = CodexSession(self.ids, clock, live.meta, totals=live.totals)
         session.turn_id = live.turn_id
         text = Text(rng, live.project)
-        grow = rng.randint(2_200, 6_000)
+        grow = rng.randint(1_600, 3_200)
         targets = [(live.context + 1_000, live.context + grow)]  # above the last output
         if live.context + grow > CODEX_COMPACT_AT:
             session.compacted([text.prompt()], text.codex_summary())

@@ -187,7 +187,7 @@ def test_appender_grows_live_sessions_with_whole_lines(home: DemoHome) -> None:
             for line in added.splitlines():
                 assert isinstance(json.loads(line), dict)
             after = _summary(path, provider[path]).context_tokens or 0
-            assert 1_000 < after - before[path] < 12_000
+            assert 600 < after - before[path] < 5_000
             before[path] = after
 
 
@@ -205,7 +205,7 @@ def test_appender_chains_claude_records(home: DemoHome) -> None:
 def test_appender_survives_a_compaction(home: DemoHome) -> None:
     """Growing far enough compacts (as the CLIs do) and growth continues afterwards."""
     appender = DemoAppender(home, seed=7)
-    for tick in range(45):
+    for tick in range(70):  # both live sessions compact by then, within the kept history
         appender.tick(NOW + tick)
     for path in home.live_paths:
         summary = _summary(path, _provider(home, path))
