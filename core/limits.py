@@ -41,6 +41,7 @@ SNIFF_BYTES = 64 * 1024
 DEFAULT_MAX_AGE_SECS = 7 * 24 * 3600
 HOT_SECS = 180
 """A session written within this many seconds is live."""
+MAX_LIVE_SECS = 86_400
 
 # Policy defaults (until config arrives).
 DEFAULT_TRIGGER_TOKENS = 250_000

@@ -18,7 +18,7 @@ from adapters.discovery import discover
 from adapters.paths import HomeError, Homes, cache_dir, resolve_homes
 from adapters.store import SessionStore
 from core.board import BoardPolicy, SortKey, build_board, sort_rows
-from core.limits import DEFAULT_MAX_AGE_SECS
+from core.limits import DEFAULT_MAX_AGE_SECS, HOT_SECS, MAX_LIVE_SECS
 from core.report import detect_row
 from gobtui import __version__
 from gobtui import format as fmt
@@ -45,7 +45,24 @@ def _home_options() -> argparse.ArgumentParser:
         "--codex-home", metavar="DIR", help="Codex home (default: $CODEX_HOME or ~/.codex)"
     )
     common.add_argument("--all", action="store_true", help="include sessions older than 7 days")
+    common.add_argument(
+        "--live-secs",
+        type=_positive_seconds,
+        default=HOT_SECS,
+        metavar="N",
+        help=f"a session written within N seconds is live (default {HOT_SECS})",
+    )
     return common
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= MAX_LIVE_SECS:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_LIVE_SECS} seconds")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,7 +111,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     finally:
         if cache is not None:
             cache.close()
-    rows = sort_rows(build_board(summaries, BoardPolicy(), now), SortKey(args.sort))
+    policy = BoardPolicy(hot_secs=args.live_secs)
+    rows = sort_rows(build_board(summaries, policy, now), SortKey(args.sort))
     out = [detect_row(r) for r in rows]
     if args.json:
         data = [r.model_dump(mode="json") for r in out]
@@ -138,6 +156,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         watch=not args.no_watch,
         use_cache=not args.no_cache,
         theme=args.theme,
+        policy=BoardPolicy(hot_secs=args.live_secs),
     )
     app = make_app(config)
     if args.theme and args.theme not in app.available_themes:

@@ -310,7 +310,9 @@ def test_inconsistent_offsets_are_misses(cache_path: Path, cursor: FileCursor) -
         assert cursor.path + "\x00body" not in raw
 
 
-def test_warm_entries_decode_their_body_only_when_needed(cache_path: Path, cursor: FileCursor) -> None:
+def test_warm_entries_decode_their_body_only_when_needed(
+    cache_path: Path, cursor: FileCursor
+) -> None:
     with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
         cache.put(cursor)
     with SummaryCache(cache_path, state_for=tiny_state_for) as cache:

@@ -164,3 +164,22 @@ def test_a_warm_detect_equals_a_cold_one(
     assert strip(warm) == strip(cold)
     fresh = detect_json(capsys, "--no-cache", *args)
     assert strip(fresh) == strip(cold)
+
+
+def test_live_window_is_configurable(
+    homes: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    claude, codex = homes
+    recent = time.time() - 600
+    for path in [*claude.rglob("*.jsonl"), *codex.rglob("*.jsonl")]:
+        os.utime(path, (recent, recent))
+    args = ["--all", "--claude-home", str(claude), "--codex-home", str(codex)]
+    assert not any(r["live"] for r in detect_json(capsys, *args))
+    assert all(r["live"] for r in detect_json(capsys, "--live-secs", "900", *args))
+
+
+def test_bad_live_window_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["detect", "--live-secs", "-5"])
+    assert exit_info.value.code == 2
+    assert "must be between 0 and 86400 seconds" in capsys.readouterr().err
