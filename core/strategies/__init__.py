@@ -1,0 +1,101 @@
+"""Built-in strategies, by id, and the central decision (trigger and minimum-savings gates).
+
+Strategies are pure: transcript and policy in, a plan out. `external` (a trusted command)
+needs process execution and lives outside core.
+"""
+
+from __future__ import annotations
+
+from core.model import Transcript
+from core.plan import CompactionPlan, NoPlan, NoPlanReason
+from core.policy import PolicyConfig
+from core.strategies.auto import Auto
+from core.strategies.cache_aware import CacheAware
+from core.strategies.cache_edits import CacheEdits
+from core.strategies.cliff import Cliff
+from core.strategies.common import NO_CONTEXT, EvalContext, Strategy
+from core.strategies.compacted import Compacted
+from core.strategies.dedupe import Dedupe
+from core.strategies.elide import Elide
+from core.strategies.micro import Micro
+from core.strategies.middle import Middle
+from core.strategies.sawtooth import Sawtooth
+from core.strategies.scored import Scored
+from core.strategies.structured import Structured
+
+__all__ = [
+    "NO_CONTEXT",
+    "STRATEGIES",
+    "EvalContext",
+    "Strategy",
+    "UnknownStrategyError",
+    "get",
+    "plan_for",
+]
+
+# The reference's registration order (cliff last: an explicit or preset strategy).
+STRATEGIES: dict[str, Strategy] = {
+    strategy.id: strategy
+    for strategy in (
+        Auto(),
+        Scored(),
+        CacheEdits(),
+        CacheAware(),
+        Sawtooth(),
+        Elide(),
+        Dedupe(),
+        Micro(),
+        Middle(),
+        Compacted(),
+        Structured(),
+        Cliff(),
+    )
+}
+
+
+class UnknownStrategyError(ValueError):
+    def __init__(self, strategy_id: str) -> None:
+        known = ", ".join(STRATEGIES)
+        super().__init__(f"unknown strategy {strategy_id!r} (known: {known})")
+        self.strategy_id = strategy_id
+
+
+def get(strategy_id: str) -> Strategy:
+    try:
+        return STRATEGIES[strategy_id]
+    except KeyError:
+        raise UnknownStrategyError(strategy_id) from None
+
+
+def plan_for(
+    strategy_id: str,
+    transcript: Transcript,
+    policy: PolicyConfig,
+    ctx: EvalContext = NO_CONTEXT,
+) -> CompactionPlan | NoPlan:
+    """Evaluate one strategy behind the central gates: the trigger, then minimum savings.
+
+    Admission is the caller's next step (`core.admission.admit`) before anything is applied.
+    """
+    strategy = get(strategy_id)
+    before = transcript.context_tokens()
+
+    def no_plan(reason: NoPlanReason, plan: CompactionPlan | None = None) -> NoPlan:
+        return NoPlan(
+            reason_code=reason,
+            context_tokens_before=before,
+            effective_trigger_tokens=policy.effective_trigger(),
+            target_context_tokens=policy.floor_tokens,
+            min_savings_tokens=policy.min_savings_tokens,
+            projected_context_tokens_after=plan.context_tokens_after if plan else None,
+            projected_savings_tokens=plan.est_savings if plan else None,
+        )
+
+    if before < policy.effective_trigger():
+        return no_plan(NoPlanReason.BELOW_TRIGGER)
+    plan = strategy.evaluate(transcript, policy, ctx)
+    if plan is None:
+        return no_plan(NoPlanReason.STRATEGY_RETURNED_NO_PLAN)
+    if not policy.accepts_savings(plan.context_tokens_before, plan.context_tokens_after):
+        return no_plan(NoPlanReason.MINIMUM_SAVINGS_NOT_MET, plan)
+    return plan

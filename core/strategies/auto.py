@@ -1,0 +1,123 @@
+"""auto: live sessions go to provider controls; idle ones get the best admitted file plan.
+
+Live (the host says so, or there are no items): Claude tries cache_edits, then sawtooth;
+Codex uses sawtooth. Idle: cache_aware, scored, elide, compacted, dedupe, micro, middle and
+structured are evaluated; plans admission refuses are dropped, plans that pass the
+minimum-savings gate beat those that do not, and the highest
+savings x (prefix / before)^3 wins (the earlier strategy on a tie). The winner is renamed
+`auto`. The cube rewards leaving the prompt-cache prefix intact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.admission import admit
+from core.model import Provider, Transcript
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.strategies.cache_aware import CacheAware
+from core.strategies.cache_edits import CacheEdits
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    Strategy,
+    above_trigger,
+    elidable_tokens,
+    prefix_tokens,
+)
+from core.strategies.compacted import Compacted
+from core.strategies.dedupe import Dedupe
+from core.strategies.elide import Elide
+from core.strategies.micro import Micro
+from core.strategies.middle import Middle
+from core.strategies.sawtooth import Sawtooth
+from core.strategies.scored import Scored
+from core.strategies.structured import Structured
+
+PREFIX_EXP = 3
+TOOL_DOMINANCE = 0.55
+
+
+def cache_preservation_score(plan: CompactionPlan, transcript: Transcript) -> float:
+    """savings x (prefix_tokens / before)^3, the share capped at 1."""
+    before = plan.context_tokens_before
+    if before <= 0:
+        return 0.0
+    share = min(1.0, prefix_tokens(transcript, plan) / before)
+    return plan.est_savings * share**PREFIX_EXP
+
+
+def select(transcript: Transcript, live: bool) -> str:
+    """The strategy auto would lean to, for reporting (no evaluation)."""
+    if live or not transcript.items:
+        return "cache_edits" if transcript.provider is Provider.CLAUDE else "sawtooth"
+    context = transcript.context_tokens()
+    if context > 0 and elidable_tokens(transcript) / context >= TOOL_DOMINANCE:
+        return "cache_aware"
+    return "structured"
+
+
+class Auto:
+    id = "auto"
+
+    def __init__(self, idle: Sequence[Strategy] | None = None) -> None:
+        self.idle: tuple[Strategy, ...] = tuple(
+            idle
+            if idle is not None
+            else (
+                CacheAware(),
+                Scored(),
+                Elide(),
+                Compacted(),
+                Dedupe(),
+                Micro(),
+                Middle(),
+                Structured(),
+            )
+        )
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        if ctx.live or not transcript.items:
+            return self._live(transcript, policy, ctx)
+        best: tuple[tuple[bool, float], Strategy, CompactionPlan] | None = None
+        for strategy in self.idle:
+            plan = strategy.evaluate(transcript, policy, ctx)
+            if plan is None or not admit(plan, transcript, policy).admitted:
+                continue
+            gate = policy.accepts_savings(plan.context_tokens_before, plan.context_tokens_after)
+            key = (gate, cache_preservation_score(plan, transcript))
+            if best is None or key > best[0]:
+                best = (key, strategy, plan)
+        if best is None:
+            return None
+        (_, score), strategy, plan = best
+        return plan.model_copy(
+            update={
+                "strategy": self.id,
+                "rationale": f"auto: selected {strategy.id} (score {int(score)}); "
+                + plan.rationale,
+            }
+        )
+
+    def _live(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext
+    ) -> CompactionPlan | None:
+        chain: tuple[Strategy, ...] = (
+            (CacheEdits(), Sawtooth()) if transcript.provider is Provider.CLAUDE else (Sawtooth(),)
+        )
+        for strategy in chain:
+            plan = strategy.evaluate(transcript, policy, ctx)
+            if plan is not None and admit(plan, transcript, policy).admitted:
+                return plan.model_copy(
+                    update={
+                        "strategy": self.id,
+                        "rationale": f"auto: live session, delegated to {strategy.id}; "
+                        + plan.rationale,
+                    }
+                )
+        return None

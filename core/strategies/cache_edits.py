@@ -1,0 +1,42 @@
+"""cache_edits (Claude only): name the tool results to drop at the API layer, newest stale
+ones first, until the floor. Never rewrites the transcript; as a control edit it travels alone
+(no card)."""
+
+from __future__ import annotations
+
+from core.model import Provider, Transcript
+from core.plan import CacheEditEdit, CompactionPlan
+from core.policy import PolicyConfig
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    above_trigger,
+    candidates,
+    walk_to_floor,
+)
+
+
+class CacheEdits:
+    id = "cache_edits"
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if transcript.provider is not Provider.CLAUDE or not above_trigger(transcript, policy):
+            return None
+        ordered = [item for item in reversed(candidates(transcript, policy)) if item.tool_use_ids]
+        before = transcript.context_tokens()
+        chosen, after = walk_to_floor(before, policy.floor_tokens, ordered)
+        ids = list(dict.fromkeys(i for item in chosen for i in item.tool_use_ids))
+        if not ids or after >= before:
+            return None
+        return CompactionPlan(
+            strategy=self.id,
+            rationale=(
+                f"cache_edits: drop {len(chosen)} stale tool results at the API layer, newest "
+                f"first, toward the {policy.floor_tokens}-token floor; the file is unchanged"
+            ),
+            edits=[CacheEditEdit(tool_use_ids=ids)],
+            context_tokens_before=before,
+            context_tokens_after=after,
+        )

@@ -1,0 +1,173 @@
+"""What the strategies share: the Strategy protocol, eligibility, savings, choose_with_digest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from core.admission import elidable_items, protected_lines
+from core.digest import state_card_digest
+from core.limits import STUB_BUDGET_BYTES
+from core.model import Transcript, TranscriptItem
+from core.plan import (
+    DEFAULT_STUB,
+    CompactionPlan,
+    DigestBlock,
+    Edit,
+    ElideEdit,
+    InjectDigestEdit,
+)
+from core.policy import PolicyConfig
+from core.tokens import estimate_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class EvalContext:
+    """What only the host knows: whether the session is live, and elided payload texts.
+
+    `payloads` maps a line index to its payload text (or its head); the state card scans it
+    for salient lines. Without it, cards use item summaries only.
+    """
+
+    live: bool = False
+    payloads: Mapping[int, str] | None = None
+
+
+NO_CONTEXT = EvalContext()
+
+
+class Strategy(Protocol):
+    """A pure planner: transcript and policy in, a plan (or None) out."""
+
+    @property
+    def id(self) -> str: ...
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        """A plan, or None below the effective trigger or when there is nothing to do."""
+        ...
+
+
+def above_trigger(transcript: Transcript, policy: PolicyConfig) -> bool:
+    return transcript.context_tokens() >= policy.effective_trigger()
+
+
+def elision_savings(item: TranscriptItem) -> int:
+    """Tokens freed by stubbing an item: its elidable bytes less a 96-byte stub per part,
+    estimated, capped at the item's own estimate; 0 for items that are not elidable."""
+    if not item.elidable or item.elidable_bytes is None:
+        return 0
+    parts = max(1, item.elidable_parts)
+    saved = estimate_tokens(item.elidable_bytes) - estimate_tokens(STUB_BUDGET_BYTES * parts)
+    return max(0, min(item.est_tokens, saved))
+
+
+def elidable_tokens(transcript: Transcript) -> int:
+    """Estimated tokens of every elidable payload (the tuner's elidable share)."""
+    return sum(estimate_tokens(item.elidable_bytes or 0) for item in elidable_items(transcript))
+
+
+def candidates(transcript: Transcript, policy: PolicyConfig) -> list[TranscriptItem]:
+    """Elidable items outside the protected tail that free something, oldest first."""
+    protected = protected_lines(transcript, policy.keep_recent_tool_outputs)
+    return [
+        item
+        for item in elidable_items(transcript)
+        if item.line_index not in protected and elision_savings(item) > 0
+    ]
+
+
+def walk_to_floor(
+    before: int, floor: int, ordered: Iterable[TranscriptItem]
+) -> tuple[list[TranscriptItem], int]:
+    """Take items in order, subtracting their savings, until the projection is at the floor."""
+    projected = before
+    chosen: list[TranscriptItem] = []
+    for item in ordered:
+        if projected <= floor:
+            break
+        chosen.append(item)
+        projected -= elision_savings(item)
+    return chosen, max(0, projected)
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    lines: list[int]
+    digest: DigestBlock
+    after: int
+
+
+def choose_with_digest(
+    transcript: Transcript,
+    before: int,
+    floor: int,
+    ordered: Sequence[TranscriptItem],
+    payloads: Mapping[int, str] | None = None,
+) -> Chosen | None:
+    """Choose candidates in order until the projection plus the card's overhead is at the
+    floor (reference `choose_with_digest`); None when nothing was chosen.
+
+    A first pass walks to the floor; the card over that choice costs tokens, so later passes
+    walk on to floor - overhead, until at the floor, out of candidates, or a pass adds nothing
+    (best effort: the minimum-savings gate decides later).
+    """
+    projected = before
+    chosen: list[TranscriptItem] = []
+    index = 0
+    target = floor
+    while True:
+        added = 0
+        while index < len(ordered) and projected > target:
+            chosen.append(ordered[index])
+            projected -= elision_savings(ordered[index])
+            index += 1
+            added += 1
+        if not chosen:
+            return None
+        lines = sorted(item.line_index for item in chosen)
+        digest = state_card_digest(transcript, lines, payloads)
+        overhead = digest.estimate_overhead()
+        after = max(0, projected) + overhead
+        if after <= floor or index >= len(ordered) or (added == 0 and target != floor):
+            return Chosen(lines, digest, after)
+        target = floor - overhead
+
+
+def build_plan(
+    strategy: str,
+    rationale: str,
+    before: int,
+    after: int,
+    lines: Iterable[int],
+    digest: DigestBlock | None = None,
+    stub_template: str = DEFAULT_STUB,
+) -> CompactionPlan | None:
+    """An elide (+ card) plan; None when it elides nothing or would not shrink the context."""
+    ordered = sorted(set(lines))
+    if not ordered or after >= before:
+        return None
+    edits: list[Edit] = [ElideEdit(line_indexes=ordered, stub_template=stub_template)]
+    if digest is not None:
+        edits.append(InjectDigestEdit(digest=digest))
+    return CompactionPlan(
+        strategy=strategy,
+        rationale=rationale,
+        edits=edits,
+        context_tokens_before=before,
+        context_tokens_after=after,
+    )
+
+
+def prefix_tokens(transcript: Transcript, plan: CompactionPlan | None) -> int:
+    """Estimated tokens before the first elided line: the prefix a rewrite leaves identical.
+    The whole transcript when nothing is elided (provider plans)."""
+    lines = plan.elided_lines if plan is not None else []
+    first = min(lines) if lines else None
+    return sum(
+        item.est_tokens
+        for item in transcript.items
+        if item.active and (first is None or item.line_index < first)
+    )

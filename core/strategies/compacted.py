@@ -1,0 +1,46 @@
+"""compacted: elide's selection, plus a state card over what it elided.
+
+The card is the one every card-writing strategy uses (core.digest, with salient lines); the
+adapter writes it as a portable user message (a synthetic Codex `compacted` record is an
+adapter option, not a planning concern).
+"""
+
+from __future__ import annotations
+
+from core.digest import state_card_digest
+from core.model import Transcript
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    above_trigger,
+    build_plan,
+    candidates,
+    walk_to_floor,
+)
+
+
+class Compacted:
+    id = "compacted"
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        before = transcript.context_tokens()
+        chosen, after = walk_to_floor(before, policy.floor_tokens, candidates(transcript, policy))
+        if not chosen:
+            return None
+        lines = [item.line_index for item in chosen]
+        digest = state_card_digest(transcript, lines, ctx.payloads)
+        return build_plan(
+            self.id,
+            f"compacted: stub {len(lines)} stale tool outputs oldest first and inject a state "
+            f"card in their place",
+            before,
+            after + digest.estimate_overhead(),
+            lines,
+            digest,
+        )

@@ -1,0 +1,55 @@
+"""dedupe: stub older copies of byte-identical tool payloads (grouped by payload SHA-256).
+
+The newest copy of each payload stays, even when it lies in the protected tail, so every
+elided payload is still present verbatim later in the transcript. Older copies go oldest
+first, through choose_with_digest.
+"""
+
+from __future__ import annotations
+
+from core.admission import elidable_items
+from core.model import Transcript
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    above_trigger,
+    build_plan,
+    candidates,
+    choose_with_digest,
+)
+
+
+class Dedupe:
+    id = "dedupe"
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        newest: dict[str, int] = {}
+        for item in elidable_items(transcript):
+            if item.payload_sha256:
+                newest[item.payload_sha256] = item.line_index
+        duplicates = [
+            item
+            for item in candidates(transcript, policy)
+            if item.payload_sha256 and newest[item.payload_sha256] != item.line_index
+        ]
+        before = transcript.context_tokens()
+        chosen = choose_with_digest(
+            transcript, before, policy.floor_tokens, duplicates, ctx.payloads
+        )
+        if chosen is None:
+            return None
+        return build_plan(
+            self.id,
+            f"dedupe: stub {len(chosen.lines)} older copies of repeated tool payloads "
+            f"({len(duplicates)} duplicates found); the newest copy of each stays",
+            before,
+            chosen.after,
+            chosen.lines,
+            chosen.digest,
+        )

@@ -1,0 +1,35 @@
+"""elide: stub stale tool outputs, oldest first, until the projection reaches the floor."""
+
+from __future__ import annotations
+
+from core.model import Transcript
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    above_trigger,
+    build_plan,
+    candidates,
+    walk_to_floor,
+)
+
+
+class Elide:
+    id = "elide"
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        before = transcript.context_tokens()
+        chosen, after = walk_to_floor(before, policy.floor_tokens, candidates(transcript, policy))
+        return build_plan(
+            self.id,
+            f"elide: stub {len(chosen)} stale tool outputs, oldest first, toward the "
+            f"{policy.floor_tokens}-token floor; no state card",
+            before,
+            after,
+            (item.line_index for item in chosen),
+        )

@@ -1,0 +1,53 @@
+"""micro: keep the newest outputs of each tool, stub the older ones.
+
+Unlike the reference, the protected tail is left out here rather than only by admission, so
+the plan micro proposes is one admission accepts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from core.admission import elidable_items
+from core.digest import tool_name
+from core.model import Transcript
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    above_trigger,
+    build_plan,
+    candidates,
+    choose_with_digest,
+)
+
+MICRO_KEEP_PER_LABEL = 2
+
+
+class Micro:
+    id = "micro"
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        by_tool: defaultdict[str, list[int]] = defaultdict(list)
+        for item in elidable_items(transcript):
+            by_tool[tool_name(item.label)].append(item.line_index)
+        kept = {line for lines in by_tool.values() for line in lines[-MICRO_KEEP_PER_LABEL:]}
+        older = [item for item in candidates(transcript, policy) if item.line_index not in kept]
+        before = transcript.context_tokens()
+        chosen = choose_with_digest(transcript, before, policy.floor_tokens, older, ctx.payloads)
+        if chosen is None:
+            return None
+        return build_plan(
+            self.id,
+            f"micro: keep the newest {MICRO_KEEP_PER_LABEL} outputs of each of {len(by_tool)} "
+            f"tools, stub {len(chosen.lines)} older ones oldest first; state card added",
+            before,
+            chosen.after,
+            chosen.lines,
+            chosen.digest,
+        )

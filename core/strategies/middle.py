@@ -1,0 +1,43 @@
+"""middle: keep the first and the last K tool outputs (K = keep_recent_tool_outputs) and stub
+the middle, oldest first: the task's setup and its latest state both stay verbatim."""
+
+from __future__ import annotations
+
+from core.admission import elidable_items
+from core.model import Transcript
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    above_trigger,
+    build_plan,
+    candidates,
+    choose_with_digest,
+)
+
+
+class Middle:
+    id = "middle"
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        keep = policy.keep_recent_tool_outputs
+        head = {item.line_index for item in elidable_items(transcript)[:keep]}
+        middle = [item for item in candidates(transcript, policy) if item.line_index not in head]
+        before = transcript.context_tokens()
+        chosen = choose_with_digest(transcript, before, policy.floor_tokens, middle, ctx.payloads)
+        if chosen is None:
+            return None
+        return build_plan(
+            self.id,
+            f"middle: keep the first and last {keep} tool outputs, stub {len(chosen.lines)} "
+            f"in between oldest first; state card added",
+            before,
+            chosen.after,
+            chosen.lines,
+            chosen.digest,
+        )

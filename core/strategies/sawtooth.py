@@ -1,0 +1,35 @@
+"""sawtooth: ask the provider to compact (no selection, no file change).
+
+The projection assumes the provider brings the context down to the floor.
+"""
+
+from __future__ import annotations
+
+from core.model import Transcript
+from core.plan import CompactionPlan, ProviderCompactEdit
+from core.policy import PROVIDER_CONTROLS, PolicyConfig
+from core.strategies.common import NO_CONTEXT, EvalContext, above_trigger
+
+
+class Sawtooth:
+    id = "sawtooth"
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        before = transcript.context_tokens()
+        if before <= policy.floor_tokens:
+            return None
+        control = PROVIDER_CONTROLS[transcript.provider]
+        return CompactionPlan(
+            strategy=self.id,
+            rationale=(
+                f"sawtooth: ask {transcript.provider.label} to compact ({control}); "
+                f"assumes it returns to the {policy.floor_tokens}-token floor"
+            ),
+            edits=[ProviderCompactEdit(control=control)],
+            context_tokens_before=before,
+            context_tokens_after=policy.floor_tokens,
+        )

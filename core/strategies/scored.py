@@ -1,0 +1,93 @@
+"""scored: stub the stale outputs a scorer deems least worth keeping.
+
+Candidates are walked newest to oldest into a min-heap keyed by keep-probability (fixed point
+x1e6; a missing score counts 0.5). At the first window whose savings reach the target
+(before - floor) the lowest-scored are popped until the target is met; a window that never
+reaches it is elided whole. With `keep_score_threshold`, candidates scoring at or above it,
+and those with a missing or invalid score, are kept even if the floor is then missed.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+from core.digest import state_card_digest
+from core.model import Transcript, TranscriptItem
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.scoring import HeuristicScorer, Scorer
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    above_trigger,
+    build_plan,
+    candidates,
+    elision_savings,
+)
+
+SCORE_SCALE = 1_000_000
+MISSING_SCORE = 0.5
+
+
+def _valid(score: float | None) -> bool:
+    return score is not None and math.isfinite(score) and 0.0 <= score <= 1.0
+
+
+class Scored:
+    id = "scored"
+
+    def __init__(self, scorer: Scorer | None = None) -> None:
+        self.scorer: Scorer = scorer if scorer is not None else HeuristicScorer()
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        before = transcript.context_tokens()
+        target = before - policy.floor_tokens
+        pool = candidates(transcript, policy)
+        if target <= 0 or not pool:
+            return None
+        scores = self.scorer.score(transcript, pool)
+        threshold = policy.keep_score_threshold
+        heap: list[tuple[int, int]] = []
+        by_line: dict[int, TranscriptItem] = {}
+        window = 0
+        reached = False
+        for item in reversed(pool):
+            score = scores.get(item.line_index)
+            if threshold is not None and (not _valid(score) or (score or 0.0) >= threshold):
+                continue  # kept by the cutoff, even at the cost of the floor
+            value = score if score is not None and _valid(score) else MISSING_SCORE
+            heapq.heappush(heap, (round(value * SCORE_SCALE), item.line_index))
+            by_line[item.line_index] = item
+            window += elision_savings(item)
+            if window >= target:
+                reached = True
+                break
+        chosen: list[TranscriptItem] = []
+        if reached:
+            got = 0
+            while heap and got < target:
+                _, line = heapq.heappop(heap)
+                chosen.append(by_line[line])
+                got += elision_savings(by_line[line])
+        else:
+            chosen = list(by_line.values())
+        if not chosen:
+            return None
+        lines = sorted(item.line_index for item in chosen)
+        digest = state_card_digest(transcript, lines, ctx.payloads)
+        saved = sum(elision_savings(item) for item in chosen)
+        cutoff = f"keep-score cutoff {threshold}" if threshold is not None else "no cutoff"
+        return build_plan(
+            self.id,
+            f"scored: stub the {len(lines)} lowest-scored of {len(pool)} stale tool outputs "
+            f"(keep-probability ranking, {cutoff}); state card added",
+            before,
+            max(0, before - saved) + digest.estimate_overhead(),
+            lines,
+            digest,
+        )

@@ -1,0 +1,50 @@
+"""structured: a masking fallback. Keep the newest 24 live records verbatim and stub every
+eligible tool output before them; no floor seeking. A bounded metadata-derived state card
+stands in for what was masked (it is not semantic summarization)."""
+
+from __future__ import annotations
+
+from core.digest import state_card_digest
+from core.model import Transcript
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.strategies.common import (
+    NO_CONTEXT,
+    EvalContext,
+    above_trigger,
+    build_plan,
+    candidates,
+    elision_savings,
+)
+
+KEEP_TAIL_ITEMS = 24
+
+
+class Structured:
+    id = "structured"
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        if not above_trigger(transcript, policy):
+            return None
+        live = [item for item in transcript.items if item.active and item.est_tokens > 0]
+        if len(live) <= KEEP_TAIL_ITEMS:
+            return None
+        tail_start = live[-KEEP_TAIL_ITEMS].line_index
+        chosen = [item for item in candidates(transcript, policy) if item.line_index < tail_start]
+        if not chosen:
+            return None
+        lines = [item.line_index for item in chosen]
+        digest = state_card_digest(transcript, lines, ctx.payloads)
+        before = transcript.context_tokens()
+        saved = sum(elision_savings(item) for item in chosen)
+        return build_plan(
+            self.id,
+            f"structured: masking fallback; keep the newest {KEEP_TAIL_ITEMS} records, stub "
+            f"{len(lines)} older tool outputs; metadata state card added",
+            before,
+            max(0, before - saved) + digest.estimate_overhead(),
+            lines,
+            digest,
+        )

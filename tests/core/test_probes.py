@@ -1,0 +1,140 @@
+"""core.probes: deterministic extraction, caps, and recall after a plan."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+from hypothesis import given, settings
+
+from adapters import claude
+from core.model import ItemKind, Transcript
+from core.plan import CacheEditEdit, CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
+from core.plan_limits import MAX_PROBES
+from core.policy import PolicyConfig
+from core.probes import KIND_CAPS, ProbeKind, extract_probes, line_probes, probe_recall
+from core.strategies import get
+from tests.core.transcripts import item, output, transcript, transcripts
+
+
+def kinds(text: str) -> dict[ProbeKind, list[str]]:
+    found: dict[ProbeKind, list[str]] = {}
+    for probe in line_probes(text, 0):
+        found.setdefault(probe.kind, []).append(probe.text)
+    return found
+
+
+def test_kinds() -> None:
+    found = kinds(
+        "ran cargo test --workspace in ~/src/gob and ./build.sh; see src/core/plan.rs\n"
+        "error: cannot find value `x`; we decided to use orjson; parse_transcript and "
+        'makeDigestBlock, not "quoted_json_key"'
+    )
+    assert "~/src/gob" in found[ProbeKind.PATH]
+    assert "./build.sh" in found[ProbeKind.PATH]
+    assert "src/core/plan.rs" in found[ProbeKind.PATH]
+    assert found[ProbeKind.COMMAND] == ["cargo test --workspace in ~/src/gob and ./build.sh"]
+    assert found[ProbeKind.ERROR_SIGNATURE][0].startswith("error: cannot find value")
+    assert found[ProbeKind.DECISION][0].startswith("decided to use orjson")
+    assert "plan.rs" in found[ProbeKind.FILE_NAME]
+    assert found[ProbeKind.IDENTIFIER] == ["parse_transcript", "makeDigestBlock"]
+
+
+def test_probe_bounds() -> None:
+    long = "decided " + "x" * 200
+    (probe,) = line_probes(long, 3)
+    assert probe.line == 3
+    assert len(probe.text.encode()) <= 64
+    many = " ".join(f"/p/{i}" for i in range(10))
+    assert len(kinds(many)[ProbeKind.PATH]) == 4  # at most 4 of one kind per line
+    assert ProbeKind.PATH not in kinds("/a")  # under 3 bytes
+
+
+def test_extract_caps_and_order() -> None:
+    items = [
+        item(i, ItemKind.TOOL_RESULT, 10, label="t", summary=f"/dir{i}/a /dir{i}/b snake_case_{i}")
+        for i in range(100)
+    ]
+    items.append(item(200, ItemKind.USER, 0, label="user", summary="/dead/path"))  # dead
+    probes = extract_probes(transcript(items))
+    assert len(probes) <= MAX_PROBES
+    assert sum(p.kind is ProbeKind.PATH for p in probes) == KIND_CAPS[ProbeKind.PATH]
+    order = list(ProbeKind)
+    assert all(
+        (a.line, order.index(a.kind)) <= (b.line, order.index(b.kind)) for a, b in pairwise(probes)
+    )
+    assert len({p.text for p in probes}) == len(probes)
+    assert all(p.line != 200 for p in probes)
+
+
+def two_outputs() -> Transcript:
+    return transcript(
+        [
+            item(0, ItemKind.USER, 10, label="user", summary="edit src/app.py please"),
+            output(1, summary="cat(/etc/hosts) => error: permission denied"),
+            output(2, summary="ls(/srv/data) => fine"),
+        ]
+    )
+
+
+def plan_with(*edits: object) -> CompactionPlan:
+    return CompactionPlan(
+        strategy="t",
+        rationale="t",
+        edits=list(edits),  # type: ignore[arg-type]
+        context_tokens_before=100,
+        context_tokens_after=50,
+    )
+
+
+def test_recall_counts_elided_lines_unless_carried() -> None:
+    t = two_outputs()
+    probes = extract_probes(t)
+    texts = {p.text for p in probes}
+    assert {"/etc/hosts", "/srv/data", "src/app.py"} <= texts
+    elided = probe_recall(probes, t, plan_with(ElideEdit(line_indexes=[1])), tail_start=2)
+    assert elided.probes_recalled < elided.probes_total
+    assert "/etc/hosts" in elided.missed_probes
+    assert elided.tail_intact and elided.tail_probes_total >= 1
+    # the same elision with the line's summary on the state card recalls everything
+    card = DigestBlock(errors=["cat(/etc/hosts) => error: permission denied"], covers_items=1)
+    carried = probe_recall(
+        probes, t, plan_with(ElideEdit(line_indexes=[1]), InjectDigestEdit(digest=card))
+    )
+    assert carried.recall == 1.0 and carried.missed_probes == []
+    by_kind = {k.kind: (k.total, k.recalled) for k in elided.by_kind}
+    assert by_kind[ProbeKind.PATH][0] >= 3
+
+
+def test_recall_of_cache_edit_and_empty() -> None:
+    t = transcript([output(1, summary="ls(/srv/data) => fine", tool_use_ids=("a",))])
+    probes = extract_probes(t)
+    score = probe_recall(probes, t, plan_with(CacheEditEdit(tool_use_ids=["a"])))
+    assert score.recall < 1.0
+    empty = probe_recall([], t, plan_with(ElideEdit(line_indexes=[1])))
+    assert empty.recall == 1.0 and empty.tail_intact
+
+
+@settings(max_examples=50, deadline=None)
+@given(transcripts())
+def test_extraction_is_deterministic_and_bounded(t: Transcript) -> None:
+    first = extract_probes(t)
+    assert first == extract_probes(t)
+    assert len(first) <= MAX_PROBES
+    for kind, cap in KIND_CAPS.items():
+        assert sum(p.kind is kind for p in first) <= cap
+
+
+def test_real_fixture_recall(fixtures_dir: Path) -> None:
+    t = claude.parse_transcript(
+        str(fixtures_dir / "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+    )
+    probes = extract_probes(t)
+    assert 10 <= len(probes) <= MAX_PROBES
+    policy = PolicyConfig(trigger_tokens=50_000, floor_tokens=30_000, keep_recent_tool_outputs=4)
+    elide = get("elide").evaluate(t, policy)
+    compacted = get("compacted").evaluate(t, policy)
+    assert elide is not None and compacted is not None
+    plain = probe_recall(probes, t, elide)
+    carded = probe_recall(probes, t, compacted)
+    assert 0.0 < plain.recall <= carded.recall <= 1.0  # the card only adds visible text
