@@ -9,6 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.limits import (
+    MAX_CONTROL_CHARS,
+    MAX_DIGEST_BYTES,
+    MAX_EDITS,
+    MAX_PLAN_ITEMS,
+    MAX_STUB_CHARS,
+    MAX_TOOL_USE_IDS,
+)
 from core.model import Provider, Transcript, TranscriptItem
 from core.plan import (
     CacheEditEdit,
@@ -17,14 +25,6 @@ from core.plan import (
     InjectDigestEdit,
     ProviderCompactEdit,
     has_line_break,
-)
-from core.plan_limits import (
-    MAX_CONTROL_CHARS,
-    MAX_DIGEST_BYTES,
-    MAX_EDITS,
-    MAX_PLAN_ITEMS,
-    MAX_STUB_CHARS,
-    MAX_TOOL_USE_IDS,
 )
 from core.policy import PolicyConfig
 

@@ -42,9 +42,7 @@ import re
 from collections.abc import Iterable, Mapping
 from enum import Enum
 
-from core.model import ItemKind, Transcript, TranscriptItem
-from core.plan import CARD_MARKERS, DigestBlock
-from core.plan_limits import (
+from core.limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
     DIGEST_SUMMARY_MAX_BYTES,
@@ -52,6 +50,8 @@ from core.plan_limits import (
     SALIENT_LINES_PER_ITEM,
     SALIENT_SCAN_BYTES,
 )
+from core.model import ItemKind, Transcript, TranscriptItem
+from core.plan import CARD_MARKERS, DigestBlock
 
 ERROR_MARKERS = (
     "error",

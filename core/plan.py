@@ -13,7 +13,7 @@ from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from core.plan_limits import DIGEST_FRAMING_BYTES
+from core.limits import DIGEST_FRAMING_BYTES
 from core.tokens import estimate_tokens
 
 CARD_MARKER = "[gobtui state card]"

@@ -12,8 +12,7 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from core.model import Provider
-from core.plan_limits import (
+from core.limits import (
     MAX_INTERVAL_SECS,
     MAX_KEEP_RECENT,
     MAX_POLICY_TOKENS,
@@ -29,6 +28,7 @@ from core.plan_limits import (
     TUNE_RECENT_MAX,
     TUNE_WINDOW_FRACTION,
 )
+from core.model import Provider
 
 
 def round_half_up(value: float) -> int:

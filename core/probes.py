@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from core.limits import MAX_PROBES, PROBE_MAX_BYTES, PROBE_MIN_BYTES, PROBES_PER_KIND_PER_LINE
 from core.model import Transcript
 from core.plan import CacheEditEdit, CompactionPlan
-from core.plan_limits import MAX_PROBES, PROBE_MAX_BYTES, PROBE_MIN_BYTES, PROBES_PER_KIND_PER_LINE
 
 MAX_MISSED_PROBES = 8
 

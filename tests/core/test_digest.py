@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from core.digest import Salience, cut_utf8, salience, state_card_digest, tool_name
+from core.limits import MAX_DIGEST_BYTES
 from core.model import ItemKind, Provider, TranscriptItem
 from core.plan import CARD_MARKER, DigestBlock
-from core.plan_limits import MAX_DIGEST_BYTES
 from tests.core.transcripts import item, output, transcript
 
 

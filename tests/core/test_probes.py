@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import given, settings
 
 from adapters import claude
+from core.limits import MAX_PROBES
 from core.model import ItemKind, Transcript
 from core.plan import CacheEditEdit, CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
-from core.plan_limits import MAX_PROBES
 from core.policy import PolicyConfig
 from core.probes import KIND_CAPS, ProbeKind, extract_probes, line_probes, probe_recall
 from core.strategies import get
