@@ -8,26 +8,23 @@ the newest usage samples and compactions.
 
 from __future__ import annotations
 
-import gc
 import os
 import re
-from collections import Counter, OrderedDict, deque
+from collections import OrderedDict, deque
 from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-from adapters.claude_items import ItemBuilder, collapse, has_tool_result, user_text
-from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from adapters.claude_items import collapse, has_tool_result, parse_file, user_text
+from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import (
     COMPACTION_EVENTS_MAX,
-    READ_CHUNK_BYTES,
     RECENT_LINK_WINDOW,
     TITLE_MAX_CHARS,
     USAGE_HISTORY_MAX,
 )
 from core.model import (
-    BadLine,
     CompactionEvent,
     ContextComponents,
     ContextState,
@@ -61,21 +58,21 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
 
-def _count(value: Any) -> int | None:
-    return value if type(value) is int and value >= 0 else None
-
-
 def _usage_of(message: dict[str, Any]) -> Usage | None:
     """The four context components of a real usage, or None when there is none."""
     usage = message.get("usage")
     if type(usage) is not dict or message.get("model") == _SYNTHETIC_MODEL:
         return None
     get = usage.get  # an absent component (older builds) counts 0: nothing was charged
+    a = get("input_tokens", 0)
+    b = get("cache_creation_input_tokens", 0)
+    c = get("cache_read_input_tokens", 0)
+    d = get("output_tokens", 0)
     values = (
-        _count(get("input_tokens", 0)),
-        _count(get("cache_creation_input_tokens", 0)),
-        _count(get("cache_read_input_tokens", 0)),
-        _count(get("output_tokens", 0)),
+        a if type(a) is int and a >= 0 else None,
+        b if type(b) is int and b >= 0 else None,
+        c if type(c) is int and c >= 0 else None,
+        d if type(d) is int and d >= 0 else None,
     )
     if values == (0, 0, 0, 0) and not any(key in usage for key in _USAGE_KEYS):
         return None
@@ -145,19 +142,38 @@ class ClaudeState:
     # -- feeding -------------------------------------------------------------------------
 
     def feed(self, record: Record, line_len: int) -> None:
+        self.feed_parts(record, record.get("type"), record.get("uuid"), record.get("parentUuid"))
+
+    def feed_parts(self, record: Record, kind: Any, uuid: Any, parent: Any) -> None:
+        """feed(), given the record's type, uuid and parentUuid (a full parse has them)."""
         raw_ts = record.get("timestamp")
-        if raw_ts is not None and (
-            type(raw_ts) is not str
-            or len(raw_ts) != self._ts_len
-            or raw_ts[-1] != "Z"
-            or not self._lo_raw <= raw_ts <= self._hi_raw
-        ):
-            self._note_ts(raw_ts)
-        kind = record.get("type")
-        uuid = record.get("uuid")
+        if raw_ts is not None:
+            sec = milli = None
+            if type(raw_ts) is str and raw_ts[:17] == self._minute:
+                sec = _SECONDS.get(raw_ts[17:20])
+                milli = _MILLIS.get(raw_ts[20:])
+            if sec is None or milli is None:
+                # ISO strings of one shape ("...T...Z", one length) order like their instants:
+                # one between the raw min and max changes nothing.
+                if (
+                    type(raw_ts) is not str
+                    or len(raw_ts) != self._ts_len
+                    or raw_ts[-1] != "Z"
+                    or not self._lo_raw <= raw_ts <= self._hi_raw
+                ):
+                    self._note_ts(raw_ts)
+            else:  # the usual shape, in the minute of the last one parsed: as _ts() would
+                ts = (self._minute_us + sec + milli) / 1_000_000
+                last = self.last_ts
+                if last is not None and ts > last:  # as _note_ts would, more cheaply
+                    self.last_ts = ts
+                    self._hi_raw = raw_ts
+                    if self._ts_len != 24:
+                        self._ts_len = 24 if len(self._lo_raw) == 24 else -1
+                elif last is None or self.first_ts is None or ts < self.first_ts:
+                    self._note_ts(raw_ts)
         if kind == "progress":  # ~70% of lines; only their links matter (others chain to them)
             if type(uuid) is str:
-                parent = record.get("parentUuid")
                 links = self.links
                 links[uuid] = (parent if type(parent) is str else None, None, False)
                 if len(links) > RECENT_LINK_WINDOW:
@@ -168,16 +184,17 @@ class ClaudeState:
             if isinstance(sid, str) and sid:
                 self.session_id = sid
         cwd = record.get("cwd")
-        if isinstance(cwd, str) and cwd:
+        if type(cwd) is str and cwd:
             self.cwd = cwd
+        sidechain = record.get("isSidechain")
         if self.subagent is None and "isSidechain" in record:
-            self.subagent = record["isSidechain"] is True and isinstance(record.get("agentId"), str)
+            self.subagent = sidechain is True and isinstance(record.get("agentId"), str)
         if self.agent_id is None and self.subagent:
             agent = record.get("agentId")
             if isinstance(agent, str) and agent:
                 self.agent_id = agent
         # A main file's sidechain records belong to another context: links only.
-        excluded = record.get("isSidechain") is True and not self.subagent
+        excluded = sidechain is True and not self.subagent
         if kind == "last-prompt":
             leaf = record.get("leafUuid")
             if isinstance(leaf, str):
@@ -197,7 +214,11 @@ class ClaudeState:
         if kind in _LEAF_TYPES and not excluded:
             self.newest_leaf = uuid
             self.prompt_leaf = None
-        self._link(uuid, record.get("parentUuid"), usage, boundary)
+        links = self.links
+        # A repeated uuid keeps its old place (eviction a little early) but its newest value.
+        links[uuid] = (parent if type(parent) is str else None, usage, boundary)
+        if len(links) > RECENT_LINK_WINDOW:
+            links.popitem(False)
 
     def _ts(self, raw: Any) -> float | None:
         """parse_ts(raw); one of the common shape in the minute of the last one is cheap."""
@@ -219,8 +240,6 @@ class ClaudeState:
         ts = self._ts(raw)
         if ts is None:
             return
-        # ISO strings of one shape ("...T...Z", one length) order like their instants: feed
-        # skips parsing one that lies between the raw min and max (parsing is the cost).
         shaped = type(raw) is str and raw[-1:] == "Z" and raw[10:11] == "T"
         if self.first_ts is None or ts < self.first_ts:
             self.first_ts = ts
@@ -231,13 +250,6 @@ class ClaudeState:
         lo, hi = self._lo_raw, self._hi_raw
         self._ts_len = len(lo) if lo and len(lo) == len(hi) else -1
 
-    def _link(self, uuid: str, parent: Any, usage: Usage | None, boundary: bool) -> None:
-        links = self.links
-        # A repeated uuid keeps its old place (eviction a little early) but its newest value.
-        links[uuid] = (parent if type(parent) is str else None, usage, boundary)
-        if len(links) > RECENT_LINK_WINDOW:
-            links.popitem(False)
-
     def _assistant(self, record: Record, uuid: str) -> Usage | None:
         message = record.get("message")
         if type(message) is not dict:
@@ -246,21 +258,22 @@ class ClaudeState:
         if usage is None:
             return None
         model = message.get("model")
-        if isinstance(model, str) and model:
+        if type(model) is str and model:
             self.model = model
         self.newest_usage = usage
         msg_id = message.get("id")
-        if isinstance(msg_id, str) and msg_id:
+        if type(msg_id) is str and msg_id:
             key = msg_id
         else:
             self._anon += 1
             key = f"#{uuid}#{self._anon}"
-        sample = self.history.get(key)
+        history = self.history
+        sample = history.get(key)
         ts = sample[0] if sample else self._ts(record.get("timestamp"))
         # Streaming-split records repeat one response's usage: one sample, newest figures.
-        self.history[key] = (ts, _total(usage))
-        if len(self.history) > USAGE_HISTORY_MAX:
-            self.history.popitem(last=False)
+        history[key] = (ts, _total(usage))
+        if len(history) > USAGE_HISTORY_MAX:
+            history.popitem(False)
         return usage
 
     def _maybe_title(self, record: Record) -> None:
@@ -435,61 +448,4 @@ def parse_transcript(path: str) -> Transcript:
     The summary comes from a ClaudeState fed the very records the items come from, so the
     board's incremental figures and a full parse agree by construction.
     """
-    # Millions of acyclic objects: the cyclic GC would only rescan the growing item list.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _parse(path)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-
-
-def _parse(path: str) -> Transcript:
-    state = ClaudeState(path)
-    feed = state.feed
-    builder = ItemBuilder()
-    add = builder.add
-    parents: dict[str, str | None] = {}  # every link: the branch walk of a full parse
-    lines = LineCursor()
-    records = 0
-    bad: Counter[str] = Counter()
-    size = 0
-    with open(path, "rb") as handle:
-        mtime = os.fstat(handle.fileno()).st_mtime_ns / 1e9
-        while True:
-            chunk = handle.read(READ_CHUNK_BYTES)
-            size += len(chunk)
-            for index, length, decoded in feed_bytes(lines, chunk, not chunk):
-                if isinstance(decoded, BadLine):
-                    bad[decoded.value] += 1
-                    continue
-                records += 1
-                feed(decoded, length)
-                uuid = decoded.get("uuid")
-                if type(uuid) is str:
-                    parent = decoded.get("parentUuid")
-                    parents[uuid] = parent if type(parent) is str else None
-                kind = decoded.get("type")
-                if kind != "progress":
-                    add(index, decoded, kind, decoded.get("isSidechain") is True)
-            if not chunk:
-                break
-    subagent = bool(state.subagent)
-    builder.mark_branch(parents, state.leaf(parents), subagent)
-    summary = state.summary(
-        path=path,
-        size=size,
-        mtime=mtime,
-        coverage=Coverage.FULL,
-        records=records,
-        bad_reasons=dict(bad),
-        torn=torn_tail(lines),
-    )
-    return Transcript(
-        provider=Provider.CLAUDE,
-        session_id=summary.session_id,
-        path=path,
-        items=builder.items,
-        summary=summary,
-    )
+    return parse_file(path, ClaudeState(path))

@@ -1,19 +1,31 @@
 """Claude Code records to TranscriptItems (the full parse), and the live-branch marking.
 
-Kept apart from adapters/claude.py so the running summary state stays small. Nothing here
-reads files: `ItemBuilder.add` is fed decoded records in file order.
+Kept apart from adapters/claude.py so the running summary state stays small: `parse_file`
+reads every line, feeding each record to the state and to an `ItemBuilder`.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections.abc import Iterable
-from typing import Any
+import os
+from collections import Counter
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
-from core.model import ItemKind, TranscriptItem
+from adapters.jsonl import LineCursor, feed_bytes, torn_tail
+from core.limits import (
+    CHARS_PER_TOKEN,
+    ELIDABLE_MIN_BYTES,
+    LABEL_MAX_CHARS,
+    READ_CHUNK_BYTES,
+    SUMMARY_MAX_CHARS,
+)
+from core.model import Coverage, ItemKind, Provider, Transcript, TranscriptItem
+
+if TYPE_CHECKING:
+    from adapters.claude import ClaudeState
 
 PROMPT_SUMMARY_CHARS = 200
 TOOL_INPUT_CHARS = 80
@@ -128,11 +140,12 @@ class ItemBuilder:
         self.answered_by: dict[int, tuple[str, ...]] = {}
         """item position -> tool_use ids its tool_result blocks answer."""
 
-    def add(self, index: int, record: dict[str, Any], kind: Any, sidechain: bool) -> None:
-        if kind == "user":
-            item = self._user(index, record)
-        elif kind == "assistant":
+    def add(self, index: int, record: dict[str, Any], kind: Any, uuid: Any, parent: Any) -> None:
+        """One record, given its type, uuid and parentUuid (in file order)."""
+        if kind == "assistant":
             item = self._assistant(index, record)
+        elif kind == "user":
+            item = self._user(index, record)
         elif kind == "system":
             subtype = record.get("subtype")
             label = f"system:{subtype}" if isinstance(subtype, str) else "system"
@@ -151,12 +164,11 @@ class ItemBuilder:
             item = TranscriptItem(index, ItemKind.TOOL_RESULT, _estimate(record), label=label)
         else:
             return  # bookkeeping (progress, summary, last-prompt, snapshots, ...)
-        uuid = record.get("uuid")
-        parent = record.get("parentUuid")
-        item.uuid = uuid if isinstance(uuid, str) else None
-        item.parent_uuid = parent if isinstance(parent, str) else None
-        item.label = cut(item.label, LABEL_MAX_CHARS)
-        if sidechain:
+        item.uuid = uuid if type(uuid) is str else None
+        item.parent_uuid = parent if type(parent) is str else None
+        if len(item.label) > LABEL_MAX_CHARS:
+            item.label = cut(item.label, LABEL_MAX_CHARS)
+        if record.get("isSidechain") is True:
             self.sidechain.add(len(self.items))
         self.items.append(item)
 
@@ -214,6 +226,8 @@ class ItemBuilder:
         return item
 
     def _user(self, index: int, record: dict[str, Any]) -> TranscriptItem:
+        # First: serialising leaves non-ASCII strings their UTF-8, which encode() then reuses.
+        est = _estimate(record)
         message = record.get("message")
         content = message.get("content") if type(message) is dict else None
         results = (
@@ -224,13 +238,11 @@ class ItemBuilder:
         if not results:
             text = user_text(content)
             summary = collapse(text, PROMPT_SUMMARY_CHARS) if text else None
-            return TranscriptItem(
-                index, ItemKind.USER, _estimate(record), label="user", summary=summary
-            )
+            return TranscriptItem(index, ItemKind.USER, est, label="user", summary=summary)
         total = 0
         parts = 0
         image = False
-        payload: list[str] = []
+        payload: list[str | bytes] = []
         ids: list[str] = []
         names: list[str] = []
         shown: list[str] = []
@@ -247,11 +259,17 @@ class ItemBuilder:
                 names.append(name)
             inner = block.get("content")
             if type(inner) is str:  # the common shape, without the lists
-                size = utf8_len(inner)
+                if inner.isascii():
+                    size = len(inner)
+                    if size:
+                        payload.append(inner)
+                else:  # encoded once, for its size and its fingerprint
+                    data = inner.encode("utf-8", "surrogatepass")
+                    size = len(data)
+                    payload.append(data)
                 if size:
                     parts += 1
                     total += size
-                    payload.append(inner)
                 output = inner[-window:]
             else:
                 texts, has_image = _result_texts(block)
@@ -270,7 +288,7 @@ class ItemBuilder:
         return TranscriptItem(
             index,
             ItemKind.TOOL_RESULT if total > ELIDABLE_MIN_BYTES else ItemKind.USER,
-            _estimate(record),
+            est,
             elidable_bytes=total if elidable else None,
             elidable_parts=parts if elidable else 0,
             label="+".join(names),
@@ -312,20 +330,21 @@ class ItemBuilder:
         A real dead branch (a rewind) answers an already answered tool_use, or hangs off a
         dead record, so it stays dead.
         """
-        live_msgs = {m for pos, m in self.msg_ids.items() if self.items[pos].uuid in live}
-        for pos, msg in self.msg_ids.items():
-            uuid = self.items[pos].uuid
+        items = self.items
+        by_msg = [(items[pos].uuid, msg) for pos, msg in self.msg_ids.items()]
+        live_msgs = {msg for uuid, msg in by_msg if uuid in live}
+        for uuid, msg in by_msg:
             if uuid is not None and uuid not in live and msg in live_msgs:
                 live.add(uuid)
         open_calls: set[str] = set()
-        for item in self.items:
-            if item.kind is ItemKind.ASSISTANT and item.uuid in live:
+        for item in items:
+            if item.tool_use_ids and item.kind is ItemKind.ASSISTANT and item.uuid in live:
                 open_calls.update(item.tool_use_ids)
         for pos, ids in self.answered_by.items():
-            if self.items[pos].uuid in live:
+            if items[pos].uuid in live:
                 open_calls.difference_update(ids)
         for pos, ids in self.answered_by.items():
-            item = self.items[pos]
+            item = items[pos]
             if (
                 item.uuid is not None
                 and item.uuid not in live
@@ -357,8 +376,70 @@ def deactivate(item: TranscriptItem, suffix: str) -> None:
     item.label = cut(item.label, LABEL_MAX_CHARS - len(suffix)) + suffix
 
 
-def _sha256(texts: Iterable[str]) -> str:
+def _sha256(texts: list[str | bytes]) -> str:
+    """The SHA-256 of the texts' UTF-8 (some given already encoded), one after another."""
     digest = hashlib.sha256()
     for text in texts:
-        digest.update(text.encode("utf-8", "surrogatepass"))
+        digest.update(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def parse_file(path: str, state: ClaudeState) -> Transcript:
+    """Every line of a transcript into items, with `state` (new) fed the same records."""
+    # Millions of acyclic objects: the cyclic GC would only rescan the growing item list.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(path, state)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _parse(path: str, state: ClaudeState) -> Transcript:
+    feed = state.feed_parts
+    builder = ItemBuilder()
+    add = builder.add
+    parents: dict[str, str | None] = {}  # every link: the branch walk of a full parse
+    lines = LineCursor()
+    records = 0
+    bad: Counter[str] = Counter()
+    size = 0
+    with open(path, "rb") as handle:
+        mtime = os.fstat(handle.fileno()).st_mtime_ns / 1e9
+        while True:
+            chunk = handle.read(READ_CHUNK_BYTES)
+            size += len(chunk)
+            for index, _length, decoded in feed_bytes(lines, chunk, not chunk):
+                if not isinstance(decoded, dict):  # (isinstance of an Enum class is slower)
+                    bad[decoded.value] += 1
+                    continue
+                records += 1
+                kind = decoded.get("type")
+                uuid = decoded.get("uuid")
+                parent = decoded.get("parentUuid")
+                feed(decoded, kind, uuid, parent)
+                if type(uuid) is str:
+                    parents[uuid] = parent if type(parent) is str else None
+                if kind != "progress":
+                    add(index, decoded, kind, uuid, parent)
+            if not chunk:
+                break
+    subagent = bool(state.subagent)
+    builder.mark_branch(parents, state.leaf(parents), subagent)
+    summary = state.summary(
+        path=path,
+        size=size,
+        mtime=mtime,
+        coverage=Coverage.FULL,
+        records=records,
+        bad_reasons=dict(bad),
+        torn=torn_tail(lines),
+    )
+    return Transcript(
+        provider=Provider.CLAUDE,
+        session_id=summary.session_id,
+        path=path,
+        items=builder.items,
+        summary=summary,
+    )

@@ -24,7 +24,6 @@ from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, READ_CHUNK_BYTES, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import (
-    BadLine,
     CompactionEvent,
     ContextComponents,
     ContextState,
@@ -56,6 +55,11 @@ def session_id_from_path(path: str) -> str:
 def _count(value: Any) -> int | None:
     """A token count, or None for null/missing/odd values (bools are not counts)."""
     return value if type(value) is int and value >= 0 else None
+
+
+def _sample_ts(sample: tuple[Any, int, bool]) -> float | None:
+    ts, _tokens, raw = sample
+    return parse_ts(ts) if raw else ts
 
 
 def _title(text: str) -> str | None:
@@ -113,7 +117,8 @@ class CodexState:
         self.context_state = ContextState.ABSENT
         self.components: Components | None = None
         self.window: int | None = None
-        self.usage: deque[tuple[float | None, int]] = deque(maxlen=USAGE_HISTORY_MAX)
+        self.usage: deque[tuple[Any, int, bool]] = deque(maxlen=USAGE_HISTORY_MAX)
+        """(timestamp, tokens, the timestamp still raw): parsed when shown, the newest only."""
         self.compactions: deque[tuple[float | None, int | None]] = deque(
             maxlen=COMPACTION_EVENTS_MAX
         )
@@ -126,6 +131,10 @@ class CodexState:
     # -- feeding -------------------------------------------------------------------------------
 
     def feed(self, record: Record, line_len: int) -> None:
+        self.feed_parts(record, record.get("type"), record.get("payload"))
+
+    def feed_parts(self, record: Record, rtype: Any, payload: Any) -> None:
+        """feed(), given the record's type and payload (a full parse has them)."""
         ts = record.get("timestamp")
         if ts is not None:
             # A cheap "starts with a digit" test keeps placeholders like "[trimmed]" out
@@ -133,10 +142,8 @@ class CodexState:
                 self._last_ts = ts
             if self.first_ts is None:
                 self.first_ts = parse_ts(ts)
-        payload = record.get("payload")
         if type(payload) is not dict:
             return
-        rtype = record.get("type")
         if rtype == "event_msg":
             ptype = payload.get("type")
             if ptype == "token_count":
@@ -208,7 +215,7 @@ class CodexState:
             _count(usage.get("cache_write_input_tokens")),
             out,
         )
-        self.usage.append((parse_ts(ts), total))
+        self.usage.append((ts, total, True))
 
     def _set_window(self, value: Any) -> None:
         window = _count(value)
@@ -252,7 +259,7 @@ class CodexState:
             "context_state": self.context_state.value,
             "components": list(self.components) if self.components is not None else None,
             "window": self.window,
-            "usage": [list(sample) for sample in self.usage],
+            "usage": [[_sample_ts(sample), sample[1]] for sample in self.usage],
             "compactions": [list(event) for event in self.compactions],
             "last_usage": self._last_usage,
             "first_ts": self.first_ts,
@@ -275,7 +282,7 @@ class CodexState:
         comps = data["components"]
         state.components = (comps[0], comps[1], comps[2], comps[3]) if comps is not None else None
         state.window = data["window"]
-        state.usage.extend((ts, tokens) for ts, tokens in data["usage"])
+        state.usage.extend((ts, tokens, False) for ts, tokens in data["usage"])
         state.compactions.extend((ts, pre) for ts, pre in data["compactions"])
         state._last_usage = data["last_usage"]
         state.first_ts = data["first_ts"]
@@ -314,7 +321,9 @@ class CodexState:
                 cache_creation_tokens=comps[2],
                 output_tokens=comps[3],
             ),
-            usage_history=[UsageSample(ts=ts, context_tokens=n) for ts, n in self.usage],
+            usage_history=[
+                UsageSample(ts=_sample_ts(sample), context_tokens=sample[1]) for sample in self.usage
+            ],
             compactions=[CompactionEvent(ts=ts, pre_tokens=pre) for ts, pre in self.compactions],
             records=records,
             bad_lines=sum(bad_reasons.values()),
@@ -345,7 +354,7 @@ def parse_transcript(path: str) -> Transcript:
 
 def _parse(path: str) -> Transcript:
     state = CodexState(path)
-    feed = state.feed
+    feed = state.feed_parts
     lines = LineCursor()
     items: list[TranscriptItem] = []
     append = items.append
@@ -359,20 +368,18 @@ def _parse(path: str) -> Transcript:
         while True:
             chunk = handle.read(READ_CHUNK_BYTES)
             size += len(chunk)
-            for index, length, decoded in feed_bytes(lines, chunk, at_eof=not chunk):
-                if isinstance(decoded, BadLine):
+            for index, _length, decoded in feed_bytes(lines, chunk, not chunk):
+                if not isinstance(decoded, dict):  # (isinstance of an Enum class is slower)
                     bad[decoded.value] += 1
                     continue
                 records += 1
-                feed(decoded, length)
                 rtype = decoded.get("type")
-                if rtype == "response_item":
-                    payload = decoded.get("payload")
-                    if type(payload) is dict:
+                payload = decoded.get("payload")
+                feed(decoded, rtype, payload)
+                if type(payload) is dict:
+                    if rtype == "response_item":
                         append(response_item(index, payload, calls))
-                elif rtype == "compacted":
-                    payload = decoded.get("payload")
-                    if type(payload) is dict:
+                    elif rtype == "compacted":
                         append(compacted_item(index, payload))
                         last_compaction = index
             if not chunk:

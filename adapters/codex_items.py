@@ -31,6 +31,13 @@ Calls = dict[str, str]
 
 def cut(text: str, limit: int) -> str:
     """Whitespace collapsed, at most `limit` characters (an ellipsis marks a cut)."""
+    quick = limit + limit // 2
+    if len(text) > quick:
+        # The collapse of a prefix is a prefix of the collapse of the whole (a word it cuts
+        # short is a prefix of that word): once longer than `limit` it decides the cut.
+        head = " ".join(text[:quick].split())
+        if len(head) > limit:
+            return head[: limit - 1] + "…"
     flat = " ".join((text if len(text) <= 4 * limit else text[: 4 * limit]).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters import claude as claude_mod
-from adapters import jsonl
+from adapters import jsonl, reader
 from adapters.claude import ClaudeState, parse_transcript
 from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
-from core.limits import FULL_READ_MAX_BYTES
+from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary
 
 Copy = Callable[..., Path]
@@ -212,8 +212,9 @@ def test_marot_main_details(fixtures_dir: Path) -> None:
     assert summary.session_id == "4d5611e5-241a-462a-8d15-5122611a9569"
     assert summary.title is not None and summary.title.startswith("Work on bead spotter-dov.")
     assert len(summary.title) <= 120
-    # 139 distinct message.ids among the 254 usage-bearing assistant records (one-off count).
-    assert len(summary.usage_history) == 139
+    # 139 distinct message.ids among the 254 usage-bearing assistant records (one-off count),
+    # the newest USAGE_HISTORY_MAX of them kept.
+    assert len(summary.usage_history) == min(139, USAGE_HISTORY_MAX)
     assert summary.usage_history[-1].context_tokens == 106_061
     assert [c.model_dump() for c in summary.compactions] == [
         {"ts": summary.compactions[0].ts, "pre_tokens": 170_251, "trigger": "auto"}
@@ -257,8 +258,11 @@ def test_parallel_tool_results_stay_live(fixtures_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("relative", [BRANCH, SHORT, TOOL_HEAVY, MAROT_SUB, EDGE_CASES])
-def test_incremental_equals_cold(fixtures_dir: Path, relative: str) -> None:
+def test_incremental_equals_cold(
+    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = (fixtures_dir / relative).read_bytes()
+    monkeypatch.setattr(reader, "FULL_READ_MAX_BYTES", len(data))  # cold reads read it all
 
     @settings(
         max_examples=30,

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adapters import reader
 from adapters.codex import CodexState, parse_transcript, session_id_from_path
 from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
@@ -36,6 +37,12 @@ WINDOW = "oracle/codex-window.jsonl"
 
 def cold(path: Path) -> FileCursor:
     return open_cursor(str(path), Provider.CODEX, CodexState)
+
+
+@pytest.fixture
+def whole_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cold reads of the (up to 1 MB) fixtures read every line, not a head and a tail."""
+    monkeypatch.setattr(reader, "FULL_READ_MAX_BYTES", 4 * 1024 * 1024)
 
 
 def write_lines(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -84,6 +91,7 @@ def test_oracle_dialects_manifest(fixtures_dir: Path) -> None:
 # -- real fixtures ------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("whole_reads")
 def test_every_fixture_parses_and_agrees_with_a_cold_read(fixtures_dir: Path) -> None:
     paths = [*sorted((fixtures_dir / "codex").glob("*.jsonl")), fixtures_dir / WINDOW]
     assert len(paths) == 9
@@ -108,6 +116,7 @@ def test_localpush_12_41_04(fixtures_dir: Path) -> None:
     assert s.title == "[REDACTED_MESSAGE len=115 sha=a83ebe6f]"
 
 
+@pytest.mark.usefixtures("whole_reads")
 def test_localpush_12_54_34_compaction_then_zero_usage(
     fixtures_dir: Path, fixture_copy: Copy
 ) -> None:
@@ -424,6 +433,7 @@ def test_partial_lines_torn_tail_truncation_replacement(fixtures_dir: Path, tmp_
     )
 
 
+@pytest.mark.usefixtures("whole_reads")
 def test_state_json_round_trip_continues(fixtures_dir: Path, tmp_path: Path) -> None:
     data = (fixtures_dir / L_34).read_bytes()
     half = data.find(b"\n", len(data) // 2) + 1
