@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from adapters.claude_items import collapse, has_tool_result, parse_file, user_text
-from adapters.jsonl import Record
+from adapters.jsonl import Record, Tally, feed_all
 from adapters.timefmt import parse_ts
 from core.limits import (
     COMPACTION_EVENTS_MAX,
@@ -384,6 +384,13 @@ class ClaudeState:
             parent_session_id=parent_id,
         )
 
+    @classmethod
+    def full_pass(cls, fd: int, size: int, path: str) -> tuple[ClaudeState, Tally]:
+        """A state fed every record of the file's first `size` bytes: the summary side of a
+        full parse, run in a Helper for a big file."""
+        state = cls(path)
+        return state, feed_all(state.feed, fd, size)
+
     # -- persistence ---------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
@@ -448,4 +455,4 @@ def parse_transcript(path: str) -> Transcript:
     The summary comes from a ClaudeState fed the very records the items come from, so the
     board's incremental figures and a full parse agree by construction.
     """
-    return parse_file(path, ClaudeState(path))
+    return parse_file(path, ClaudeState, ClaudeState.full_pass)

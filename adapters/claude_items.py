@@ -6,22 +6,15 @@ reads every line, feeding each record to the state and to an `ItemBuilder`.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
-from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from adapters.jsonl import LineCursor, feed_bytes, torn_tail
-from core.limits import (
-    CHARS_PER_TOKEN,
-    ELIDABLE_MIN_BYTES,
-    LABEL_MAX_CHARS,
-    READ_CHUNK_BYTES,
-    SUMMARY_MAX_CHARS,
-)
+from adapters.jsonl import Helper, LineCursor, Tally, feed_bytes, gc_paused, read_chunks, torn_tail
+from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import Coverage, ItemKind, Provider, Transcript, TranscriptItem
 
 if TYPE_CHECKING:
@@ -127,25 +120,33 @@ def _shown_input(value: Any) -> str:
 class ItemBuilder:
     """Builds one item per conversation line; remembers what branch marking needs."""
 
-    __slots__ = ("answered_by", "items", "msg_ids", "sidechain", "tools")
+    __slots__ = ("answered_by", "calls", "items", "msg_ids", "sidechain", "tools", "uuids")
 
+    # Branch marking reads what it needs from these lists, not from the items: they were
+    # allocated across the whole parse, and touching each again costs a cache miss.
     def __init__(self) -> None:
         self.items: list[TranscriptItem] = []
+        self.uuids: list[str | None] = []
+        """The items' uuids."""
         self.tools: dict[str, tuple[str, str]] = {}
         """tool_use id -> (name, input cut to TOOL_INPUT_CHARS)."""
-        self.msg_ids: dict[int, str] = {}
-        """item position -> message.id of an assistant item (streaming-split siblings)."""
+        self.msg_ids: list[tuple[str | None, str]] = []
+        """(uuid, message.id) of the assistant items (streaming-split siblings)."""
+        self.calls: list[tuple[str | None, tuple[str, ...]]] = []
+        """(uuid, tool_use ids) of the assistant items calling tools."""
+        self.answered_by: list[tuple[str | None, str | None, tuple[str, ...]]] = []
+        """(uuid, parentUuid, tool_use ids its tool_result blocks answer) of such items."""
         self.sidechain: set[int] = set()
         """item positions of sidechain records in a main file."""
-        self.answered_by: dict[int, tuple[str, ...]] = {}
-        """item position -> tool_use ids its tool_result blocks answer."""
 
     def add(self, index: int, record: dict[str, Any], kind: Any, uuid: Any, parent: Any) -> None:
         """One record, given its type, uuid and parentUuid (in file order)."""
+        uuid = uuid if type(uuid) is str else None
+        parent = parent if type(parent) is str else None
         if kind == "assistant":
-            item = self._assistant(index, record)
+            item = self._assistant(index, record, uuid)
         elif kind == "user":
-            item = self._user(index, record)
+            item = self._user(index, record, uuid, parent)
         elif kind == "system":
             subtype = record.get("subtype")
             label = f"system:{subtype}" if isinstance(subtype, str) else "system"
@@ -164,13 +165,14 @@ class ItemBuilder:
             item = TranscriptItem(index, ItemKind.TOOL_RESULT, _estimate(record), label=label)
         else:
             return  # bookkeeping (progress, summary, last-prompt, snapshots, ...)
-        item.uuid = uuid if type(uuid) is str else None
-        item.parent_uuid = parent if type(parent) is str else None
+        item.uuid = uuid
+        item.parent_uuid = parent
         if len(item.label) > LABEL_MAX_CHARS:
             item.label = cut(item.label, LABEL_MAX_CHARS)
         if record.get("isSidechain") is True:
             self.sidechain.add(len(self.items))
         self.items.append(item)
+        self.uuids.append(uuid)
 
     def _tool(self, block: dict[str, Any]) -> tuple[str, str, str]:
         """Remember a tool_use block: (id or "", name, input cut to TOOL_INPUT_CHARS)."""
@@ -183,7 +185,7 @@ class ItemBuilder:
         self.tools[tid] = (name, shown)
         return tid, name, shown
 
-    def _assistant(self, index: int, record: dict[str, Any]) -> TranscriptItem:
+    def _assistant(self, index: int, record: dict[str, Any], uuid: str | None) -> TranscriptItem:
         message = record.get("message")
         content = message.get("content") if type(message) is dict else None
         text: str | None = content if type(content) is str else None
@@ -222,10 +224,14 @@ class ItemBuilder:
         if type(message) is dict:
             msg_id = message.get("id")
             if type(msg_id) is str:
-                self.msg_ids[len(self.items)] = msg_id
+                self.msg_ids.append((uuid, msg_id))
+        if ids:
+            self.calls.append((uuid, item.tool_use_ids))
         return item
 
-    def _user(self, index: int, record: dict[str, Any]) -> TranscriptItem:
+    def _user(
+        self, index: int, record: dict[str, Any], uuid: str | None, parent: str | None
+    ) -> TranscriptItem:
         # First: serialising leaves non-ASCII strings their UTF-8, which encode() then reuses.
         est = _estimate(record)
         message = record.get("message")
@@ -284,7 +290,7 @@ class ItemBuilder:
             shown.append(f"{name}({given}) => {_collapsed_tail(output, TOOL_OUTPUT_TAIL_CHARS)}")
         elidable = total > ELIDABLE_MIN_BYTES and not image
         if ids:
-            self.answered_by[len(self.items)] = tuple(ids)
+            self.answered_by.append((uuid, parent, tuple(ids)))
         return TranscriptItem(
             index,
             ItemKind.TOOL_RESULT if total > ELIDABLE_MIN_BYTES else ItemKind.USER,
@@ -313,11 +319,13 @@ class ItemBuilder:
         """Deactivate records off the live branch (and sidechains of a main file)."""
         live = walk(parents, leaf)
         self._rescue_siblings(live)
-        for pos, item in enumerate(self.items):
-            if pos in self.sidechain and not subagent:
-                deactivate(item, SIDECHAIN_SUFFIX)
-            elif item.uuid is not None and item.uuid not in live:
-                deactivate(item, DEAD_SUFFIX)
+        items = self.items
+        sidechain = () if subagent else self.sidechain
+        for pos, uuid in enumerate(self.uuids):
+            if pos in sidechain:
+                deactivate(items[pos], SIDECHAIN_SUFFIX)
+            elif uuid is not None and uuid not in live:
+                deactivate(items[pos], DEAD_SUFFIX)
 
     def _rescue_siblings(self, live: set[str]) -> None:
         """Bring back records the parent walk misses although they are in the live context.
@@ -330,28 +338,25 @@ class ItemBuilder:
         A real dead branch (a rewind) answers an already answered tool_use, or hangs off a
         dead record, so it stays dead.
         """
-        items = self.items
-        by_msg = [(items[pos].uuid, msg) for pos, msg in self.msg_ids.items()]
-        live_msgs = {msg for uuid, msg in by_msg if uuid in live}
-        for uuid, msg in by_msg:
+        live_msgs = {msg for uuid, msg in self.msg_ids if uuid in live}
+        for uuid, msg in self.msg_ids:
             if uuid is not None and uuid not in live and msg in live_msgs:
                 live.add(uuid)
         open_calls: set[str] = set()
-        for item in items:
-            if item.tool_use_ids and item.kind is ItemKind.ASSISTANT and item.uuid in live:
-                open_calls.update(item.tool_use_ids)
-        for pos, ids in self.answered_by.items():
-            if items[pos].uuid in live:
+        for uuid, ids in self.calls:
+            if uuid in live:
+                open_calls.update(ids)
+        for uuid, _parent, ids in self.answered_by:
+            if uuid in live:
                 open_calls.difference_update(ids)
-        for pos, ids in self.answered_by.items():
-            item = items[pos]
+        for uuid, parent, ids in self.answered_by:
             if (
-                item.uuid is not None
-                and item.uuid not in live
-                and item.parent_uuid in live
+                uuid is not None
+                and uuid not in live
+                and parent in live
                 and all(i in open_calls for i in ids)
             ):
-                live.add(item.uuid)
+                live.add(uuid)
                 open_calls.difference_update(ids)
 
 
@@ -384,57 +389,40 @@ def _sha256(texts: list[str | bytes]) -> str:
     return digest.hexdigest()
 
 
-def parse_file(path: str, state: ClaudeState) -> Transcript:
-    """Every line of a transcript into items, with `state` (new) fed the same records."""
-    # Millions of acyclic objects: the cyclic GC would only rescan the growing item list.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _parse(path, state)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+StatePass = Callable[[int, int, str], "tuple[ClaudeState, Tally]"]
 
 
-def _parse(path: str, state: ClaudeState) -> Transcript:
-    feed = state.feed_parts
-    builder = ItemBuilder()
-    add = builder.add
-    parents: dict[str, str | None] = {}  # every link: the branch walk of a full parse
-    lines = LineCursor()
-    records = 0
-    bad: Counter[str] = Counter()
-    size = 0
-    with open(path, "rb") as handle:
-        mtime = os.fstat(handle.fileno()).st_mtime_ns / 1e9
-        while True:
-            chunk = handle.read(READ_CHUNK_BYTES)
-            size += len(chunk)
-            for index, _length, decoded in feed_bytes(lines, chunk, not chunk):
-                if not isinstance(decoded, dict):  # (isinstance of an Enum class is slower)
-                    bad[decoded.value] += 1
-                    continue
-                records += 1
-                kind = decoded.get("type")
-                uuid = decoded.get("uuid")
-                parent = decoded.get("parentUuid")
-                feed(decoded, kind, uuid, parent)
-                if type(uuid) is str:
-                    parents[uuid] = parent if type(parent) is str else None
-                if kind != "progress":
-                    add(index, decoded, kind, uuid, parent)
-            if not chunk:
-                break
-    subagent = bool(state.subagent)
-    builder.mark_branch(parents, state.leaf(parents), subagent)
+def parse_file(
+    path: str, new_state: Callable[[str], ClaudeState], state_pass: StatePass
+) -> Transcript:
+    """Every line of a transcript into items, and a state fed the same records: in the same
+    pass, or (a big file) by `state_pass` in a Helper while this process builds the items."""
+    with open(path, "rb") as handle, gc_paused():
+        fd = handle.fileno()
+        st = os.fstat(fd)
+        helper = Helper.start(state_pass, fd, st.st_size, path)
+        try:
+            state = None if helper else new_state(path)
+            builder, parents, tally = _items_pass(fd, st.st_size, state)
+            if helper is not None:
+                got = helper.result()
+                if isinstance(got, tuple) and len(got) == 2 and got[1] == tally:
+                    state = got[0]
+                else:  # no answer, or not from the same bytes: the pass here
+                    state, _ = state_pass(fd, st.st_size, path)
+        finally:
+            if helper is not None:
+                helper.close()
+    assert state is not None
+    builder.mark_branch(parents, state.leaf(parents), bool(state.subagent))
     summary = state.summary(
         path=path,
-        size=size,
-        mtime=mtime,
+        size=tally.size,
+        mtime=st.st_mtime_ns / 1e9,
         coverage=Coverage.FULL,
-        records=records,
-        bad_reasons=dict(bad),
-        torn=torn_tail(lines),
+        records=tally.records,
+        bad_reasons=dict(tally.bad),
+        torn=tally.torn,
     )
     return Transcript(
         provider=Provider.CLAUDE,
@@ -443,3 +431,36 @@ def _parse(path: str, state: ClaudeState) -> Transcript:
         items=builder.items,
         summary=summary,
     )
+
+
+def _items_pass(
+    fd: int, size: int, state: ClaudeState | None
+) -> tuple[ItemBuilder, dict[str, str | None], Tally]:
+    """Items of every record (and `state` fed them, unless None), every parent link."""
+    feed = state.feed_parts if state is not None else None
+    builder = ItemBuilder()
+    add = builder.add
+    parents: dict[str, str | None] = {}  # every link: the branch walk of a full parse
+    lines = LineCursor()
+    tally = Tally()
+    bad = tally.bad
+    records = 0
+    for chunk in read_chunks(fd, size):
+        tally.size += len(chunk)
+        for index, _length, record in feed_bytes(lines, chunk, not chunk):
+            if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
+                bad[record.value] += 1
+                continue
+            records += 1
+            kind = record.get("type")
+            uuid = record.get("uuid")
+            parent = record.get("parentUuid")
+            if feed is not None:
+                feed(record, kind, uuid, parent)
+            if type(uuid) is str:
+                parents[uuid] = parent if type(parent) is str else None
+            if kind != "progress":
+                add(index, record, kind, uuid, parent)
+    tally.records = records
+    tally.torn = torn_tail(lines)
+    return builder, parents, tally

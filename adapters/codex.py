@@ -6,10 +6,9 @@ file feeds its head, then a tail), so nothing in it assumes it saw the first lin
 
 from __future__ import annotations
 
-import gc
 import os
 import re
-from collections import Counter, deque
+from collections import deque
 from typing import Any, ClassVar
 
 from adapters.codex_items import (
@@ -20,9 +19,19 @@ from adapters.codex_items import (
     deactivate,
     response_item,
 )
-from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from adapters.jsonl import (
+    Helper,
+    LineCursor,
+    Record,
+    Tally,
+    feed_all,
+    feed_bytes,
+    gc_paused,
+    read_chunks,
+    torn_tail,
+)
 from adapters.timefmt import parse_ts
-from core.limits import COMPACTION_EVENTS_MAX, READ_CHUNK_BYTES, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
+from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import (
     CompactionEvent,
     ContextComponents,
@@ -243,6 +252,13 @@ class CodexState:
                 parent = spawn.get("parent_thread_id")
             self.parent_session_id = parent if isinstance(parent, str) and parent else None
 
+    @classmethod
+    def full_pass(cls, fd: int, size: int, path: str) -> tuple[CodexState, Tally]:
+        """A state fed every record of the file's first `size` bytes: the summary side of a
+        full parse, run in a Helper for a big file."""
+        state = cls(path)
+        return state, feed_all(state.feed, fd, size)
+
     # -- persistence ---------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
@@ -322,7 +338,8 @@ class CodexState:
                 output_tokens=comps[3],
             ),
             usage_history=[
-                UsageSample(ts=_sample_ts(sample), context_tokens=sample[1]) for sample in self.usage
+                UsageSample(ts=_sample_ts(sample), context_tokens=sample[1])
+                for sample in self.usage
             ],
             compactions=[CompactionEvent(ts=ts, pre_tokens=pre) for ts, pre in self.compactions],
             records=records,
@@ -340,60 +357,33 @@ class CodexState:
 
 
 def parse_transcript(path: str) -> Transcript:
-    """Every line of a rollout: its items, and the summary of the same records."""
-    # Parsing allocates millions of acyclic objects: the cyclic GC would only rescan the growing
-    # item list (about a sixth of the time). Paused, then restored as it was.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _parse(path)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-
-
-def _parse(path: str) -> Transcript:
-    state = CodexState(path)
-    feed = state.feed_parts
-    lines = LineCursor()
-    items: list[TranscriptItem] = []
-    append = items.append
-    calls: Calls = {}
-    bad: Counter[str] = Counter()
-    records = 0
-    last_compaction = -1
-    size = 0
-    with open(path, "rb") as handle:
-        st = os.fstat(handle.fileno())
-        while True:
-            chunk = handle.read(READ_CHUNK_BYTES)
-            size += len(chunk)
-            for index, _length, decoded in feed_bytes(lines, chunk, not chunk):
-                if not isinstance(decoded, dict):  # (isinstance of an Enum class is slower)
-                    bad[decoded.value] += 1
-                    continue
-                records += 1
-                rtype = decoded.get("type")
-                payload = decoded.get("payload")
-                feed(decoded, rtype, payload)
-                if type(payload) is dict:
-                    if rtype == "response_item":
-                        append(response_item(index, payload, calls))
-                    elif rtype == "compacted":
-                        append(compacted_item(index, payload))
-                        last_compaction = index
-            if not chunk:
-                break
-    if last_compaction >= 0:
-        deactivate(items, last_compaction)
+    """Every line of a rollout: its items, and the summary of the same records (the summary
+    side in a Helper for a big file, see adapters.jsonl)."""
+    with open(path, "rb") as handle, gc_paused():
+        fd = handle.fileno()
+        st = os.fstat(fd)
+        helper = Helper.start(CodexState.full_pass, fd, st.st_size, path)
+        try:
+            state = None if helper else CodexState(path)
+            items, tally = _items_pass(fd, st.st_size, state)
+            if helper is not None:
+                got = helper.result()
+                if isinstance(got, tuple) and len(got) == 2 and got[1] == tally:
+                    state = got[0]
+                else:  # no answer, or not from the same bytes: the pass here
+                    state, _ = CodexState.full_pass(fd, st.st_size, path)
+        finally:
+            if helper is not None:
+                helper.close()
+    assert state is not None
     summary = state.summary(
         path=path,
-        size=size,
+        size=tally.size,
         mtime=st.st_mtime_ns / 1e9,
         coverage=Coverage.FULL,
-        records=records,
-        bad_reasons=dict(bad),
-        torn=torn_tail(lines),
+        records=tally.records,
+        bad_reasons=dict(tally.bad),
+        torn=tally.torn,
     )
     return Transcript(
         provider=Provider.CODEX,
@@ -402,3 +392,38 @@ def _parse(path: str) -> Transcript:
         items=items,
         summary=summary,
     )
+
+
+def _items_pass(fd: int, size: int, state: CodexState | None) -> tuple[list[TranscriptItem], Tally]:
+    """Items of every record (and `state` fed them, unless None), the newest compaction applied."""
+    feed = state.feed_parts if state is not None else None
+    lines = LineCursor()
+    items: list[TranscriptItem] = []
+    append = items.append
+    calls: Calls = {}
+    tally = Tally()
+    bad = tally.bad
+    records = 0
+    last_compaction = -1
+    for chunk in read_chunks(fd, size):
+        tally.size += len(chunk)
+        for index, _length, record in feed_bytes(lines, chunk, not chunk):
+            if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
+                bad[record.value] += 1
+                continue
+            records += 1
+            rtype = record.get("type")
+            payload = record.get("payload")
+            if feed is not None:
+                feed(record, rtype, payload)
+            if type(payload) is dict:
+                if rtype == "response_item":
+                    append(response_item(index, payload, calls))
+                elif rtype == "compacted":
+                    append(compacted_item(index, payload))
+                    last_compaction = index
+    if last_compaction >= 0:
+        deactivate(items, last_compaction)
+    tally.records = records
+    tally.torn = torn_tail(lines)
+    return items, tally

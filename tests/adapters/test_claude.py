@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
 import os
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -18,12 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters import claude as claude_mod
-from adapters import jsonl, reader
+from adapters import claude_items, jsonl, reader
 from adapters.claude import ClaudeState, parse_transcript
-from adapters.jsonl import LineCursor
+from adapters.jsonl import LineCursor, Tally
 from adapters.reader import FileCursor, advance, open_cursor
+from adapters.timefmt import parse_ts
 from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
-from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary
+from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary, Transcript
 
 Copy = Callable[..., Path]
 
@@ -643,3 +646,80 @@ def test_tool_result_with_image_is_not_elidable(tmp_path: Path) -> None:
     assert item.elidable_bytes is None and item.elidable_parts == 0 and not item.elidable
     assert item.label == "Screenshot" and item.summary is not None
     assert item.summary.startswith('Screenshot({"q":1}) => …') and len(item.summary) <= 240
+
+
+# -- a full parse with a helper process; the shortcuts are exact -----------------------------
+
+
+def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+    assert transcript.summary is not None
+    return [dataclasses.astuple(i) for i in transcript.items], transcript.summary.model_dump()
+
+
+@pytest.mark.parametrize("relative", [MAROT_MAIN, MAROT_SUB, BRANCH, EDGE_CASES])
+def test_helper_parse_equals_one_pass(
+    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(fixtures_dir / relative)
+    alone = dump(parse_transcript(path))
+    answers: list[Any] = []
+    real = jsonl.Helper.result
+
+    def result(helper: jsonl.Helper) -> Any:
+        answers.append(real(helper))
+        return answers[-1]
+
+    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(jsonl.Helper, "result", result)
+    assert dump(parse_transcript(path)) == alone
+    assert len(answers) == 1 and isinstance(answers[0][1], Tally)  # the helper did the state
+
+
+def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = str(fixtures_dir / TOOL_HEAVY)
+    want = dump(parse_transcript(path))
+    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
+    with monkeypatch.context() as patch:  # no interpreter to run it
+        patch.setattr(sys, "executable", "/nonexistent/python3")
+        assert dump(parse_transcript(path)) == want
+    with monkeypatch.context() as patch:  # it dies
+        patch.setattr(jsonl, "_HELPER_MAIN", "import sys; sys.exit(3)")
+        assert dump(parse_transcript(path)) == want
+    with monkeypatch.context() as patch:  # it answers for other bytes
+        patch.setattr(jsonl.Helper, "result", lambda _: (ClaudeState(path), Tally(records=1)))
+        assert dump(parse_transcript(path)) == want
+
+
+def stamps() -> st.SearchStrategy[Any]:
+    minute = st.sampled_from(["2026-02-12T15:59:", "2026-02-12T16:00:", "2026-02-12T16:01:"])
+    rest = st.text(alphabet="0123456789.Z,+:٣", min_size=0, max_size=8)
+    shaped = st.builds("{}{:02d}.{:03d}Z".format, minute, st.integers(0, 61), st.integers(0, 999))
+    return st.one_of(
+        shaped, st.builds(str.__add__, minute, rest), st.none(), st.integers(0, 2 * 10**12)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(stamps(), max_size=30))
+def test_timestamp_shortcuts_are_exact(raws: list[Any]) -> None:
+    state = ClaudeState("s.jsonl")
+    for i, raw in enumerate(raws):
+        assert state._ts(raw) == parse_ts(raw)
+        state.feed({"type": "progress", "uuid": f"u{i}", "timestamp": raw}, 1)
+    parsed = [ts for ts in map(parse_ts, raws) if ts is not None]
+    assert (state.first_ts, state.last_ts) == (
+        (min(parsed), max(parsed)) if parsed else (None, None)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab é\n\t  "), max_size=1200), st.integers(1, 250))
+def test_collapsing_shortcuts_are_exact(text: str, limit: int) -> None:
+    flat = " ".join(text[: limit * 4].split())
+    assert claude_items.collapse(text, limit) == claude_items.cut(flat, limit)
+    tail = " ".join(text.split())
+    assert claude_items._collapsed_tail(text, limit) == (
+        tail if len(tail) <= limit else "…" + tail[-limit:]
+    )
+    shown = claude_items.cut(orjson.dumps({"text": text}).decode(), claude_items.TOOL_INPUT_CHARS)
+    assert claude_items._shown_input({"text": text}) == shown

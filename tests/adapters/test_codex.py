@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -16,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import reader
+from adapters import codex_items, jsonl, reader
 from adapters.codex import CodexState, parse_transcript, session_id_from_path
-from adapters.jsonl import LineCursor
+from adapters.jsonl import LineCursor, Tally
 from adapters.reader import FileCursor, advance, open_cursor
 from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from core.model import ContextState, Coverage, ItemKind, Provider
+from core.model import ContextState, Coverage, ItemKind, Provider, Transcript
 
 Copy = Callable[..., Path]
 L_04 = "codex/madshn__localpush__rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
@@ -487,3 +488,41 @@ def test_big_file_cold_read_is_head_and_tail(fixtures_dir: Path, tmp_path: Path)
     assert s.session_id == "019c8a59-e9dd-71f0-9ae3-4079fe9726a9" and s.title is not None
     assert s.records < 2722 + 2501  # the middle was skipped
     assert parse_transcript(str(path)).context_tokens() == 124245
+
+
+# -- a full parse with a helper process; the shortcuts are exact -----------------------------
+
+
+def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+    assert transcript.summary is not None
+    return [dataclasses.astuple(i) for i in transcript.items], transcript.summary.model_dump()
+
+
+@pytest.mark.parametrize("relative", [L_34, WINDOW, KV_COMPACT, LEGACY])
+def test_helper_parse_equals_one_pass(
+    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(fixtures_dir / relative)
+    alone = dump(parse_transcript(path))
+    answers: list[Any] = []
+    real = jsonl.Helper.result
+
+    def result(helper: jsonl.Helper) -> Any:
+        answers.append(real(helper))
+        return answers[-1]
+
+    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(jsonl.Helper, "result", result)
+    assert dump(parse_transcript(path)) == alone
+    assert len(answers) == 1 and isinstance(answers[0][1], Tally)  # the helper did the state
+    # a helper answering for other bytes is not believed
+    monkeypatch.setattr(jsonl.Helper, "result", lambda _: (CodexState(path), Tally(records=1)))
+    assert dump(parse_transcript(path)) == alone
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab é\n\t  "), max_size=1200), st.integers(1, 250))
+def test_cut_shortcut_is_exact(text: str, limit: int) -> None:
+    flat = " ".join(text[: 4 * limit].split())
+    want = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    assert codex_items.cut(text, limit) == want
