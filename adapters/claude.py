@@ -102,7 +102,7 @@ class ClaudeState:
     """The running summary of one Claude transcript (see the module docstring)."""
 
     provider: ClassVar[Provider] = Provider.CLAUDE
-    tail_marker: ClassVar[bytes] = b'"usage"'
+    tail_marker: ClassVar[bytes | tuple[bytes, ...]] = b'"usage"'
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -134,8 +134,8 @@ class ClaudeState:
         self._ts_len = -1
         """Their common length, -1 when the fast path is off."""
         self._minute = ""
-        """The minute prefix of the last timestamp of the common shape parsed, and its time in
-        microseconds (seconds and milliseconds taken off): a memo for `_ts`, never saved."""
+        """A memo for `_ts` (never saved): the minute of the last timestamp of the common shape
+        parsed ("YYYY-MM-DDTHH:MM:"), and its instant in microseconds."""
         self._minute_us = 0
         self._anon = 0
 
@@ -230,10 +230,8 @@ class ClaudeState:
                 return (self._minute_us + sec + milli) / 1_000_000
         ts = parse_ts(raw)
         if ts is not None and type(raw) is str and _ISO_MILLIS_Z.fullmatch(raw):
-            exact = datetime.fromisoformat(raw[:-1] + "+00:00") - _EPOCH
             self._minute = raw[:17]
-            self._minute_us = exact // _MICROSECOND - int(raw[17:19]) * 1_000_000
-            self._minute_us -= int(raw[20:23]) * 1000
+            self._minute_us = (datetime.fromisoformat(raw[:16] + "+00:00") - _EPOCH) // _MICROSECOND
         return ts
 
     def _note_ts(self, raw: Any) -> None:

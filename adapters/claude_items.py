@@ -7,13 +7,12 @@ reads every line, feeding each record to the state and to an `ItemBuilder`.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from adapters.jsonl import Helper, LineCursor, Tally, feed_bytes, gc_paused, read_chunks, torn_tail
+from adapters.jsonl import LineCursor, Tally, feed_bytes, full_parse, read_chunks, torn_tail
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import Coverage, ItemKind, Provider, Transcript, TranscriptItem
 
@@ -389,31 +388,14 @@ def _sha256(texts: list[str | bytes]) -> str:
     return digest.hexdigest()
 
 
-StatePass = Callable[[int, int, str], "tuple[ClaudeState, Tally]"]
-
-
 def parse_file(
-    path: str, new_state: Callable[[str], ClaudeState], state_pass: StatePass
+    path: str,
+    new_state: Callable[[str], ClaudeState],
+    full_pass: Callable[[int, int, str], tuple[ClaudeState, Tally]],
 ) -> Transcript:
-    """Every line of a transcript into items, and a state fed the same records: in the same
-    pass, or (a big file) by `state_pass` in a Helper while this process builds the items."""
-    with open(path, "rb") as handle, gc_paused():
-        fd = handle.fileno()
-        st = os.fstat(fd)
-        helper = Helper.start(state_pass, fd, st.st_size, path)
-        try:
-            state = None if helper else new_state(path)
-            builder, parents, tally = _items_pass(fd, st.st_size, state)
-            if helper is not None:
-                got = helper.result()
-                if isinstance(got, tuple) and len(got) == 2 and got[1] == tally:
-                    state = got[0]
-                else:  # no answer, or not from the same bytes: the pass here
-                    state, _ = state_pass(fd, st.st_size, path)
-        finally:
-            if helper is not None:
-                helper.close()
-    assert state is not None
+    """Every line of a transcript into items, and a state fed the same records (in a Helper for
+    a big file: see adapters.jsonl.full_parse)."""
+    (builder, parents), state, tally, st = full_parse(path, new_state, full_pass, _items_pass)
     builder.mark_branch(parents, state.leaf(parents), bool(state.subagent))
     summary = state.summary(
         path=path,
@@ -435,7 +417,7 @@ def parse_file(
 
 def _items_pass(
     fd: int, size: int, state: ClaudeState | None
-) -> tuple[ItemBuilder, dict[str, str | None], Tally]:
+) -> tuple[tuple[ItemBuilder, dict[str, str | None]], Tally]:
     """Items of every record (and `state` fed them, unless None), every parent link."""
     feed = state.feed_parts if state is not None else None
     builder = ItemBuilder()
@@ -463,4 +445,4 @@ def _items_pass(
                 add(index, record, kind, uuid, parent)
     tally.records = records
     tally.torn = torn_tail(lines)
-    return builder, parents, tally
+    return (builder, parents), tally

@@ -20,13 +20,12 @@ from adapters.codex_items import (
     response_item,
 )
 from adapters.jsonl import (
-    Helper,
     LineCursor,
     Record,
     Tally,
     feed_all,
     feed_bytes,
-    gc_paused,
+    full_parse,
     read_chunks,
     torn_tail,
 )
@@ -87,7 +86,8 @@ class CodexState:
     provider: ClassVar[Provider] = Provider.CODEX
     # Only token_count events with a real `info` carry this key (`info: null` ones do not), so
     # a tail holding it holds the latest usage.
-    tail_marker: ClassVar[bytes] = b'"last_token_usage"'
+    # The newest usage, and the turn_context naming the model in use.
+    tail_marker: ClassVar[bytes | tuple[bytes, ...]] = (b'"last_token_usage"', b'"turn_context"')
 
     __slots__ = (
         "_last_ts",
@@ -358,24 +358,8 @@ class CodexState:
 
 def parse_transcript(path: str) -> Transcript:
     """Every line of a rollout: its items, and the summary of the same records (the summary
-    side in a Helper for a big file, see adapters.jsonl)."""
-    with open(path, "rb") as handle, gc_paused():
-        fd = handle.fileno()
-        st = os.fstat(fd)
-        helper = Helper.start(CodexState.full_pass, fd, st.st_size, path)
-        try:
-            state = None if helper else CodexState(path)
-            items, tally = _items_pass(fd, st.st_size, state)
-            if helper is not None:
-                got = helper.result()
-                if isinstance(got, tuple) and len(got) == 2 and got[1] == tally:
-                    state = got[0]
-                else:  # no answer, or not from the same bytes: the pass here
-                    state, _ = CodexState.full_pass(fd, st.st_size, path)
-        finally:
-            if helper is not None:
-                helper.close()
-    assert state is not None
+    side in a Helper for a big file: see adapters.jsonl.full_parse)."""
+    items, state, tally, st = full_parse(path, CodexState, CodexState.full_pass, _items_pass)
     summary = state.summary(
         path=path,
         size=tally.size,

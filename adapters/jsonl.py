@@ -20,12 +20,15 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
 from core.limits import MAX_LINE_BYTES, READ_CHUNK_BYTES
 from core.model import BadLine
+
+if TYPE_CHECKING:
+    import subprocess
 
 Record = dict[str, Any]
 
@@ -246,6 +249,38 @@ def feed_all(feed: Callable[[Record, int], None], fd: int, size: int) -> Tally:
     return tally
 
 
+S = TypeVar("S")
+T = TypeVar("T")
+
+
+def full_parse(
+    path: str,
+    new_state: Callable[[str], S],
+    full_pass: Callable[[int, int, str], tuple[S, Tally]],
+    items_pass: Callable[[int, int, S | None], tuple[T, Tally]],
+) -> tuple[T, S, Tally, os.stat_result]:
+    """`items_pass` over every line of `path`, feeding a `new_state` the same records; for a big
+    file that state is `full_pass`'s in a Helper meanwhile (items_pass is given None)."""
+    with open(path, "rb") as handle, gc_paused():
+        fd = handle.fileno()
+        st = os.fstat(fd)
+        helper = Helper.start(full_pass, fd, st.st_size, path)
+        try:
+            state = None if helper else new_state(path)
+            out, tally = items_pass(fd, st.st_size, state)
+            if helper is not None:
+                got = helper.result()
+                if isinstance(got, tuple) and len(got) == 2 and got[1] == tally:
+                    state = got[0]
+                else:  # no answer, or not from the same bytes: the pass here
+                    state, _ = full_pass(fd, st.st_size, path)
+        finally:
+            if helper is not None:
+                helper.close()
+    assert state is not None
+    return out, state, tally, st
+
+
 HELPER_MIN_BYTES = 48 * 1024 * 1024
 """Full parses of files this big (or bigger) feed their summary state in a Helper."""
 HELPER_TIMEOUT_SECS = 600.0
@@ -268,7 +303,7 @@ class Helper:
     Anything amiss (no helper, a crash, a mismatch) and the caller does the pass itself.
     """
 
-    def __init__(self, proc: Any) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         self._proc = proc
 
     @classmethod
@@ -289,6 +324,7 @@ class Helper:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 pass_fds=(fd,),
+                cwd=_ROOT,  # this package first, whatever the caller's directory holds
                 env=env,
             )
         except (OSError, ValueError):

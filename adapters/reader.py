@@ -21,6 +21,7 @@ from core.limits import (
     READ_CHUNK_BYTES,
     TAIL_SCAN_BYTES,
     TAIL_SCAN_MAX_BYTES,
+    TAIL_SECONDARY_MAX_BYTES,
 )
 from core.model import BadLine, Coverage, Provider, SessionSummary
 
@@ -32,8 +33,8 @@ class TailState(Protocol):
     """A provider's running state over the records read so far."""
 
     provider: ClassVar[Provider]
-    tail_marker: ClassVar[bytes]
-    """A byte string that a tail must contain to hold the latest usage."""
+    tail_marker: ClassVar[bytes | tuple[bytes, ...]]
+    """What a tail must contain (every one of them) to hold the latest usage and model."""
 
     def __init__(self, path: str) -> None: ...
 
@@ -160,8 +161,14 @@ def open_cursor(
         os.close(fd)
 
 
-def _tail_start(fd: int, size: int, head_end: int, marker: bytes) -> int:
-    """Start of the first whole line of the smallest tail window holding `marker`."""
+def _tail_start(fd: int, size: int, head_end: int, marker: bytes | tuple[bytes, ...]) -> int:
+    """Start of the first whole line of the smallest tail window holding the markers.
+
+    The first marker (the latest usage) is looked for up to TAIL_SCAN_MAX_BYTES; the others
+    (say, the record naming the model) only up to TAIL_SECONDARY_MAX_BYTES, after which the
+    head's value stands.
+    """
+    first, *others = marker if isinstance(marker, tuple) else (marker,)
     window = TAIL_SCAN_BYTES
     while True:
         start = max(head_end, size - window)
@@ -169,8 +176,11 @@ def _tail_start(fd: int, size: int, head_end: int, marker: bytes) -> int:
             return head_end
         data = _read_range(fd, start, size)
         nl = data.find(b"\n")
-        if nl >= 0 and (marker in data[nl + 1 :] or window >= TAIL_SCAN_MAX_BYTES):
-            return start + nl + 1
+        if nl >= 0:
+            tail = data[nl + 1 :]
+            enough = window >= TAIL_SECONDARY_MAX_BYTES or all(m in tail for m in others)
+            if (first in tail and enough) or window >= TAIL_SCAN_MAX_BYTES:
+                return start + nl + 1
         window *= 2
 
 

@@ -10,13 +10,15 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 """A line longer than this is counted as bad (too_long) and skipped unparsed."""
 READ_CHUNK_BYTES = 4 * 1024 * 1024
 """Incremental reads pull at most this much at a time."""
-HEAD_SCAN_BYTES = 64 * 1024
+HEAD_SCAN_BYTES = 32 * 1024
 """Cold summaries read this much of a big file's head (identity, cwd, title)."""
-TAIL_SCAN_BYTES = 64 * 1024
+TAIL_SCAN_BYTES = 32 * 1024
 """Cold summaries read this much of a big file's tail first (latest usage)."""
 TAIL_SCAN_MAX_BYTES = 16 * 1024 * 1024
 """The tail window doubles until usage is found, up to this."""
-FULL_READ_MAX_BYTES = 256 * 1024
+TAIL_SECONDARY_MAX_BYTES = 1024 * 1024
+"""... and until the other markers (e.g. Codex's model) are found, up to this."""
+FULL_READ_MAX_BYTES = 96 * 1024
 """Files up to this size are always read whole, even on a cold start."""
 COMPLETE_MAX_BYTES = 64 * 1024 * 1024
 """The dashboard reads head+tail files up to this size whole in the background."""

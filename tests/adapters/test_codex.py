@@ -37,7 +37,9 @@ WINDOW = "oracle/codex-window.jsonl"
 
 
 def cold(path: Path) -> FileCursor:
-    return open_cursor(str(path), Provider.CODEX, CodexState)
+    """A whole read from 0 (what the incremental reader converges to); head+tail cold reads
+    of big files are tested on their own."""
+    return open_cursor(str(path), Provider.CODEX, CodexState, full=True)
 
 
 @pytest.fixture
@@ -478,7 +480,7 @@ def test_big_file_cold_read_is_head_and_tail(fixtures_dir: Path, tmp_path: Path)
     path = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
     path.write_bytes((fixtures_dir / L_34).read_bytes() + (filler + b"\n") * 2500 + final + b"\n")
     assert path.stat().st_size > 3_000_000
-    s = cold(path).summary()
+    s = open_cursor(str(path), Provider.CODEX, CodexState).summary()
     assert s.coverage is Coverage.HEAD_TAIL
     assert (s.context_tokens, s.context_window, s.context_state) == (
         124245,

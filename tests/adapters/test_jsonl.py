@@ -6,16 +6,31 @@ with it event for event and cursor for cursor, however its input is cut.
 
 from __future__ import annotations
 
+import gc
 import json
+import os
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters import jsonl
-from adapters.jsonl import LineCursor, LineEvent, decode_line, feed_bytes, torn_tail
+from adapters.jsonl import (
+    Helper,
+    LineCursor,
+    LineEvent,
+    Record,
+    Tally,
+    decode_line,
+    feed_bytes,
+    gc_paused,
+    read_chunks,
+    torn_tail,
+)
 from core.model import BadLine
 
 PIECES = [
@@ -264,3 +279,64 @@ def test_cursor_json_shape() -> None:
         "absorb_newline": False,
     }
     assert LineCursor.from_json(data) == cursor
+
+
+# -- full passes ---------------------------------------------------------------------------------
+
+
+def test_read_chunks_stops_at_the_size_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonl, "READ_CHUNK_BYTES", 4)
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"0123456789")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert list(read_chunks(fd, 7)) == [b"0123", b"456", b""]
+        assert list(read_chunks(fd, 0)) == [b""]
+        assert b"".join(read_chunks(fd, 99)) == b"0123456789"  # it shrank: what there is
+    finally:
+        os.close(fd)
+
+
+def test_feed_all_counts_like_feed_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "READ_CHUNK_BYTES", 5)
+    data = b'{"a":1}\n[2]\n\n\xff\n{"b":\n{"c":3}\n{"d":4}'
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(data + b'\n{"late":1}\n')  # appended after the size was taken
+    fed: list[tuple[Record, int]] = []
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        tally = jsonl.feed_all(lambda record, length: fed.append((record, length)), fd, len(data))
+    finally:
+        os.close(fd)
+    assert fed == [({"a": 1}, 7), ({"c": 3}, 7), ({"d": 4}, 7)]
+    bad = Counter({"not_object": 1, "not_utf8": 1, "not_json": 1})
+    assert tally == Tally(records=3, bad=bad, size=len(data), torn=False)
+
+
+def test_gc_paused_restores_the_collector() -> None:
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_no_helper_for_a_small_file(tmp_path: Path) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"{}\n")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert Helper.start(lambda fd, size, path: None, fd, 3, str(path)) is None
+    finally:
+        os.close(fd)
