@@ -177,6 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as error:
         print(f"gobtui: error: {error}", file=sys.stderr)
         return error.code
+    except BrokenPipeError:
+        # `gobtui detect | head`: the reader left; that is not an error worth a message.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:
         print(f"gobtui: error: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
         return 1

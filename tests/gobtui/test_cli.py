@@ -183,3 +183,15 @@ def test_bad_live_window_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
         main(["detect", "--live-secs", "-5"])
     assert exit_info.value.code == 2
     assert "must be between 0 and 86400 seconds" in capsys.readouterr().err
+
+
+def test_a_closed_pipe_is_not_an_error(homes: tuple[Path, Path]) -> None:
+    claude, codex = homes
+    args = ["detect", "--all", "--claude-home", str(claude), "--codex-home", str(codex)]
+    producer = subprocess.Popen(
+        [sys.executable, "-m", "gobtui.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert producer.stdout is not None and producer.stderr is not None
+    producer.stdout.close()  # like `| head -0`: nobody reads
+    err = producer.stderr.read().decode()
+    assert producer.wait() == 0 and err == ""
