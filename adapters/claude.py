@@ -15,7 +15,8 @@ from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-from adapters.claude_items import collapse, has_tool_result, parse_file, user_text
+from adapters import claude_items
+from adapters.claude_items import Summary, collapse, has_tool_result, user_text
 from adapters.jsonl import Record, Tally, feed_all
 from adapters.timefmt import parse_ts
 from core.limits import (
@@ -147,31 +148,13 @@ class ClaudeState:
     def feed_parts(self, record: Record, kind: Any, uuid: Any, parent: Any) -> None:
         """feed(), given the record's type, uuid and parentUuid (a full parse has them)."""
         raw_ts = record.get("timestamp")
-        if raw_ts is not None:
-            sec = milli = None
-            if type(raw_ts) is str and raw_ts[:17] == self._minute:
-                sec = _SECONDS.get(raw_ts[17:20])
-                milli = _MILLIS.get(raw_ts[20:])
-            if sec is None or milli is None:
-                # ISO strings of one shape ("...T...Z", one length) order like their instants:
-                # one between the raw min and max changes nothing.
-                if (
-                    type(raw_ts) is not str
-                    or len(raw_ts) != self._ts_len
-                    or raw_ts[-1] != "Z"
-                    or not self._lo_raw <= raw_ts <= self._hi_raw
-                ):
-                    self._note_ts(raw_ts)
-            else:  # the usual shape, in the minute of the last one parsed: as _ts() would
-                ts = (self._minute_us + sec + milli) / 1_000_000
-                last = self.last_ts
-                if last is not None and ts > last:  # as _note_ts would, more cheaply
-                    self.last_ts = ts
-                    self._hi_raw = raw_ts
-                    if self._ts_len != 24:
-                        self._ts_len = 24 if len(self._lo_raw) == 24 else -1
-                elif last is None or self.first_ts is None or ts < self.first_ts:
-                    self._note_ts(raw_ts)
+        if raw_ts is not None and (
+            type(raw_ts) is not str
+            or len(raw_ts) != self._ts_len
+            or raw_ts[-1] != "Z"
+            or not self._lo_raw <= raw_ts <= self._hi_raw
+        ):
+            self._note_ts(raw_ts)
         if kind == "progress":  # ~70% of lines; only their links matter (others chain to them)
             if type(uuid) is str:
                 links = self.links
@@ -238,6 +221,8 @@ class ClaudeState:
         ts = self._ts(raw)
         if ts is None:
             return
+        # ISO strings of one shape ("...T...Z", one length) order like their instants: feed
+        # skips parsing one that lies between the raw min and max.
         shaped = type(raw) is str and raw[-1:] == "Z" and raw[10:11] == "T"
         if self.first_ts is None or ts < self.first_ts:
             self.first_ts = ts
@@ -383,11 +368,21 @@ class ClaudeState:
         )
 
     @classmethod
-    def full_pass(cls, fd: int, size: int, path: str) -> tuple[ClaudeState, Tally]:
-        """A state fed every record of the file's first `size` bytes: the summary side of a
-        full parse, run in a Helper for a big file."""
+    def full_pass(cls, fd: int, size: int, path: str) -> tuple[Summary, Tally]:
+        """A state fed every record of the file's first `size` bytes, and the estimate of each
+        record that becomes an item (by line): a full parse's side run in a Helper."""
         state = cls(path)
-        return state, feed_all(state.feed, fd, size)
+        feed = state.feed_parts
+        estimates: dict[int, int] = {}
+        item_kinds, estimate = claude_items.ITEM_KINDS, claude_items.estimate
+
+        def both(index: int, record: Record) -> None:
+            kind = record.get("type")
+            feed(record, kind, record.get("uuid"), record.get("parentUuid"))
+            if kind in item_kinds:
+                estimates[index] = estimate(record)
+
+        return (state, estimates), feed_all(both, fd, size)
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -453,4 +448,4 @@ def parse_transcript(path: str) -> Transcript:
     The summary comes from a ClaudeState fed the very records the items come from, so the
     board's incremental figures and a full parse agree by construction.
     """
-    return parse_file(path, ClaudeState, ClaudeState.full_pass)
+    return claude_items.parse_file(path, ClaudeState, ClaudeState.full_pass)

@@ -14,7 +14,7 @@ import orjson
 
 from adapters.jsonl import LineCursor, Tally, feed_bytes, full_parse, read_chunks, torn_tail
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
-from core.model import Coverage, ItemKind, Provider, Transcript, TranscriptItem
+from core.model import ItemKind, Provider, Transcript, TranscriptItem
 
 if TYPE_CHECKING:
     from adapters.claude import ClaudeState
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 PROMPT_SUMMARY_CHARS = 200
 TOOL_INPUT_CHARS = 80
 TOOL_OUTPUT_TAIL_CHARS = 120
+ITEM_KINDS = frozenset({"user", "assistant", "system", "attachment", "tool_use", "tool_result"})
+"""Record types that become an item each (see ItemBuilder.add)."""
 DEAD_SUFFIX = " (dead branch)"
 _UNKNOWN_TOOL = ("tool", "")
 SIDECHAIN_SUFFIX = " (sidechain)"
@@ -81,11 +83,8 @@ def has_tool_result(content: Any) -> bool:
     )
 
 
-def _result_texts(block: dict[str, Any]) -> tuple[list[str], bool]:
-    """The texts of one tool_result block, and whether it holds an image."""
-    inner = block.get("content")
-    if isinstance(inner, str):
-        return [inner], False
+def _result_texts(inner: Any) -> tuple[list[str], bool]:
+    """The texts of a tool_result block's (non-string) content, and whether it has an image."""
     texts: list[str] = []
     image = False
     if isinstance(inner, list):
@@ -100,9 +99,14 @@ def _result_texts(block: dict[str, Any]) -> tuple[list[str], bool]:
     return texts, image
 
 
-def _estimate(record: dict[str, Any]) -> int:
+def estimate(record: dict[str, Any]) -> int:
+    """An item's est_tokens: its message (else the record) serialised, a token per 4 bytes."""
     # estimate_tokens() of a length that is never 0: a serialisation has a byte at least
     return -(-len(orjson.dumps(record.get("message", record))) // CHARS_PER_TOKEN)
+
+
+def _no_estimate(record: dict[str, Any]) -> int:
+    return 0
 
 
 def _shown_input(value: Any) -> str:
@@ -119,27 +123,29 @@ def _shown_input(value: Any) -> str:
 class ItemBuilder:
     """Builds one item per conversation line; remembers what branch marking needs."""
 
-    __slots__ = ("answered_by", "calls", "items", "msg_ids", "sidechain", "tools", "uuids")
+    __slots__ = ("answers", "calls", "estimate", "items", "msg_ids", "sidechain", "tools", "uuids")
 
     # Branch marking reads what it needs from these lists, not from the items: they were
     # allocated across the whole parse, and touching each again costs a cache miss.
-    def __init__(self) -> None:
+    def __init__(self, estimates: bool = True) -> None:
+        self.estimate: Callable[[dict[str, Any]], int] = estimate if estimates else _no_estimate
+        """est_tokens of a record's item: now, or 0 until parse_file fills a Helper's in."""
         self.items: list[TranscriptItem] = []
-        self.uuids: list[str | None] = []
-        """The items' uuids."""
+        self.uuids: list[str | None] = []  # the items' uuids
         self.tools: dict[str, tuple[str, str]] = {}
         """tool_use id -> (name, input cut to TOOL_INPUT_CHARS)."""
         self.msg_ids: list[tuple[str | None, str]] = []
         """(uuid, message.id) of the assistant items (streaming-split siblings)."""
         self.calls: list[tuple[str | None, tuple[str, ...]]] = []
         """(uuid, tool_use ids) of the assistant items calling tools."""
-        self.answered_by: list[tuple[str | None, str | None, tuple[str, ...]]] = []
+        self.answers: list[tuple[str | None, str | None, tuple[str, ...]]] = []
         """(uuid, parentUuid, tool_use ids its tool_result blocks answer) of such items."""
         self.sidechain: set[int] = set()
         """item positions of sidechain records in a main file."""
 
     def add(self, index: int, record: dict[str, Any], kind: Any, uuid: Any, parent: Any) -> None:
-        """One record, given its type, uuid and parentUuid (in file order)."""
+        """One record, given its type, uuid and parentUuid (in file order): an item when its
+        type is one of ITEM_KINDS."""
         uuid = uuid if type(uuid) is str else None
         parent = parent if type(parent) is str else None
         if kind == "assistant":
@@ -152,17 +158,17 @@ class ItemBuilder:
             content = record.get("content")
             summary = collapse(content, PROMPT_SUMMARY_CHARS) if isinstance(content, str) else None
             item = TranscriptItem(
-                index, ItemKind.SYSTEM, _estimate(record), label=label, summary=summary
+                index, ItemKind.SYSTEM, self.estimate(record), label=label, summary=summary
             )
         elif kind == "attachment":
-            item = TranscriptItem(index, ItemKind.META, _estimate(record), label="meta")
+            item = TranscriptItem(index, ItemKind.META, self.estimate(record), label="meta")
         elif kind == "tool_use":
             item = self._drift_call(index, record)
         elif kind == "tool_result":
             name = record.get("name")
             label = name if isinstance(name, str) and name else "tool_result"
-            item = TranscriptItem(index, ItemKind.TOOL_RESULT, _estimate(record), label=label)
-        else:
+            item = TranscriptItem(index, ItemKind.TOOL_RESULT, self.estimate(record), label=label)
+        else:  # not in ITEM_KINDS
             return  # bookkeeping (progress, summary, last-prompt, snapshots, ...)
         item.uuid = uuid
         item.parent_uuid = parent
@@ -215,7 +221,7 @@ class ItemBuilder:
         item = TranscriptItem(
             index,
             ItemKind.ASSISTANT,
-            _estimate(record),
+            self.estimate(record),
             label="+".join(names) or "assistant",
             summary=summary,
             tool_use_ids=tuple(ids),
@@ -232,7 +238,7 @@ class ItemBuilder:
         self, index: int, record: dict[str, Any], uuid: str | None, parent: str | None
     ) -> TranscriptItem:
         # First: serialising leaves non-ASCII strings their UTF-8, which encode() then reuses.
-        est = _estimate(record)
+        est = self.estimate(record)
         message = record.get("message")
         content = message.get("content") if type(message) is dict else None
         results = (
@@ -244,8 +250,7 @@ class ItemBuilder:
             text = user_text(content)
             summary = collapse(text, PROMPT_SUMMARY_CHARS) if text else None
             return TranscriptItem(index, ItemKind.USER, est, label="user", summary=summary)
-        total = 0
-        parts = 0
+        total = parts = 0
         image = False
         payload: list[str | bytes] = []
         ids: list[str] = []
@@ -277,7 +282,7 @@ class ItemBuilder:
                     total += size
                 output = inner[-window:]
             else:
-                texts, has_image = _result_texts(block)
+                texts, has_image = _result_texts(inner)
                 image = image or has_image
                 size = sum(utf8_len(t) for t in texts)
                 if size:
@@ -289,7 +294,7 @@ class ItemBuilder:
             shown.append(f"{name}({given}) => {_collapsed_tail(output, TOOL_OUTPUT_TAIL_CHARS)}")
         elidable = total > ELIDABLE_MIN_BYTES and not image
         if ids:
-            self.answered_by.append((uuid, parent, tuple(ids)))
+            self.answers.append((uuid, parent, tuple(ids)))
         return TranscriptItem(
             index,
             ItemKind.TOOL_RESULT if total > ELIDABLE_MIN_BYTES else ItemKind.USER,
@@ -308,7 +313,7 @@ class ItemBuilder:
         return TranscriptItem(
             index,
             ItemKind.TOOL_CALL,
-            _estimate(record),
+            self.estimate(record),
             label=name,
             summary=cut(f"{name}({shown})", SUMMARY_MAX_CHARS),
             tool_use_ids=(tid,) if tid else (),
@@ -345,10 +350,10 @@ class ItemBuilder:
         for uuid, ids in self.calls:
             if uuid in live:
                 open_calls.update(ids)
-        for uuid, _parent, ids in self.answered_by:
+        for uuid, _parent, ids in self.answers:
             if uuid in live:
                 open_calls.difference_update(ids)
-        for uuid, parent, ids in self.answered_by:
+        for uuid, parent, ids in self.answers:
             if (
                 uuid is not None
                 and uuid not in live
@@ -388,39 +393,40 @@ def _sha256(texts: list[str | bytes]) -> str:
     return digest.hexdigest()
 
 
+Summary = tuple["ClaudeState", dict[int, int] | None]
+"""A full parse's state, with the estimates of the items by line when a Helper made them."""
+
+
 def parse_file(
     path: str,
     new_state: Callable[[str], ClaudeState],
-    full_pass: Callable[[int, int, str], tuple[ClaudeState, Tally]],
+    full_pass: Callable[[int, int, str], tuple[Summary, Tally]],
 ) -> Transcript:
     """Every line of a transcript into items, and a state fed the same records (in a Helper for
-    a big file: see adapters.jsonl.full_parse)."""
-    (builder, parents), state, tally, st = full_parse(path, new_state, full_pass, _items_pass)
+    a big file, which also serialises the messages for the estimates: see full_parse)."""
+    return full_parse(
+        Provider.CLAUDE, path, lambda p: (new_state(p), None), full_pass, _items_pass, _finish
+    )
+
+
+def _finish(
+    out: tuple[ItemBuilder, dict[str, str | None]], summary: Summary
+) -> tuple[list[TranscriptItem], ClaudeState]:
+    (builder, parents), (state, estimates) = out, summary
+    if estimates is not None:  # a Helper's, by line
+        for item in builder.items:
+            item.est_tokens = estimates[item.line_index]
     builder.mark_branch(parents, state.leaf(parents), bool(state.subagent))
-    summary = state.summary(
-        path=path,
-        size=tally.size,
-        mtime=st.st_mtime_ns / 1e9,
-        coverage=Coverage.FULL,
-        records=tally.records,
-        bad_reasons=dict(tally.bad),
-        torn=tally.torn,
-    )
-    return Transcript(
-        provider=Provider.CLAUDE,
-        session_id=summary.session_id,
-        path=path,
-        items=builder.items,
-        summary=summary,
-    )
+    return builder.items, state
 
 
 def _items_pass(
-    fd: int, size: int, state: ClaudeState | None
+    fd: int, size: int, summary: Summary | None
 ) -> tuple[tuple[ItemBuilder, dict[str, str | None]], Tally]:
-    """Items of every record (and `state` fed them, unless None), every parent link."""
-    feed = state.feed_parts if state is not None else None
-    builder = ItemBuilder()
+    """Items of every record and every parent link; the summary's state fed the same records,
+    or (None: a Helper does that) the estimates left for later."""
+    feed = summary[0].feed_parts if summary is not None else None
+    builder = ItemBuilder(estimates=summary is not None)
     add = builder.add
     parents: dict[str, str | None] = {}  # every link: the branch walk of a full parse
     lines = LineCursor()

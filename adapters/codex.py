@@ -257,7 +257,8 @@ class CodexState:
         """A state fed every record of the file's first `size` bytes: the summary side of a
         full parse, run in a Helper for a big file."""
         state = cls(path)
-        return state, feed_all(state.feed, fd, size)
+        feed = state.feed_parts
+        return state, feed_all(lambda _, r: feed(r, r.get("type"), r.get("payload")), fd, size)
 
     # -- persistence ---------------------------------------------------------------------------
 
@@ -359,23 +360,13 @@ class CodexState:
 def parse_transcript(path: str) -> Transcript:
     """Every line of a rollout: its items, and the summary of the same records (the summary
     side in a Helper for a big file: see adapters.jsonl.full_parse)."""
-    items, state, tally, st = full_parse(path, CodexState, CodexState.full_pass, _items_pass)
-    summary = state.summary(
-        path=path,
-        size=tally.size,
-        mtime=st.st_mtime_ns / 1e9,
-        coverage=Coverage.FULL,
-        records=tally.records,
-        bad_reasons=dict(tally.bad),
-        torn=tally.torn,
-    )
-    return Transcript(
-        provider=Provider.CODEX,
-        session_id=summary.session_id,
-        path=path,
-        items=items,
-        summary=summary,
-    )
+    return full_parse(Provider.CODEX, path, CodexState, CodexState.full_pass, _items_pass, _finish)
+
+
+def _finish(
+    items: list[TranscriptItem], state: CodexState
+) -> tuple[list[TranscriptItem], CodexState]:
+    return items, state
 
 
 def _items_pass(fd: int, size: int, state: CodexState | None) -> tuple[list[TranscriptItem], Tally]:

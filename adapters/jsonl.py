@@ -20,12 +20,12 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import orjson
 
 from core.limits import MAX_LINE_BYTES, READ_CHUNK_BYTES
-from core.model import BadLine
+from core.model import BadLine, Coverage, Provider, SessionSummary, Transcript, TranscriptItem
 
 if TYPE_CHECKING:
     import subprocess
@@ -200,8 +200,9 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            # What was allocated meanwhile joins the oldest generation unscanned: the young
-            # collection due at once would otherwise scan all of it (a twentieth of the time).
+            # Every tracked object (the parse's and any younger ones) joins the oldest
+            # generation unscanned: the young collection due at once would otherwise scan all
+            # the parse allocated (a twentieth of the time).
             gc.freeze()
             gc.unfreeze()
             gc.enable()
@@ -229,8 +230,9 @@ class Tally:
     torn: bool = False
 
 
-def feed_all(feed: Callable[[Record, int], None], fd: int, size: int) -> Tally:
-    """Every record of the first `size` bytes of `fd` to `feed` (a state's), the lines counted."""
+def feed_all(feed: Callable[[int, Record], None], fd: int, size: int) -> Tally:
+    """Every record of the first `size` bytes of `fd` to `feed` (with its line index), the
+    lines counted."""
     lines = LineCursor()
     tally = Tally()
     bad = tally.bad
@@ -238,15 +240,29 @@ def feed_all(feed: Callable[[Record, int], None], fd: int, size: int) -> Tally:
     with gc_paused():
         for chunk in read_chunks(fd, size):
             tally.size += len(chunk)
-            for _index, length, record in feed_bytes(lines, chunk, not chunk):
+            for index, _length, record in feed_bytes(lines, chunk, not chunk):
                 if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
                     bad[record.value] += 1
                     continue
                 records += 1
-                feed(record, length)
+                feed(index, record)
     tally.records = records
     tally.torn = torn_tail(lines)
     return tally
+
+
+class Summarising(Protocol):
+    def summary(
+        self,
+        *,
+        path: str,
+        size: int,
+        mtime: float,
+        coverage: Coverage,
+        records: int,
+        bad_reasons: dict[str, int],
+        torn: bool,
+    ) -> SessionSummary: ...
 
 
 S = TypeVar("S")
@@ -254,13 +270,16 @@ T = TypeVar("T")
 
 
 def full_parse(
+    provider: Provider,
     path: str,
     new_state: Callable[[str], S],
     full_pass: Callable[[int, int, str], tuple[S, Tally]],
     items_pass: Callable[[int, int, S | None], tuple[T, Tally]],
-) -> tuple[T, S, Tally, os.stat_result]:
-    """`items_pass` over every line of `path`, feeding a `new_state` the same records; for a big
-    file that state is `full_pass`'s in a Helper meanwhile (items_pass is given None)."""
+    finish: Callable[[T, S], tuple[list[TranscriptItem], Summarising]],
+) -> Transcript:
+    """`items_pass` over every line of `path`, feeding a `new_state` the same records (for a big
+    file that state is `full_pass`'s, in a Helper meanwhile: items_pass is given None); then
+    `finish` makes the items and the state to summarise of the two."""
     with open(path, "rb") as handle, gc_paused():
         fd = handle.fileno()
         st = os.fstat(fd)
@@ -278,11 +297,24 @@ def full_parse(
             if helper is not None:
                 helper.close()
     assert state is not None
-    return out, state, tally, st
+    items, summarising = finish(out, state)
+    summary = summarising.summary(
+        path=path,
+        size=tally.size,
+        mtime=st.st_mtime_ns / 1e9,
+        coverage=Coverage.FULL,
+        records=tally.records,
+        bad_reasons=dict(tally.bad),
+        torn=tally.torn,
+    )
+    return Transcript(
+        provider=provider, session_id=summary.session_id, path=path, items=items, summary=summary
+    )
 
 
-HELPER_MIN_BYTES = 48 * 1024 * 1024
-"""Full parses of files this big (or bigger) feed their summary state in a Helper."""
+HELPER_MIN_BYTES = 96 * 1024 * 1024
+"""Full parses of files this big (or bigger) feed their summary state in a Helper: below
+about 80 MB its start (a fresh interpreter, ~0.3 s) costs more than it saves."""
 HELPER_TIMEOUT_SECS = 600.0
 _HELPER_MAIN = """
 import importlib, operator, pickle, sys

@@ -723,3 +723,12 @@ def test_collapsing_shortcuts_are_exact(text: str, limit: int) -> None:
     )
     shown = claude_items.cut(orjson.dumps({"text": text}).decode(), claude_items.TOOL_INPUT_CHARS)
     assert claude_items._shown_input({"text": text}) == shown
+
+
+def test_item_kinds_are_what_becomes_an_item() -> None:
+    # A Helper estimates the records of these types only: each must become exactly one item.
+    builder = claude_items.ItemBuilder()
+    kinds = [*sorted(claude_items.ITEM_KINDS), "progress", "summary", "last-prompt", None, 3]
+    for index, kind in enumerate(kinds):
+        builder.add(index, {"type": kind, "message": {"content": "x"}}, kind, f"u{index}", None)
+    assert [i.line_index for i in builder.items] == list(range(len(claude_items.ITEM_KINDS)))

@@ -304,13 +304,13 @@ def test_feed_all_counts_like_feed_bytes(tmp_path: Path, monkeypatch: pytest.Mon
     data = b'{"a":1}\n[2]\n\n\xff\n{"b":\n{"c":3}\n{"d":4}'
     path = tmp_path / "f.jsonl"
     path.write_bytes(data + b'\n{"late":1}\n')  # appended after the size was taken
-    fed: list[tuple[Record, int]] = []
+    fed: list[tuple[int, Record]] = []
     fd = os.open(path, os.O_RDONLY)
     try:
-        tally = jsonl.feed_all(lambda record, length: fed.append((record, length)), fd, len(data))
+        tally = jsonl.feed_all(lambda index, record: fed.append((index, record)), fd, len(data))
     finally:
         os.close(fd)
-    assert fed == [({"a": 1}, 7), ({"c": 3}, 7), ({"d": 4}, 7)]
+    assert fed == [(0, {"a": 1}), (5, {"c": 3}), (6, {"d": 4})]
     bad = Counter({"not_object": 1, "not_utf8": 1, "not_json": 1})
     assert tally == Tally(records=3, bad=bad, size=len(data), torn=False)
 
