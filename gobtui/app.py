@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -22,10 +23,12 @@ from core.limits import COMPLETE_MAX_BYTES
 from core.model import SessionSummary
 from gobtui.commands import SessionCommands
 from gobtui.config import AppConfig
-from gobtui.demo import DemoAppender, DemoHome, build_demo_home, default_demo_root
 from gobtui.messages import ScanFailed, SessionsChanged, SessionsScanned
 from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
+
+if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
+    from gobtui.demo import DemoAppender, DemoHome
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 
@@ -61,7 +64,11 @@ class GobtuiApp(App[None]):
         self.homes = homes
         self.store = store
         self.demo_home = demo_home
-        self.appender = DemoAppender(demo_home, config.demo_seed) if demo_home else None
+        self.appender: DemoAppender | None = None
+        if demo_home is not None:
+            from gobtui.demo import DemoAppender
+
+            self.appender = DemoAppender(demo_home, config.demo_seed)
         self.first_paint = asyncio.Event()
         self.history_complete = asyncio.Event()
         """Set once every head+tail summary has been read whole (see complete_history)."""
@@ -245,6 +252,8 @@ def make_app(config: AppConfig) -> GobtuiApp:
     claude_home, codex_home = config.claude_home, config.codex_home
     environ = config.environ
     if config.demo:
+        from gobtui.demo import build_demo_home, default_demo_root
+
         root = config.demo_root or default_demo_root()
         demo_home = build_demo_home(root, seed=config.demo_seed, now=config.clock())
         claude_home, codex_home = str(demo_home.claude_home), str(demo_home.codex_home)
