@@ -325,6 +325,16 @@ sys.stdout.buffer.write(pickle.dumps(func(int(fd), int(size), path), pickle.HIGH
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _busy() -> bool:
+    """No core to spare: one, or all of them already loaded (the helper would only compete)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    return (cpus or 1) < 2 or load >= (cpus or 1)
+
+
 class Helper:
     """`func(fd, size, path)` run in another interpreter (on the other core) over the same open
     file, for its picklable result. Spawned, not forked: safe in a threaded process.
@@ -342,7 +352,7 @@ class Helper:
     def start(
         cls, func: Callable[[int, int, str], Any], fd: int, size: int, path: str
     ) -> Helper | None:
-        if size < HELPER_MIN_BYTES or os.name != "posix" or not sys.executable:
+        if size < HELPER_MIN_BYTES or os.name != "posix" or not sys.executable or _busy():
             return None
         import subprocess
 

@@ -670,6 +670,7 @@ def test_helper_parse_equals_one_pass(
         return answers[-1]
 
     monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(jsonl, "_busy", lambda: False)  # whatever else the machine runs
     monkeypatch.setattr(jsonl.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
     assert len(answers) == 1 and isinstance(answers[0][1], Tally)  # the helper did the state
@@ -679,6 +680,7 @@ def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.Monke
     path = str(fixtures_dir / TOOL_HEAVY)
     want = dump(parse_transcript(path))
     monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(jsonl, "_busy", lambda: False)
     with monkeypatch.context() as patch:  # no interpreter to run it
         patch.setattr(sys, "executable", "/nonexistent/python3")
         assert dump(parse_transcript(path)) == want

@@ -340,3 +340,14 @@ def test_no_helper_for_a_small_file(tmp_path: Path) -> None:
         assert Helper.start(lambda fd, size, path: None, fd, 3, str(path)) is None
     finally:
         os.close(fd)
+
+
+def test_no_helper_without_a_core_to_spare(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))
+    assert not jsonl._busy()
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.1, 0.0, 0.0))
+    assert jsonl._busy()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert jsonl._busy()
