@@ -10,6 +10,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import Protocol
 
 import orjson
 
@@ -24,6 +25,17 @@ from gobtui import __version__
 from gobtui import format as fmt
 
 EXIT_USAGE = 2
+
+COMMAND_MODULES: tuple[str, ...] = ()
+"""Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
+
+
+class CommandModule(Protocol):
+    def register(
+        self,
+        commands: argparse._SubParsersAction[argparse.ArgumentParser],
+        common: argparse.ArgumentParser,
+    ) -> None: ...
 
 
 class CliError(Exception):
@@ -87,7 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument(
         "--sort", choices=[k.value for k in SortKey], default=SortKey.ACTIVITY.value
     )
+    detect.set_defaults(handler=cmd_detect)
+    for module in _command_modules():
+        module.register(commands, common)
     return parser
+
+
+def _command_modules() -> list[CommandModule]:
+    """The command groups beside `detect`, each a module with `register(commands, common)`."""
+    import importlib
+
+    return [importlib.import_module(f"gobtui.{name}") for name in COMMAND_MODULES]  # type: ignore[misc]
 
 
 def _homes(args: argparse.Namespace) -> Homes:
@@ -171,8 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "detect":
-            return cmd_detect(args)
+        handler = getattr(args, "handler", None)
+        if handler is not None:
+            return int(handler(args))
         return cmd_dashboard(args)
     except CliError as error:
         print(f"gobtui: error: {error}", file=sys.stderr)
