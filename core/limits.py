@@ -115,3 +115,92 @@ MAX_PROBES = 64
 PROBE_MIN_BYTES = 3
 PROBE_MAX_BYTES = 64
 PROBES_PER_KIND_PER_LINE = 4
+
+# --- eval ---
+MAX_MISSED_PROBES_SHOWN = 8
+"""An eval row lists at most this many probes the plan loses."""
+EVAL_PAYLOAD_BYTES = 16 * 1024
+"""Of each elidable output, this head is read for probes and the state card's salient lines."""
+MAX_PLAN_SOURCE_BYTES = 512 * 1024 * 1024
+"""A transcript above this size is not planned (it is read whole into memory)."""
+
+# --- Config file, session selection, external strategy command (adapters) ---
+CONFIG_MAX_BYTES = 64 * 1024
+"""config.toml larger than this is refused (the reference's bound)."""
+CONFIG_TEXT_MAX_CHARS = 256
+"""A free-form config string (ui theme, key binding, preset description) is at most this long."""
+CONFIG_KEYMAP_MAX = 256
+"""[ui.keymap] holds at most this many bindings."""
+SELECTOR_MAX_CHARS = 4096
+"""A session selector (id prefix or path) is at most this many characters."""
+SELECT_LIST_MAX = 5
+"""An ambiguous selector's error lists at most this many matches, then an ellipsis."""
+EXTERNAL_MAX_STDOUT_BYTES = 1024 * 1024
+EXTERNAL_MAX_STDERR_BYTES = 1024 * 1024
+EXTERNAL_DEFAULT_TIMEOUT_SECS = 30.0
+EXTERNAL_MAX_TIMEOUT_SECS = 600.0
+EXTERNAL_MAX_ARGS = 64
+"""A configured external command has at most this many argv entries."""
+EXTERNAL_STDERR_EXCERPT_CHARS = 200
+"""A failed command's error quotes at most this much of its last stderr line."""
+
+# --- vault ---
+# Content-addressed snapshots (reference vault.rs / recovery.rs).
+VAULT_CHUNK_BYTES = 1024 * 1024
+"""Snapshots are cut into chunks of this many bytes (the last one may be shorter)."""
+VAULT_TRANSCRIPT_MAX_BYTES = 512 * 1024 * 1024
+"""A transcript larger than this is not snapshotted."""
+VAULT_MAX_RECORDS = 100_000
+"""... nor one with more physical lines than this."""
+VAULT_INDEX_MAX_BYTES = 128 * 1024 * 1024
+VAULT_INDEX_LINE_MAX_BYTES = 64 * 1024
+VAULT_MANIFEST_MAX_BYTES = 16 * 1024 * 1024
+VAULT_SESSION_ID_MAX_CHARS = 256
+VAULT_LABEL_MAX_CHARS = 128
+VAULT_PATH_MAX_CHARS = 4096
+VAULT_SHA_PREFIX_MIN_CHARS = 4
+"""A snapshot named by a prefix needs at least this many hex digits."""
+VAULT_AMBIGUOUS_SHOWN = 5
+"""An ambiguous prefix error lists at most this many of the snapshots it matches."""
+VAULT_SEARCH_MAX_RESULTS = 50
+VAULT_SEARCH_DEFAULT_RESULTS = 20
+VAULT_QUERY_MIN_BYTES = 1
+VAULT_QUERY_MAX_BYTES = 1024
+VAULT_READ_MIN_BYTES = 4
+"""A page of at least 4 bytes always holds one whole UTF-8 character."""
+VAULT_READ_MAX_BYTES = 16 * 1024
+VAULT_READ_DEFAULT_BYTES = 4096
+VAULT_RECALL_DEFAULT_LIMIT = 20
+VAULT_RECALL_MAX_LIMIT = 1000
+VAULT_PRUNE_KEEP_DEFAULT = 10
+VAULT_PRUNE_KEEP_MAX = 100_000
+VAULT_LOCK_WAIT_SECS = 10.0
+"""How long a vault command waits for another one's lock before giving up."""
+VAULT_IO_THREADS = 3
+"""Chunk writes (each with its fsync) in flight at once while a snapshot streams."""
+VAULT_INFLIGHT_CHUNKS = 8
+"""Chunks read but not yet stored; bounds a snapshot's memory to a few MiB."""
+VAULT_PREFETCH_CHUNKS = 2
+"""Chunks read and verified ahead of the consumer when a snapshot is reconstructed."""
+
+# --- rewrite: applying a plan to transcript bytes (adapters/rewrite*.py) ---
+LAST_PROMPT_MAX_CHARS = 200
+"""Claude: the appended `last-prompt` record quotes at most this much of the state card."""
+SESSION_ID_MAX_CHARS = 128
+"""A fork's new session id is 1 to this many characters of [0-9A-Za-z-]."""
+
+# --- verify ---
+VERIFY_MAX_BYTES = 512 * 1024 * 1024
+"""verify refuses (transcript_limit) a transcript larger than this."""
+VERIFY_MAX_RECORDS = 100_000
+"""... or with more lines than this."""
+VERIFY_MAX_CONTEXT_ITEMS = 100_000
+"""Codex: a replacement_history, and the effective context, hold at most this many items."""
+
+# --- plan preview and record diff (gobtui/diff_model.py, gobtui/screens/record_diff.py) ---
+DIFF_STRING_MAX_CHARS = 400
+"""A JSON string longer than this is cut for display (with its length and a digest)."""
+DIFF_MAX_LINES = 20_000
+"""Pretty-printed lines shown per side of a record diff; the rest is left out (and said)."""
+DIFF_CONTEXT_LINES = 3
+"""Unchanged lines kept around each change before the rest of a run folds."""

@@ -1,0 +1,180 @@
+"""The Claude Code half of adapters.rewrite: tool_result elision, the state card, sessionId.
+
+Elision touches only the `content` of the `tool_result` blocks in a user record's
+`message.content`; the blocks themselves (and their `tool_use_id`) stay, so every tool call
+still has its answer. The card is a `user` record hung off the live leaf, followed by the
+`last-prompt` / `mode` tail the reference writes: without it `claude --resume` does not see
+the conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.claude import ClaudeState
+from adapters.jsonl import Record, decode_line
+from adapters.rewrite import (
+    RewriteCode,
+    RewriteError,
+    StubMaker,
+    derived_uuid,
+    stub_output,
+    text_positions,
+)
+from core.limits import LAST_PROMPT_MAX_CHARS
+from core.model import Transcript
+
+TEXT_TYPES = frozenset({"text"})
+DEFAULT_MODE = "normal"
+"""The value real `mode` records hold, used when the file has none to copy."""
+_HEAD_KEYS = ("isSidechain", "agentId", "userType", "entrypoint", "cwd")
+_TAIL_KEYS = ("version", "gitBranch", "slug")
+_PROMPT_KEYS = ("permissionMode", "promptSource")
+"""Context fields the card copies from the live branch (where present), in Claude's order."""
+
+
+def _results(record: Record) -> list[dict[str, Any]] | None:
+    """The tool_result blocks of a user record, or None when it is not such a record."""
+    if record.get("type") != "user":
+        return None
+    message = record.get("message")
+    content = message.get("content") if type(message) is dict else None
+    if type(content) is not list:
+        return None
+    blocks = [b for b in content if type(b) is dict and b.get("type") == "tool_result"]
+    return blocks or None
+
+
+def _has_image(block: dict[str, Any]) -> bool:
+    inner = block.get("content")
+    return type(inner) is list and any(
+        type(sub) is dict and sub.get("type") == "image" for sub in inner
+    )
+
+
+def has_image_output(record: Record) -> bool:
+    return any(_has_image(block) for block in _results(record) or ())
+
+
+def elide_record(record: Record, stub: StubMaker) -> int:
+    results = _results(record)
+    if results is None:
+        raise RewriteError(RewriteCode.UNSUPPORTED_SHAPE, "not a user record with tool results")
+    if any(_has_image(block) for block in results):
+        raise RewriteError(RewriteCode.IMAGE_OUTPUT, "a tool result holds an image")
+    stubbed = 0
+    for block in results:
+        replaced = stub_output(block.get("content"), stub, TEXT_TYPES)
+        if replaced is not None:
+            block["content"] = replaced
+            stubbed += 1
+    return stubbed
+
+
+def payload_text(record: Record) -> str | None:
+    texts: list[str] = []
+    for block in _results(record) or ():
+        inner = block.get("content")
+        if type(inner) is str:
+            texts.append(inner)
+        elif type(inner) is list:
+            texts.append("".join(inner[i]["text"] for i in text_positions(inner, TEXT_TYPES)))
+    return "\n".join(text for text in texts if text) or None
+
+
+def rewrite_identity_record(record: Record, new_id: str) -> bool:
+    if "sessionId" not in record or record["sessionId"] == new_id:
+        return False
+    record["sessionId"] = new_id
+    return True
+
+
+class _Scan:
+    """What the card needs from the file: the live leaf (as the parser finds it), the links,
+    the newest timestamp and mode, the session id."""
+
+    def __init__(self, lines: list[bytes], path: str) -> None:
+        state = ClaudeState(path)
+        self.parents: dict[str, str | None] = {}
+        self.where: dict[str, tuple[Any, int]] = {}
+        """uuid -> (record type, line)."""
+        self.timestamp: str | None = None
+        self.mode: str | None = None
+        for index, line in enumerate(lines):
+            record = decode_line(line.strip())
+            if not isinstance(record, dict):
+                continue
+            kind = record.get("type")
+            uuid = record.get("uuid")
+            parent = record.get("parentUuid")
+            state.feed_parts(record, kind, uuid, parent)
+            if type(uuid) is str:
+                self.parents[uuid] = parent if type(parent) is str else None
+                self.where[uuid] = (kind, index)
+            stamp = record.get("timestamp")
+            if type(stamp) is str and stamp:
+                self.timestamp = stamp
+            mode = record.get("mode")
+            if kind == "mode" and type(mode) is str and mode:
+                self.mode = mode
+        self.leaf = state.leaf(self.parents)
+        self.session_id = state.session_id
+
+    def newest_user(self) -> int | None:
+        """The line of the newest user record on the live branch."""
+        node = self.leaf
+        for _ in range(len(self.parents) + 1):  # the step bound is the cycle guard
+            if node is None or node not in self.where:
+                return None
+            kind, line = self.where[node]
+            if kind == "user":
+                return line
+            node = self.parents.get(node)
+        return None
+
+    def leaf_line(self) -> int | None:
+        return self.where[self.leaf][1] if self.leaf in self.where else None
+
+
+def card_records(
+    lines: list[bytes], transcript: Transcript, card: str, seed: bytes
+) -> list[Record]:
+    """A user record holding `card` (its parent the live leaf), then last-prompt and mode."""
+    scan = _Scan(lines, transcript.path)
+    # Context fields come from the newest live user record, else from the leaf.
+    sources: list[Record] = []
+    for line in (scan.newest_user(), scan.leaf_line()):
+        if line is not None:
+            record = decode_line(lines[line].strip())
+            if isinstance(record, dict):
+                sources.append(record)
+
+    def copy(keys: tuple[str, ...], into: Record) -> None:
+        for key in keys:
+            for source in sources:
+                if key in source:
+                    into[key] = source[key]
+                    break
+
+    session_id = scan.session_id or transcript.session_id
+    card_uuid = derived_uuid(seed, "claude-card")
+    user: Record = {"parentUuid": scan.leaf}
+    copy(_HEAD_KEYS, user)
+    user["sessionId"] = session_id
+    copy(_TAIL_KEYS, user)
+    user["type"] = "user"
+    user["message"] = {"role": "user", "content": card}
+    user["uuid"] = card_uuid
+    if scan.timestamp is not None:
+        user["timestamp"] = scan.timestamp
+    if any("promptId" in source for source in sources):
+        user["promptId"] = derived_uuid(seed, "claude-prompt")
+    copy(_PROMPT_KEYS, user)
+    last_prompt: Record = {
+        "type": "last-prompt",
+        "lastPrompt": card[:LAST_PROMPT_MAX_CHARS],
+        "leafUuid": card_uuid,
+        "sessionId": session_id,
+    }
+    mode: Record = {"type": "mode", "mode": scan.mode or DEFAULT_MODE, "sessionId": session_id}
+    return [user, last_prompt, mode]

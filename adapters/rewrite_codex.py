@@ -1,0 +1,151 @@
+"""The Codex half of adapters.rewrite: output elision, the state card, session_meta identity.
+
+Elision replaces only `payload.output` of a function/custom tool output, or each large
+`replacement_history[i].output` of a `compacted` record (the history Codex rebuilds on
+resume); calls and their `call_id`s stay. The card is a user `message` response_item.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from adapters.codex_items import OUTPUT_TYPES, TEXT_BLOCK_TYPES, output_text
+from adapters.jsonl import Record, decode_line
+from adapters.rewrite import RewriteCode, RewriteError, StubMaker, stub_output, utf8_len
+from core.limits import ELIDABLE_MIN_BYTES
+from core.model import Transcript
+
+_IDENTITY_KEYS = ("id", "session_id")
+
+
+def _tool_output(record: Record) -> dict[str, Any] | None:
+    """The payload of a tool-output response_item, else None."""
+    payload = record.get("payload")
+    if (
+        record.get("type") == "response_item"
+        and type(payload) is dict
+        and payload.get("type") in OUTPUT_TYPES
+    ):
+        return payload
+    return None
+
+
+def _has_image(output: Any) -> bool:
+    # output_text() refuses a block list holding an image block
+    return type(output) is list and output_text(output) is None
+
+
+def has_image_output(record: Record) -> bool:
+    payload = _tool_output(record)
+    return payload is not None and _has_image(payload.get("output"))
+
+
+def _history(record: Record) -> list[Any] | None:
+    payload = record.get("payload")
+    if record.get("type") != "compacted" or type(payload) is not dict:
+        return None
+    history = payload.get("replacement_history")
+    return history if type(history) is list else None
+
+
+def _large_outputs(history: list[Any]) -> list[tuple[dict[str, Any], str]]:
+    """The history entries whose output the parser counts as elidable, with its text."""
+    found: list[tuple[dict[str, Any], str]] = []
+    for entry in history:
+        if type(entry) is not dict or "output" not in entry:
+            continue
+        text = output_text(entry["output"])
+        if text is not None and utf8_len(text) > ELIDABLE_MIN_BYTES:
+            found.append((entry, text))
+    return found
+
+
+def elide_record(record: Record, stub: StubMaker) -> int:
+    payload = _tool_output(record)
+    if payload is not None:
+        output = payload.get("output")
+        if _has_image(output):
+            raise RewriteError(RewriteCode.IMAGE_OUTPUT, "the tool output holds an image")
+        replaced = stub_output(output, stub, TEXT_BLOCK_TYPES)
+        if replaced is None:
+            return 0
+        payload["output"] = replaced
+        return 1
+    history = _history(record)
+    if history is None:
+        raise RewriteError(RewriteCode.UNSUPPORTED_SHAPE, "not a tool output or compacted record")
+    stubbed = 0
+    for entry, _text in _large_outputs(history):
+        replaced = stub_output(entry["output"], stub, TEXT_BLOCK_TYPES)
+        if replaced is not None:
+            entry["output"] = replaced
+            stubbed += 1
+    return stubbed
+
+
+def _unwrapped(text: str) -> str:
+    """custom_tool_call_output wraps its text in JSON ({"output": ..., "metadata": ...})."""
+    if text.startswith('{"output":'):
+        try:
+            inner = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return text
+        if type(inner) is dict and type(inner.get("output")) is str:
+            return str(inner["output"])
+    return text
+
+
+def payload_text(record: Record) -> str | None:
+    payload = _tool_output(record)
+    if payload is not None:
+        text = output_text(payload.get("output"))
+        return _unwrapped(text) if text else None
+    history = _history(record)
+    if history is None:
+        return None
+    return "\n".join(_unwrapped(text) for _entry, text in _large_outputs(history)) or None
+
+
+def rewrite_identity_record(record: Record, new_id: str) -> bool:
+    payload = record.get("payload")
+    if record.get("type") != "session_meta" or type(payload) is not dict:
+        return False
+    changed = False
+    for key in _IDENTITY_KEYS:
+        if key in payload and payload[key] != new_id:
+            payload[key] = new_id
+            changed = True
+    return changed
+
+
+def card_records(
+    lines: list[bytes], transcript: Transcript, card: str, seed: bytes
+) -> list[Record]:
+    """One user message response_item holding `card`: the newest record's timestamp, and an
+    `ordinal` (the new line's index) when the file's records carry one."""
+    timestamp: str | None = None
+    ordinals = False
+    for line in reversed(lines):
+        record = decode_line(line.strip())
+        if not isinstance(record, dict):
+            continue
+        stamp = record.get("timestamp")
+        if timestamp is None and type(stamp) is str:
+            timestamp = stamp
+        ordinals = ordinals or type(record.get("ordinal")) is int
+        if timestamp is not None and ordinals:
+            break
+    message: Record = {}
+    if timestamp is not None:
+        message["timestamp"] = timestamp
+    if ordinals:
+        message["ordinal"] = len(lines)
+    message["type"] = "response_item"
+    message["payload"] = {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": card}],
+    }
+    return [message]
