@@ -10,7 +10,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 import orjson
 
@@ -26,7 +26,7 @@ from gobtui import format as fmt
 
 EXIT_USAGE = 2
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("cli_plan", "cli_verify")
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 
 
@@ -44,6 +44,13 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.code = code
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Usage mistakes are one line on stderr (with a pointer to --help), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _home_options() -> argparse.ArgumentParser:
@@ -79,7 +86,7 @@ def _positive_seconds(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     common = _home_options()
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="gobtui",
         description="Watch the context windows of local Claude Code and Codex sessions.",
         parents=[common],

@@ -1,0 +1,77 @@
+"""Planning figures on one big transcript: `python -m bench.plan_bench <provider> <path>`.
+
+Prints one JSON object: the full parse, the load planning does (read + parse + payload heads),
+each strategy's plan time, a full eval, and the state card's cost, each also as a ratio to one
+full parse. The trigger is lowered to 20k (floor 5k) so every strategy has something to do.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from adapters.planning import evaluate_session, load_session, plan_session
+from adapters.providers import parse_transcript
+from core.digest import state_card_digest
+from core.model import Provider
+from core.policy import PolicyConfig
+from core.strategies import STRATEGIES
+from core.strategies.common import candidates
+
+POLICY = PolicyConfig(trigger_tokens=20_000, floor_tokens=5_000)
+
+
+def main(argv: list[str]) -> int:
+    provider, path = Provider(argv[0]), Path(argv[1])
+    started = time.perf_counter()
+    parse_transcript(provider, str(path))
+    parse_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    session = load_session(path, provider)
+    load_s = time.perf_counter() - started
+
+    plan_ms: dict[str, float] = {}
+    for name in STRATEGIES:
+        started = time.perf_counter()
+        plan_session(session, name, POLICY)
+        plan_ms[name] = round((time.perf_counter() - started) * 1000, 1)
+
+    started = time.perf_counter()
+    rows = evaluate_session(session, POLICY)
+    eval_only_s = time.perf_counter() - started
+    eval_s = load_s + eval_only_s  # what `gobtui eval` costs from the file
+
+    lines = [item.line_index for item in candidates(session.transcript, POLICY)]
+    started = time.perf_counter()
+    card = state_card_digest(session.transcript, lines, session.payloads)
+    card_ms = (time.perf_counter() - started) * 1000
+    print(
+        json.dumps(
+            {
+                "bytes": path.stat().st_size,
+                "items": len(session.transcript.items),
+                "parse_s": round(parse_s, 3),
+                "load_s": round(load_s, 3),
+                "plan_ms": plan_ms,
+                "plan_x_parse": {k: round(v / 1000 / parse_s, 3) for k, v in plan_ms.items()},
+                "eval_s": round(eval_s, 3),
+                "eval_only_s": round(eval_only_s, 3),
+                "eval_x_parse": round(eval_s / parse_s, 2),
+                "eval_rows": {
+                    row.strategy: {"status": row.status.value, "ms": row.duration_ms}
+                    for row in rows
+                },
+                "card_ms": round(card_ms, 1),
+                "card_items": len(lines),
+                "card_bytes": len(card.render().encode()),
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

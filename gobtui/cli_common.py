@@ -1,0 +1,146 @@
+"""What the command modules share: naming a session, loading the config, printing JSON,
+and a progress bar that shows only on a terminal."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+from adapters.config_file import ConfigError, LoadedConfig, ResolvedPolicy, load_config
+from adapters.paths import HomeError, resolve_homes
+from adapters.planning import LoadedSession, PlanningError, load_session
+from adapters.select import SelectError, load_summaries, select_session
+from core.model import Provider, SessionSummary
+from gobtui.cli import CliError
+
+
+@dataclass(frozen=True)
+class Target:
+    """A session named on the command line: its file, provider and (when known) summary."""
+
+    path: Path
+    provider: Provider
+    session_id: str
+    summary: SessionSummary | None
+
+    def live(self, live_secs: float, now: float) -> bool:
+        mtime = self.summary.mtime if self.summary else self.path.stat().st_mtime
+        return now - mtime <= live_secs
+
+
+def resolve_target(args: Any, selector: str) -> Target:
+    """An id prefix among the discovered sessions, or a transcript path."""
+    try:
+        homes = resolve_homes(args.claude_home, args.codex_home, os.environ)
+        candidate = Path(selector).expanduser()
+        summaries = [] if candidate.is_file() else load_summaries(homes, all_sessions=True)
+        found = select_session(selector, summaries)
+    except (HomeError, SelectError) as error:
+        raise CliError(str(error)) from None
+    path = Path(found.path)
+    if found.summary is not None:
+        return Target(path, found.provider, found.summary.session_id, found.summary)
+    return Target(path, found.provider, _id_from_file(path, found.provider), None)
+
+
+def _id_from_file(path: Path, provider: Provider) -> str:
+    """A file outside the homes: its id from a quick summary read, else from its name."""
+    from adapters.providers import state_class
+    from adapters.reader import open_cursor
+
+    try:
+        return open_cursor(str(path), provider, state_class(provider)).summary().session_id
+    except (OSError, ValueError):
+        return path.stem
+
+
+def load_target(target: Target) -> LoadedSession:
+    try:
+        return load_session(target.path, target.provider)
+    except PlanningError as error:
+        raise CliError(str(error)) from None
+
+
+def policy_config() -> LoadedConfig:
+    try:
+        return load_config()
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
+def resolve_policy(
+    args: Any, provider: Provider, session_id: str | None, config: LoadedConfig | None = None
+) -> ResolvedPolicy:
+    """config.toml layers, then --preset, then --trigger/--floor."""
+    overrides = {
+        key: value
+        for key, value in (
+            ("trigger_tokens", getattr(args, "trigger", None)),
+            ("floor_tokens", getattr(args, "floor", None)),
+        )
+        if value is not None
+    }
+    try:
+        return (config or policy_config()).resolve(
+            provider, session_id, getattr(args, "preset", None), overrides
+        )
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
+def print_json(value: BaseModel | list[BaseModel] | dict[str, Any] | list[Any]) -> None:
+    def plain(item: Any) -> Any:
+        return item.model_dump(mode="json") if isinstance(item, BaseModel) else item
+
+    data = [plain(v) for v in value] if isinstance(value, list) else plain(value)
+    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+
+
+def token_count(text: str) -> int:
+    """An argparse type for --trigger/--floor: a whole number of tokens, 0..10M."""
+    import argparse
+
+    from core.limits import MAX_POLICY_TOKENS
+
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r}") from None
+    if not 0 <= value <= MAX_POLICY_TOKENS:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_POLICY_TOKENS:,} tokens")
+    return value
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[int, int, str], None]]:
+    """A one-line progress bar on stderr when it is a terminal; silent otherwise."""
+    stream = sys.stderr
+    shown = stream.isatty()
+    started = time.monotonic()
+
+    def update(done: int, total: int, what: str) -> None:
+        if not shown or total <= 0:
+            return
+        width = 24
+        filled = width * done // total
+        bar = "█" * filled + "·" * (width - filled)
+        elapsed = time.monotonic() - started
+        stream.write(f"\r{label} {bar} {done}/{total} {what:<14.14} {elapsed:5.1f}s")
+        stream.flush()
+
+    try:
+        yield update
+    finally:
+        if shown:
+            stream.write("\r\x1b[2K")
+            stream.flush()

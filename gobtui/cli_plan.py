@@ -1,0 +1,313 @@
+"""`plan`, `eval`, `tune`, `explain`, `presets` and `policy-check`."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from adapters.events import read_events
+from adapters.planning import PlanningError, evaluate_session, plan_session
+from core.evaluation import EvalRow, RowStatus
+from core.model import Provider
+from core.plan import CompactionPlan, NoPlan
+from core.policy import PRESETS, QuotaPressure, policy_check, tune
+from core.strategies import STRATEGIES
+from core.strategies.common import elidable_tokens
+from core.telemetry import recent_reductions, source_identity
+from gobtui import format as fmt
+from gobtui.cli import CliError
+from gobtui.cli_common import (
+    Target,
+    load_target,
+    policy_config,
+    print_json,
+    progress_bar,
+    resolve_policy,
+    resolve_target,
+    token_count,
+)
+
+
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    def limits(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--trigger", type=token_count, metavar="N", help="trigger tokens")
+        parser.add_argument("--floor", type=token_count, metavar="N", help="floor tokens")
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+    plan = commands.add_parser(
+        "plan", parents=[common], help="what one strategy would cut from a session"
+    )
+    plan.add_argument("session", help="session id prefix or transcript path")
+    plan.add_argument("--strategy", metavar="S", help="strategy id (default: the policy's)")
+    plan.add_argument("--preset", metavar="P", help="a named preset")
+    limits(plan)
+    plan.set_defaults(handler=cmd_plan)
+
+    evaluate = commands.add_parser(
+        "eval", parents=[common], help="every strategy on a session, side by side"
+    )
+    evaluate.add_argument("session", help="session id prefix or transcript path")
+    evaluate.add_argument("--strategy", metavar="S", action="append", help="only these")
+    limits(evaluate)
+    evaluate.set_defaults(handler=cmd_eval)
+
+    tune_cmd = commands.add_parser(
+        "tune", parents=[common], help="the adaptive trigger and floor for a session"
+    )
+    tune_cmd.add_argument("session", help="session id prefix or transcript path")
+    tune_cmd.add_argument("--json", action="store_true")
+    tune_cmd.set_defaults(handler=cmd_tune)
+
+    explain = commands.add_parser("explain", help="the occupancy model behind the numbers")
+    explain.add_argument("--provider", choices=[p.value for p in Provider], default="claude")
+    explain.add_argument("--preset", metavar="P")
+    explain.add_argument("--window", type=token_count, metavar="N", help="context window")
+    explain.set_defaults(handler=cmd_explain, trigger=None, floor=None)
+
+    presets = commands.add_parser("presets", help="the named presets")
+    presets.add_argument("--json", action="store_true")
+    presets.set_defaults(handler=cmd_presets)
+
+    check = commands.add_parser("policy-check", help="what to do at a context size")
+    check.add_argument("--provider", choices=[p.value for p in Provider], required=True)
+    check.add_argument("--context-tokens", type=token_count, required=True, metavar="N")
+    check.add_argument("--session", metavar="ID", help="apply that session's config layer")
+    check.add_argument("--session-active", action="store_true")
+    check.add_argument("--quota-pressure", choices=[q.value for q in QuotaPressure])
+    check.add_argument("--preset", metavar="P")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(handler=cmd_policy_check, trigger=None, floor=None)
+
+
+def _strategy(args: Any, default: str) -> str:
+    strategy = getattr(args, "strategy", None) or default
+    if strategy not in STRATEGIES and strategy != "external":
+        raise CliError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+    return str(strategy)
+
+
+def _plan_json(plan: CompactionPlan, codes: list[str]) -> dict[str, Any]:
+    data = plan.model_dump(mode="json")
+    data["admission"] = {"admitted": not codes, "codes": codes}
+    return data
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    target = resolve_target(args, args.session)
+    resolved = resolve_policy(args, target.provider, target.session_id)
+    strategy = _strategy(args, resolved.strategy)
+    session = load_target(target)
+    live = target.live(args.live_secs, time.time())
+    try:
+        outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
+    except PlanningError as error:
+        raise CliError(str(error)) from None
+    result = outcome.result
+    codes = [code.value for code in outcome.admission.codes] if outcome.admission else []
+    if args.json:
+        print_json(result if isinstance(result, NoPlan) else _plan_json(result, codes))
+        return 1 if codes else 0
+    print(f"{target.provider.label} {target.session_id}  {target.path}")
+    if isinstance(result, NoPlan):
+        print(f"no plan ({result.reason_code.value}) with {strategy}:")
+        print(
+            f"  context {fmt.tokens(result.context_tokens_before)}, trigger "
+            f"{fmt.tokens(result.effective_trigger_tokens)}, floor "
+            f"{fmt.tokens(result.target_context_tokens)}, minimum savings "
+            f"{fmt.tokens(result.min_savings_tokens)}"
+        )
+        if result.projected_context_tokens_after is not None:
+            print(f"  the proposal reached {fmt.tokens(result.projected_context_tokens_after)}")
+        return 0
+    _print_plan(result)
+    if outcome.admission and not outcome.admission.admitted:
+        print(f"refused by admission: {outcome.admission.message}")
+        return 1
+    return 0
+
+
+def _print_plan(plan: CompactionPlan) -> None:
+    share = plan.est_savings / plan.context_tokens_before if plan.context_tokens_before else 0.0
+    print(
+        f"{plan.strategy}: {fmt.tokens(plan.context_tokens_before)} -> "
+        f"{fmt.tokens(plan.context_tokens_after)} tokens (saves {fmt.tokens(plan.est_savings)}, "
+        f"{fmt.percent(share)})"
+    )
+    print(f"  {plan.rationale}")
+    for edit in plan.edits:
+        if edit.op == "elide":
+            lines = edit.line_indexes
+            print(f"  elide {len(lines)} outputs (lines {lines[0]}..{lines[-1]})")
+        elif edit.op == "inject_digest":
+            card = edit.digest.render()
+            print(f"  inject a state card ({len(card.encode())} bytes):")
+            for line in card.splitlines():
+                print(f"    {line}")
+        elif edit.op == "provider_compact":
+            print(f"  ask the provider to compact: {edit.control}")
+        else:
+            print(f"  drop {len(edit.tool_use_ids)} tool results at the API layer (cache_edit)")
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    target = resolve_target(args, args.session)
+    resolved = resolve_policy(args, target.provider, target.session_id)
+    names = [_strategy(argparse.Namespace(strategy=s), s) for s in args.strategy or []] or None
+    live = target.live(args.live_secs, time.time())
+    with progress_bar("eval") as progress:
+        progress(0, 1, "reading")
+        session = load_target(target)
+        rows = evaluate_session(session, resolved.policy, names, live, progress)
+    if args.json:
+        print_json(rows)
+        return 0
+    print(f"{target.provider.label} {target.session_id}  {target.path}")
+    print(
+        f"{'strategy':<12} {'status':<8} {'after':>7} {'saved':>7} {'prefix':>7} "
+        f"{'valid':<5} {'recall':>6} {'ms':>7}"
+    )
+    for row in rows:
+        print(_eval_line(row))
+    return 0
+
+
+def _eval_line(row: EvalRow) -> str:
+    after = fmt.tokens(row.context_tokens_after) if row.context_tokens_after is not None else "-"
+    valid = {True: "yes", False: "NO", None: "-"}[row.valid]
+    recall = f"{row.recall:.0%}" if row.recall is not None else "-"
+    status = row.status.value if row.status is not RowStatus.NO_PLAN else "no plan"
+    mark = " ★" if row.best else ""
+    note = row.error or (row.reason_code if row.status is not RowStatus.PLAN else "")
+    return (
+        f"{row.strategy:<12} {status:<8} {after:>7} {fmt.tokens(row.est_reclaimed):>7} "
+        f"{fmt.tokens(row.prefix_tokens):>7} {valid:<5} {recall:>6} {row.duration_ms:>7.0f}"
+        f"{mark}{'  ' + note if note else ''}"
+    )
+
+
+def _window(target: Target) -> int | None:
+    return target.summary.context_window if target.summary else None
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    target = resolve_target(args, args.session)
+    resolved = resolve_policy(args, target.provider, target.session_id)
+    session = load_target(target)
+    transcript = session.transcript
+    identity = source_identity(target.provider, target.session_id, str(target.path.resolve()))
+    recent = recent_reductions(read_events(), identity)
+    window = _window(target) or (transcript.summary.context_window if transcript.summary else None)
+    tuned = tune(
+        resolved.policy, window, transcript.context_tokens(), elidable_tokens(transcript), recent
+    )
+    if args.json:
+        print_json(
+            {
+                "session_id": target.session_id,
+                "provider": target.provider.value,
+                "context_window": window,
+                "context_tokens": transcript.context_tokens(),
+                "base_trigger_tokens": resolved.policy.trigger_tokens,
+                "base_floor_tokens": resolved.policy.floor_tokens,
+                "trigger_tokens": tuned.trigger,
+                "floor_tokens": tuned.floor,
+                "reasons": [reason.value for reason in tuned.reasons],
+                "recent_compactions": len(recent),
+            }
+        )
+        return 0
+    print(
+        f"base    trigger {fmt.tokens(resolved.policy.trigger_tokens)}  floor "
+        f"{fmt.tokens(resolved.policy.floor_tokens)}"
+    )
+    print(f"tuned   trigger {fmt.tokens(tuned.trigger)}  floor {fmt.tokens(tuned.floor)}")
+    for reason in tuned.reasons:
+        print(f"  because {reason.value}")
+    if not tuned.reasons:
+        print("  nothing to change")
+    print("\n# to pin these for this session in config.toml:")
+    print(f'[sessions."{target.session_id}"]')
+    print(f"trigger_tokens = {tuned.trigger}\nfloor_tokens = {tuned.floor}")
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    provider = Provider(args.provider)
+    resolved = resolve_policy(args, provider, None)
+    policy = resolved.policy
+    window = args.window or (200_000 if provider is Provider.CLAUDE else 272_000)
+    trigger, floor = policy.effective_trigger(), policy.floor_tokens
+    provider_fires = window * 9 // 10
+    tuned = tune(policy, window, 0, None, [])
+    print(
+        f"policy ({', '.join(resolved.layers) or 'defaults'}), {provider.label}, window {window:,}"
+    )
+    print(f"  trigger {trigger:,} tokens ({trigger / window:.0%} of the window)")
+    print(f"  floor   {floor:,} tokens ({floor / window:.0%})")
+    print(f"  the provider compacts by itself near {provider_fires:,} (90% of the window)")
+    print("\nthe sawtooth: occupancy climbs from the floor to the trigger, one compaction")
+    print("brings it back to about the floor, and the cycle repeats.")
+    print(f"  each cycle reclaims about {trigger - floor:,} tokens")
+    print(f"  average occupancy about {(trigger + floor) // 2:,} tokens")
+    if trigger >= provider_fires:
+        print("  the trigger is above the provider's own threshold: the provider wins")
+    print(f"\nthe adaptive tuner would use trigger {tuned.trigger:,}, floor {tuned.floor:,}")
+    for reason in tuned.reasons:
+        print(f"  because {reason.value}")
+    print("\nrewriting before the prompt-cache prefix invalidates the cache: cache_aware and")
+    print("auto prefer plans whose first cut comes late (savings x prefix share cubed).")
+    return 0
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    config = policy_config()
+    rows = []
+    for name in config.preset_names():
+        resolved = resolve_policy(argparse.Namespace(preset=name), Provider.CLAUDE, None, config)
+        builtin = PRESETS.get(name)
+        rows.append(
+            {
+                "name": name,
+                "strategy": resolved.strategy,
+                "trigger_tokens": resolved.policy.trigger_tokens,
+                "floor_tokens": resolved.policy.floor_tokens,
+                "keep_recent_tool_outputs": resolved.policy.keep_recent_tool_outputs,
+                "builtin": builtin is not None,
+                "description": builtin.description if builtin else f"from {config.path}",
+            }
+        )
+    if args.json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        print(
+            f"{row['name']:<16} {row['strategy']:<11} trigger "
+            f"{fmt.tokens(int(row['trigger_tokens'])):>5}  floor "
+            f"{fmt.tokens(int(row['floor_tokens'])):>4}"
+        )
+        print(f"  {row['description']}")
+    return 0
+
+
+def cmd_policy_check(args: argparse.Namespace) -> int:
+    provider = Provider(args.provider)
+    resolved = resolve_policy(args, provider, args.session)
+    policy = resolved.policy
+    if args.quota_pressure:
+        policy = policy.model_copy(update={"quota_pressure": QuotaPressure(args.quota_pressure)})
+    decision = policy_check(
+        provider, args.context_tokens, args.session_active, policy, resolved.strategy
+    )
+    if args.json:
+        print_json(decision)
+        return 0
+    what = decision.action.value
+    extra = decision.control or decision.strategy or ""
+    print(
+        f"{what}{' ' + extra if extra else ''}  (context {decision.context_tokens:,}, "
+        f"trigger {decision.effective_trigger_tokens:,}, floor {decision.floor_tokens:,})"
+    )
+    return 0

@@ -1,0 +1,92 @@
+"""`gobtui verify <session|path> [--json]`: the structural checks of one transcript file.
+
+Exit status: 1 when any finding is an error, 0 otherwise (warnings included), 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+from core.limits import VERIFY_MAX_BYTES
+from core.model import Provider
+from core.verify import VerifyReport, oversize_report, verify
+from gobtui.cli import CliError
+
+EXIT_ERRORS = 1
+
+
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    parser = commands.add_parser(
+        "verify",
+        parents=[common],
+        help="structural checks of a transcript (exit 1 on any error finding)",
+        description="Check that a transcript would resume: JSON lines, uuid links, tool "
+        "pairing, Codex windows. Lines count from 0; findings never quote the transcript.",
+    )
+    parser.add_argument("target", metavar="session|path", help="a transcript file")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=cmd_verify)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    path, provider = _read_target(args)
+    report = _verify_file(path, provider)
+    if args.json:
+        data = report.model_dump(mode="json")
+        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.flush()
+    else:
+        for line in render(report, path.name):
+            print(line)
+    return EXIT_ERRORS if report.errors else 0
+
+
+def _read_target(args: argparse.Namespace) -> tuple[Path, Provider]:
+    """The transcript named by `args.target`: an id prefix or a path (shared resolver)."""
+    from gobtui.cli_common import resolve_target
+
+    target = resolve_target(args, args.target)
+    return target.path, target.provider
+
+
+def _verify_file(path: Path, provider: Provider) -> VerifyReport:
+    try:
+        size = path.stat().st_size
+        if size > VERIFY_MAX_BYTES:  # not worth reading into memory
+            return oversize_report(size, provider)
+        data = path.read_bytes()
+    except OSError as error:
+        raise CliError(f"cannot read {path}: {error.strerror or error}") from None
+    return verify(data, provider)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def render(report: VerifyReport, name: str) -> list[str]:
+    """One line per finding (`line N  severity  code  message`), then a summary line."""
+    lines = []
+    for finding in report.findings:
+        where = "-" if finding.line_index is None else str(finding.line_index)
+        lines.append(
+            f"line {where:<6} {finding.severity.value:<7}  {finding.code.value}  {finding.message}"
+        )
+    if report.errors:
+        verdict = "errors: a resume would break or lose context"
+    elif report.findings:
+        verdict = "ok, with warnings"
+    else:
+        verdict = "clean"
+    lines.append(
+        f"{name}: {report.provider.label}, {_plural(report.records, 'record')}, "
+        f"{_plural(report.bytes, 'byte')}: {_plural(report.errors, 'error')}, "
+        f"{_plural(report.warnings, 'warning')} ({verdict})"
+    )
+    return lines

@@ -1,0 +1,232 @@
+"""plan / eval / tune / explain / presets / policy-check end to end on real fixture copies."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from adapters.planning import load_session, plan_session
+from core.model import Provider
+from core.policy import PolicyConfig
+from core.strategies import STRATEGIES
+from gobtui.cli import main
+from tests.adapters.transcript_files import rehydrate
+
+SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
+CODEX_BIG = "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+LOW = ["--trigger", "20000", "--floor", "5000"]
+
+
+@pytest.fixture
+def claude_home(tmp_path: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "claude"
+    project = home / "projects" / "-home-dev-spotter"
+    project.mkdir(parents=True)
+    shutil.copyfile(
+        fixtures_dir / "claude" / f"marot__spotter__{SPOTTER}.jsonl", project / f"{SPOTTER}.jsonl"
+    )
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    return project / f"{SPOTTER}.jsonl"
+
+
+@pytest.fixture
+def codex_file(tmp_path: Path, fixtures_dir: Path) -> Path:
+    """The 1 MB localpush rollout with its redacted outputs filled back to their sizes, so
+    there is tool output to elide (the shared fixtures are sanitized)."""
+    path = tmp_path / CODEX_BIG
+    path.write_bytes(
+        rehydrate((fixtures_dir / "codex" / f"madshn__localpush__{CODEX_BIG}").read_bytes())
+    )
+    return path
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str, code: int = 0) -> object:
+    assert main(list(argv)) == code
+    return orjson.loads(capsys.readouterr().out)
+
+
+def test_plan_json_by_id_prefix_matches_the_service(
+    claude_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = claude_home.read_bytes()
+    data = run_json(capsys, "plan", SPOTTER[:8], "--strategy", "elide", *LOW, "--json")
+    assert isinstance(data, dict)
+    session = load_session(claude_home, Provider.CLAUDE)
+    expected = plan_session(
+        session, "elide", PolicyConfig(trigger_tokens=20_000, floor_tokens=5_000)
+    ).result
+    assert data["strategy"] == "elide"
+    assert data["admission"] == {"admitted": True, "codes": []}
+    assert data["context_tokens_before"] == expected.context_tokens_before == 106_061
+    assert data["context_tokens_after"] == expected.context_tokens_after
+    assert data["context_tokens_after"] < data["context_tokens_before"]
+    ops = [edit["op"] for edit in data["edits"]]
+    assert ops[0] == "elide"
+    assert claude_home.read_bytes() == before  # planning never writes
+
+
+def test_plan_below_trigger_is_a_no_plan_object(
+    claude_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, "plan", str(claude_home), "--json")
+    assert data == {
+        "status": "no_plan",
+        "reason_code": "below_trigger",
+        "context_tokens_before": 106_061,
+        "effective_trigger_tokens": 250_000,
+        "target_context_tokens": 40_000,
+        "min_savings_tokens": 4_096,
+        "projected_context_tokens_after": None,
+        "projected_savings_tokens": None,
+    }
+
+
+def test_plan_text_shows_the_state_card(
+    codex_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["plan", str(codex_file), "--strategy", "compacted", *LOW]) == 0
+    out = capsys.readouterr().out
+    assert "compacted:" in out and "[gobtui state card]" in out
+
+
+def test_eval_json_has_a_row_per_strategy(
+    codex_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = run_json(capsys, "eval", str(codex_file), *LOW, "--json")
+    assert isinstance(rows, list)
+    assert [row["strategy"] for row in rows] == list(STRATEGIES)
+    assert sum(row["best"] for row in rows) <= 1
+    planned = [row for row in rows if row["status"] == "plan" and not row["control"]]
+    assert planned, "some file strategy must plan on a 1 MB Codex session at a 20k trigger"
+    for row in planned:
+        assert row["bytes_after"] < row["bytes_before"]
+        assert row["valid"] is True
+        assert 0.0 <= row["recall"] <= 1.0
+        assert row["prefix_tokens"] <= row["context_tokens_before"]
+
+
+def test_eval_only_named_strategies(codex_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run_json(
+        capsys, "eval", str(codex_file), "--strategy", "elide", "--strategy", "dedupe", "--json"
+    )
+    assert [row["strategy"] for row in rows] == ["elide", "dedupe"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["plan", "nope-no-such-session"], "no session matches"),
+        (["plan", "{path}", "--strategy", "bogus"], "unknown strategy 'bogus'"),
+        (["plan", "{path}", "--preset", "bogus"], "bogus"),
+        (["plan", "{path}", "--trigger", "-5"], "must be between 0"),
+        (["plan", "{path}", "--trigger", "99999999999"], "must be between 0"),
+        (["plan", "{path}", "--trigger", "1000", "--floor", "2000"], "floor"),
+        (["eval", "{path}", "--strategy", "bogus"], "unknown strategy"),
+    ],
+)
+def test_bad_input_is_one_line_and_non_zero(
+    codex_file: Path, capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    argv = [arg.replace("{path}", str(codex_file)) for arg in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse type errors exit 2 by themselves
+        code = int(exit_.code or 0)
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err
+    assert "Traceback" not in err
+    assert len(err.splitlines()) == 1
+
+
+def test_ambiguous_prefix_lists_the_matches(
+    tmp_path: Path,
+    fixtures_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    day = tmp_path / "codex" / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    for source in sorted((fixtures_dir / "codex").glob("madshn__localpush__*.jsonl")):
+        shutil.copyfile(source, day / source.name.removeprefix("madshn__localpush__"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    assert main(["plan", "019c8a"]) == 2
+    err = capsys.readouterr().err
+    assert "matches 3 sessions" in err and "019c8a59" in err
+
+
+def test_tune_json_caps_the_trigger_to_a_quarter_window(
+    claude_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, "tune", SPOTTER, "--json")
+    assert isinstance(data, dict)
+    assert data["context_window"] == 200_000
+    assert (data["trigger_tokens"], data["floor_tokens"]) == (50_000, 25_000)
+    assert "trigger_capped_to_window_fraction" in data["reasons"]
+
+
+def test_config_file_layers_reach_plan(
+    claude_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[policy]\ntrigger_tokens = 30000\nfloor_tokens = 5000\n\n[sessions."{SPOTTER}"]\nstrategy = "dedupe"\n'
+    )
+    monkeypatch.setenv("GOBTUI_CONFIG", str(config))
+    data = run_json(capsys, "plan", SPOTTER, "--json")
+    assert isinstance(data, dict)
+    assert data.get("strategy") == "dedupe" or data.get("reason_code") in {
+        "strategy_returned_no_plan",
+        "minimum_savings_not_met",
+    }
+    config.write_text("[policy]\ntriger_tokens = 1\n")
+    assert main(["plan", SPOTTER]) == 2
+    assert "policy.triger_tokens" in capsys.readouterr().err
+
+
+def test_presets_and_policy_check(capsys: pytest.CaptureFixture[str]) -> None:
+    presets = run_json(capsys, "presets", "--json")
+    assert isinstance(presets, list)
+    assert {p["name"] for p in presets} >= {"deep-work", "chatty", "compact-window", "cliff"}
+    deep = next(p for p in presets if p["name"] == "deep-work")
+    assert (deep["strategy"], deep["trigger_tokens"], deep["floor_tokens"]) == (
+        "elide",
+        150_000,
+        20_000,
+    )
+    live = run_json(
+        capsys, "policy-check", "--provider", "claude", "--context-tokens", "300000",
+        "--session-active", "--json",
+    )  # fmt: skip
+    assert live == {
+        "action": "provider_compact",
+        "strategy": "sawtooth",
+        "control": "/compact",
+        "context_tokens": 300_000,
+        "effective_trigger_tokens": 250_000,
+        "floor_tokens": 40_000,
+    }
+    idle = run_json(
+        capsys, "policy-check", "--provider", "codex", "--context-tokens", "100000", "--json"
+    )
+    assert isinstance(idle, dict) and idle["action"] == "none"
+    high = run_json(
+        capsys, "policy-check", "--provider", "codex", "--context-tokens", "200000",
+        "--quota-pressure", "high", "--json",
+    )  # fmt: skip
+    assert isinstance(high, dict)
+    assert (high["action"], high["effective_trigger_tokens"]) == ("transcript_compact", 175_000)
+
+
+def test_explain_prints_the_resolved_sawtooth(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "--preset", "deep-work", "--window", "400000"]) == 0
+    out = capsys.readouterr().out
+    assert "trigger 150,000 tokens (38% of the window)" in out
+    assert "each cycle reclaims about 130,000 tokens" in out
+    assert "average occupancy about 85,000 tokens" in out
