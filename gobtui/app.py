@@ -13,6 +13,7 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.worker import get_current_worker
 
 from adapters.cache import SummaryCache
@@ -77,6 +78,8 @@ class GobtuiApp(App[None]):
         )
         self.runner: ExternalRunner = run_external
         self._stop_watch = asyncio.Event()
+        self.sessions_changed: Signal[SessionsChanged] = Signal(self, "sessions-changed")
+        """Republishes every SessionsChanged (the plan screens watch their own session)."""
 
     def get_default_screen(self) -> Screen[None]:
         return self.sessions_screen
@@ -169,6 +172,7 @@ class GobtuiApp(App[None]):
         crossed = self.sessions_screen.merge(
             message.summaries, message.removed, self.config.clock()
         )
+        self.sessions_changed.publish(message)
         for row in crossed:
             tokens = row.summary.context_tokens or 0
             self.notify(
@@ -188,7 +192,10 @@ class GobtuiApp(App[None]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        rows: list[tuple[str, str]] = [("↑↓ pgup pgdn", "Move through sessions")]
+        on_board = self.screen is self.sessions_screen
+        rows: list[tuple[str, str]] = [
+            ("↑↓ pgup pgdn", "Move through sessions" if on_board else "Move through the rows")
+        ]
         seen: set[str] = set()
         for active in self.screen.active_bindings.values():
             binding = active.binding
@@ -199,9 +206,12 @@ class GobtuiApp(App[None]):
                 continue
             seen.add(binding.action)
             rows.append((self.get_key_display(binding), binding.tooltip or binding.description))
-        rows.append(("enter", "Resume the selected session (suspends gobtui)"))
+        if on_board:
+            rows.append(("enter", "Resume the selected session (suspends gobtui)"))
         rows.append(("ctrl+p", "Command palette: sessions, themes, actions"))
-        self.push_screen(HelpScreen(rows))
+        legend = getattr(self.screen, "HELP_LEGEND", None)
+        title = getattr(self.screen, "HELP_LEGEND_TITLE", None)
+        self.push_screen(HelpScreen(rows, legend=legend, legend_title=title))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -221,6 +231,14 @@ class GobtuiApp(App[None]):
         )
         yield SystemCommand(
             "Copy resume command", "Of the selected session (OSC 52)", sessions.action_copy_resume
+        )
+        yield SystemCommand(
+            "Plan preview",
+            "The selected session's compaction plan, record by record",
+            sessions.action_plan,
+        )
+        yield SystemCommand(
+            "Eval all strategies", "Every strategy on the selected session", sessions.action_eval
         )
         yield SystemCommand("Rescan sessions", "Read the homes again", self.scan_sessions)
 

@@ -1,8 +1,8 @@
-"""Command palette: find a session by project, title or id."""
+"""Command palette: find a session by project, title or id; plan preview commands."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -51,3 +51,39 @@ class SessionCommands(Provider):
     def _select(self, path: str) -> None:
         app: GobtuiApp = self.app  # type: ignore[assignment]
         app.sessions_screen.select_session(path)
+
+
+class PlanCommands(Provider):
+    """On the plan preview: switch strategy by name, toggle the diff mode or the trigger."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        from gobtui.planning_state import STRATEGY_IDS
+
+        screen = self.screen
+        found: list[tuple[str, Callable[[], object], str]] = []
+        set_strategy = getattr(screen, "set_strategy", None)
+        if set_strategy is not None:
+            for name in STRATEGY_IDS:
+                found.append(
+                    (f"Strategy: {name}", partial(set_strategy, name), "Plan with this strategy")
+                )
+        for label, action, help_text in (
+            ("Toggle split diff", "toggle_split", "Record diffs: split or unified"),
+            ("Toggle ignore trigger", "toggle_trigger", "Plan at the current context anyway"),
+            ("Re-plan", "replan", "Read the session again and plan"),
+        ):
+            method = getattr(screen, f"action_{action}", None)
+            if method is not None:
+                found.append((label, method, help_text))
+        return found
+
+    async def discover(self) -> AsyncIterator[DiscoveryHit]:
+        for label, callback, help_text in self._commands():
+            yield DiscoveryHit(label, callback, help=help_text)
+
+    async def search(self, query: str) -> AsyncIterator[Hit]:
+        matcher = self.matcher(query)
+        for label, callback, help_text in self._commands():
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(score, matcher.highlight(label), callback, help=help_text)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
 from core.model import SessionSummary
+
+if TYPE_CHECKING:  # annotations only: the planning stack loads when a plan screen opens
+    from core.evaluation import EvalRow
+    from gobtui.planning_state import PlanPreview, PreviewPlanner
 
 
 class SessionsScanned(Message):
@@ -28,4 +34,45 @@ class SessionsChanged(Message):
 class ScanFailed(Message):
     def __init__(self, error: str) -> None:
         super().__init__()
+        self.error = error
+
+
+# --- plan preview and eval screens (posted by their thread workers to the screen) -------------
+
+
+class PlanReady(Message):
+    """A preview worker finished; `request` tells a stale answer from the current one."""
+
+    def __init__(self, request: int, planner: PreviewPlanner, preview: PlanPreview) -> None:
+        super().__init__()
+        self.request = request
+        self.planner = planner
+        self.preview = preview
+
+
+class PlanFailed(Message):
+    """The session could not be planned: a one-line reason, no transcript content."""
+
+    def __init__(self, request: int, error: str) -> None:
+        super().__init__()
+        self.request = request
+        self.error = error
+
+
+class EvalReady(Message):
+    def __init__(
+        self, request: int, rows: list[EvalRow], context_tokens: int, source_bytes: int
+    ) -> None:
+        super().__init__()
+        self.request = request
+        self.rows = rows
+        self.context_tokens = context_tokens
+        self.source_bytes = source_bytes
+        """Size of the file evaluated, to tell a later change from a re-read."""
+
+
+class EvalFailed(Message):
+    def __init__(self, request: int, error: str) -> None:
+        super().__init__()
+        self.request = request
         self.error = error

@@ -34,9 +34,17 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, bindings: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        bindings: list[tuple[str, str]],
+        *,
+        legend: list[tuple[str, str]] | None = None,
+        legend_title: str | None = None,
+    ) -> None:
         super().__init__()
         self.key_rows = bindings
+        self.legend = legend if legend is not None else LEGEND
+        self.legend_title = legend_title or "Reading the board"
 
     def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
@@ -47,12 +55,12 @@ class HelpScreen(ModalScreen[None]):
         legend = Table.grid(padding=(0, 2))
         legend.add_column(style="bold", no_wrap=True)
         legend.add_column()
-        for mark, meaning in LEGEND:
+        for mark, meaning in self.legend:
             legend.add_row(mark, meaning)
         with VerticalScroll():
             yield Static(Text("Keys", style="bold underline"))
             yield Static(keys)
-            yield Static(Text("\nReading the board", style="bold underline"))
+            yield Static(Text(f"\n{self.legend_title}", style="bold underline"))
             yield Static(legend)
             yield Static(
                 Text(

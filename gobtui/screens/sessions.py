@@ -67,6 +67,7 @@ class SessionsScreen(Screen[None]):
             "c",
             "copy_resume",
             "Copy",
+            show=False,  # secondary: in help and the palette, so p and e fit an 80-column footer
             tooltip="Copy the resume command (OSC 52)",
             id="sessions.copy",
         ),
@@ -76,6 +77,20 @@ class SessionsScreen(Screen[None]):
             "Resume",
             tooltip="Resume the session in its agent, then come back",
             id="sessions.resume",
+        ),
+        Binding(
+            "p",
+            "plan",
+            "Plan",
+            tooltip="Preview the compaction plan, record by record",
+            id="sessions.plan",
+        ),
+        Binding(
+            "e",
+            "eval",
+            "Eval",
+            tooltip="Every strategy on the session, side by side",
+            id="sessions.eval",
         ),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="sessions.clear"),
     ]
@@ -335,3 +350,24 @@ class SessionsScreen(Screen[None]):
         resume = getattr(self.app, "resume_session", None)
         if resume is not None:
             resume(row.summary)
+
+    # --- plan preview and eval -----------------------------------------------------------
+
+    def action_plan(self) -> None:
+        from gobtui.screens.plan_preview import PlanPreviewScreen  # loads the planning stack
+
+        row = self.selected_row()
+        if row is None:
+            self.notify("No session selected.", severity="warning")
+            return
+        self.app.push_screen(PlanPreviewScreen(row.summary, live=row.live))
+
+    def action_eval(self) -> None:
+        from gobtui.screens.eval_screen import EvalScreen
+
+        row = self.selected_row()
+        if row is None:
+            self.notify("No session selected.", severity="warning")
+            return
+        # Demo screenshots must not change with the machine's speed: no timings there.
+        self.app.push_screen(EvalScreen(row.summary, live=row.live, show_timings=not self.demo))

@@ -1,0 +1,343 @@
+"""`p`: what one strategy would do to a session, record by record, before anything is written.
+
+The header carries the plan's figures (tokens before and after, savings, preserved prefix,
+probe recall, verify, admission, state card size); below, every original record beside what
+the plan makes of it, unchanged runs folded. Planning runs in a thread worker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Select, Static
+from textual.worker import get_current_worker
+
+from adapters.planning import PlanningError, load_session
+from core.model import SessionSummary
+from gobtui import format as fmt
+from gobtui.commands import PlanCommands
+from gobtui.messages import PlanFailed, PlanReady, SessionsChanged
+from gobtui.planning_state import (
+    STRATEGY_IDS,
+    PlanPreview,
+    PreviewFigures,
+    PreviewPlanner,
+    next_strategy,
+    policy_for,
+    session_moved_on,
+)
+from gobtui.preview_rows import PairRow, RowChange, human_bytes
+from gobtui.widgets.line_list import LineList
+from gobtui.widgets.palette import BandStyles, band_styles
+from gobtui.widgets.record_pairs import RecordPairs
+
+CHANGED_NOTICE = "session changed since this preview — press r to re-plan"
+
+PREVIEW_LEGEND = [
+    ("=", "the record stays byte-identical"),
+    ("… N unchanged", "a run of untouched records, folded into one row"),
+    ("stub, frees X", "the payload is replaced by a short stub"),
+    ("+ line N card", "a record the plan appends: the state card, shown whole below it"),
+    ("API drop", "cache_edits: dropped at the API layer, the file keeps it"),
+    ("prefix", "tokens before the first change: what the prompt cache keeps"),
+    ("recall", "probes (paths, errors, ids) still findable after the plan"),
+]
+
+
+def one_line_error(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+class PlanPreviewScreen(Screen[None]):
+    """One session, one strategy at a time; `[`/`]` or the selector switch strategy."""
+
+    COMMANDS = {PlanCommands}
+    AUTO_FOCUS = "#plan-records"
+    HELP_LEGEND = PREVIEW_LEGEND
+    HELP_LEGEND_TITLE = "Reading the preview"
+    BINDINGS = [
+        Binding("escape", "close", "Back", tooltip="Back to the sessions", id="plan.close"),
+        Binding(
+            "right_square_bracket,right",
+            "strategy(1)",
+            "Strategy",
+            key_display="[ ]",
+            tooltip="Next strategy ([ or left: previous)",
+            id="plan.strategy_next",
+        ),
+        Binding(
+            "left_square_bracket,left",
+            "strategy(-1)",
+            "Prev strategy",
+            show=False,
+            tooltip="Previous strategy",
+            id="plan.strategy_prev",
+        ),
+        Binding(
+            "s",
+            "toggle_split",
+            "Split",
+            tooltip="Record diffs: split or unified",
+            id="plan.toggle_split",
+        ),
+        Binding(
+            "t",
+            "toggle_trigger",
+            "Trigger",
+            tooltip="Ignore the trigger: plan at the current context anyway",
+            id="plan.ignore_trigger",
+        ),
+        Binding(
+            "r",
+            "replan",
+            "Re-plan",
+            show=False,
+            tooltip="Read the session again and plan",
+            id="plan.replan",
+        ),
+    ]
+
+    def __init__(
+        self,
+        summary: SessionSummary,
+        *,
+        strategy: str | None = None,
+        ignore_trigger: bool = False,
+        live: bool = False,
+    ) -> None:
+        super().__init__()
+        self.summary = summary
+        self.policy, default = policy_for(summary)
+        self.strategy = strategy if strategy in STRATEGY_IDS else default
+        self.ignore_trigger = ignore_trigger
+        self.live = live
+        self.split = True
+        self.changed = False
+        self.planned_bytes = summary.bytes
+        """Size of the file the shown answer was computed from (set when it arrives)."""
+        self.preview: PlanPreview | None = None
+        self.error: str | None = None
+        self._planner: PreviewPlanner | None = None
+        self._request = 0
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="plan-bar"):
+            yield Static(id="plan-title")
+            yield Select(
+                [(name, name) for name in STRATEGY_IDS],
+                value=self.strategy,
+                allow_blank=False,
+                compact=True,
+                id="plan-strategy",
+            )
+        yield Static(id="plan-figures")
+        yield Static(CHANGED_NOTICE, id="plan-notice")
+        yield RecordPairs(id="plan-records")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#plan-notice", Static).display = False
+        self.query_one(RecordPairs).focus()
+        signal = getattr(self.app, "sessions_changed", None)
+        if signal is not None:
+            signal.subscribe(self, self._sessions_changed)
+        self._render_header()
+        self.replan(reload=True)
+
+    # --- planning ------------------------------------------------------------------------
+
+    def replan(self, reload: bool = False) -> None:
+        """Plan again in a thread; a newer request makes any older answer stale."""
+        self._request += 1
+        self.query_one(RecordPairs).loading = True
+        self._render_header()
+        planner = None if reload else self._planner
+        self._plan(self._request, planner, self.strategy, self.ignore_trigger)
+
+    @work(thread=True, exclusive=True, group="plan-preview")
+    def _plan(
+        self, request: int, planner: PreviewPlanner | None, strategy: str, ignore_trigger: bool
+    ) -> None:
+        worker = get_current_worker()
+        try:
+            if planner is None:
+                planner = PreviewPlanner(
+                    load_session(Path(self.summary.path), self.summary.provider)
+                )
+            preview = planner.preview(
+                strategy, self.policy, self.live, ignore_trigger=ignore_trigger
+            )
+        except PlanningError as error:
+            self.post_message(PlanFailed(request, str(error)))
+            return
+        except Exception as error:  # the worker's edge: anything else is one line, no crash
+            self.post_message(PlanFailed(request, one_line_error(error)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(PlanReady(request, planner, preview))
+
+    @on(PlanReady)
+    def _plan_ready(self, message: PlanReady) -> None:
+        if message.request != self._request:
+            return
+        self._planner = message.planner
+        self.planned_bytes = len(message.planner.session.data)
+        self.preview = message.preview
+        self.error = None
+        records = self.query_one(RecordPairs)
+        records.set_rows(message.preview.rows)
+        records.loading = False
+        if self.focused is None:
+            records.focus()
+        self.refresh_bindings()  # the footer missed the focus that came back with the rows
+        self._render_header()
+
+    @on(PlanFailed)
+    def _plan_failed(self, message: PlanFailed) -> None:
+        if message.request != self._request:
+            return
+        self.preview = None
+        self.error = message.error
+        records = self.query_one(RecordPairs)
+        records.set_rows([])
+        records.loading = False
+        self._render_header()
+
+    def _sessions_changed(self, message: SessionsChanged) -> None:
+        if not self.changed and session_moved_on(
+            self.summary, self.planned_bytes, message.summaries, message.removed
+        ):
+            self.changed = True
+            self.query_one("#plan-notice", Static).display = True
+
+    # --- header --------------------------------------------------------------------------
+
+    def _render_header(self) -> None:
+        styles = band_styles(self.app)
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append("PLAN ", style="reverse bold")
+        project = Path(self.summary.cwd).name if self.summary.cwd else ""
+        title.append(f" {project or fmt.short_id(self.summary.session_id)}", style="bold")
+        title.append(f" · {self.summary.provider.label} {fmt.short_id(self.summary.session_id)}")
+        self.query_one("#plan-title", Static).update(title)
+        self.query_one("#plan-figures", Static).update(self._figures_text(styles))
+
+    def _figures_text(self, styles: BandStyles) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        mode = "split" if self.split else "unified"
+        if self.error is not None:
+            text.append(f"cannot plan: {self.error}", styles.alert)
+            text.append("\npress r to try again")
+            return text
+        if self.preview is None:
+            text.append(f"planning with {self.strategy}…", styles.muted)
+            text.append(f"\n{self._trigger_text(None)} · {mode} diffs")
+            return text
+        f = self.preview.figures
+        if f.no_plan_reason is not None:
+            text.append(f"no plan: {f.no_plan_reason}", styles.warn)
+            text.append(f" · context {fmt.tokens(f.context_before)}")
+            text.append(f"\n{self._trigger_text(f)} · {mode} diffs")
+            if f.no_plan_reason == "below_trigger" and not self.ignore_trigger:
+                text.append("\npress t to plan anyway (trigger lowered to the current context)")
+            return text
+        text.append(f"{fmt.tokens(f.context_before)} → {fmt.tokens(f.context_after)} tokens")
+        text.append(f"  −{fmt.tokens(f.saved)} ({fmt.percent(f.saved_share)})", styles.ok)
+        text.append(f" · prefix {fmt.tokens(f.prefix_tokens)}")
+        recall = fmt.percent(f.recall)
+        text.append(f" · recall {f.probes_recalled}/{f.probes_total} ({recall})")
+        text.append("\n")
+        self._verdicts(text, f, styles)
+        text.append(f"\n{self._trigger_text(f)} · {mode} diffs · ")
+        text.append(f.rationale, styles.muted)
+        return text
+
+    def _verdicts(self, text: Text, f: PreviewFigures, styles: BandStyles) -> None:
+        if f.admitted is False:
+            text.append(f"refused by admission: {f.admission_code}", styles.alert)
+        else:
+            text.append("admitted", styles.ok)
+        if f.control is not None:
+            text.append(f" · control plan: {f.control}, no file written")
+            return
+        if f.valid is True:
+            text.append(" · verify ok", styles.ok)
+        elif f.valid is False:
+            text.append(f" · verify: {', '.join(f.findings) or 'failed'}", styles.alert)
+        text.append(f" · {f.elided} stubbed · card {human_bytes(f.card_bytes)}")
+        if f.added_records:
+            text.append(f" (+{f.added_records} rec)")
+
+    def _trigger_text(self, f: PreviewFigures | None) -> str:
+        trigger = fmt.tokens(f.effective_trigger) if f else fmt.tokens(self.policy.trigger_tokens)
+        if self.ignore_trigger:
+            return f"trigger ignored ({trigger})"
+        return f"trigger {trigger}"
+
+    # --- actions -------------------------------------------------------------------------
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_strategy(self, step: int) -> None:
+        self.query_one("#plan-strategy", Select).value = next_strategy(self.strategy, step)
+
+    def set_strategy(self, strategy: str) -> None:
+        if strategy in STRATEGY_IDS:
+            self.query_one("#plan-strategy", Select).value = strategy
+
+    @on(Select.Changed, "#plan-strategy")
+    def _strategy_changed(self, event: Select.Changed) -> None:
+        value = event.value
+        if isinstance(value, str) and value != self.strategy:
+            self.strategy = value
+            self.replan()
+            self.query_one(RecordPairs).focus()
+
+    def action_toggle_split(self) -> None:
+        self.split = not self.split
+        self._render_header()
+
+    def action_toggle_trigger(self) -> None:
+        self.ignore_trigger = not self.ignore_trigger
+        self.replan()
+
+    def action_replan(self) -> None:
+        self.changed = False
+        self.query_one("#plan-notice", Static).display = False
+        self.replan(reload=True)
+
+    def action_diff(self) -> None:
+        records = self.query_one(RecordPairs)
+        row = records.selected
+        if row is not None:
+            self._open_diff(row)
+
+    @on(LineList.Selected, "#plan-records")
+    def _row_selected(self, _event: LineList.Selected) -> None:
+        self.action_diff()
+
+    def _open_diff(self, row: PairRow) -> None:
+        from gobtui.screens.record_diff import RecordDiffScreen
+
+        if self.preview is None:
+            return
+        if not row.diffable:
+            what = "unchanged records" if row.change is RowChange.FOLD else "the state card"
+            self.notify(f"Nothing to diff on {what}: pick a record row.", timeout=3)
+            return
+        before, after = self.preview.record_bytes(row)
+
+        def remember(split: bool | None) -> None:
+            if split is not None and split != self.split:
+                self.split = split
+                self._render_header()
+
+        self.app.push_screen(RecordDiffScreen(row, before, after, split=self.split), remember)

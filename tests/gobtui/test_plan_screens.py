@@ -1,0 +1,377 @@
+"""The plan preview (`p`), record diff and eval (`e`) screens under Pilot, on the demo home.
+
+Every figure the screens show is checked against the planning service called directly on
+the same file, so a screen that drew stale or invented numbers would fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from adapters.planning import evaluate_session, load_session, plan_session
+from core.board import BoardRow
+from core.plan import DEFAULT_STUB, CompactionPlan, NoPlan
+from core.strategies import STRATEGIES
+from gobtui import format as fmt
+from gobtui.app import GobtuiApp
+from gobtui.messages import SessionsChanged
+from gobtui.planning_state import ignoring_trigger, next_strategy, policy_for
+from gobtui.preview_rows import RowChange
+from gobtui.screens.eval_screen import EvalScreen
+from gobtui.screens.plan_preview import CHANGED_NOTICE, PlanPreviewScreen
+from gobtui.screens.record_diff import RecordDiffScreen
+from gobtui.widgets.diff_view import DiffView
+from gobtui.widgets.record_pairs import RecordPairs
+
+OVER_TRIGGER = "ledgerly"  # the demo session over the default 250k trigger
+BELOW_TRIGGER = "spotlight-api"
+STUB_HEAD = DEFAULT_STUB.split("{")[0]  # "[output elided by gobtui: "
+
+
+async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.pause(0.05)
+
+
+async def select(app: GobtuiApp, project: str) -> BoardRow:
+    await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+    row = next(r for r in app.sessions_screen.rows.values() if r.project == project)
+    assert app.sessions_screen.select_session(row.key)
+    return row
+
+
+async def open_preview(app: GobtuiApp, pilot: Pilot[None], project: str) -> PlanPreviewScreen:
+    await select(app, project)
+    await pilot.press("p")
+    screen = app.screen
+    assert isinstance(screen, PlanPreviewScreen)
+    await until(lambda: screen.preview is not None or screen.error is not None, pilot)
+    await pilot.pause()
+    return screen
+
+
+def static_text(screen: PlanPreviewScreen | EvalScreen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def rendered_rows(widget: RecordPairs | DiffView) -> list[str]:
+    width = widget.scrollable_content_region.width
+    return [widget.render_row(i, width, False).text for i in range(widget.row_count())]
+
+
+def direct_plan(row: BoardRow, strategy: str, ignore: bool = False) -> CompactionPlan | NoPlan:
+    session = load_session(Path(row.summary.path), row.summary.provider)
+    policy, _ = policy_for(row.summary)
+    if ignore:
+        policy = ignoring_trigger(policy, session.transcript.context_tokens())
+    return plan_session(session, strategy, policy, row.live).result
+
+
+async def test_p_opens_the_preview_with_the_services_figures(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        row = next(r for r in app.sessions_screen.rows.values() if r.project == OVER_TRIGGER)
+        plan = direct_plan(row, "auto")
+        assert isinstance(plan, CompactionPlan)
+        assert screen.preview is not None
+        figures = screen.preview.figures
+        assert (figures.context_before, figures.context_after) == (
+            plan.context_tokens_before,
+            plan.context_tokens_after,
+        )
+        assert figures.elided == len(plan.elided_lines)
+        header = static_text(screen, "#plan-figures")
+        before, after = (
+            fmt.tokens(plan.context_tokens_before),
+            fmt.tokens(plan.context_tokens_after),
+        )
+        assert f"{before} → {after} tokens" in header
+        assert f"−{fmt.tokens(plan.est_savings)}" in header
+        assert "admitted" in header and "verify ok" in header
+        assert f"{len(plan.elided_lines)} stubbed" in header
+        # Every stubbed record of the plan is a stubbed row; folds cover the rest once.
+        rows = screen.preview.rows
+        stubbed = [r.before.line for r in rows if r.change is RowChange.STUBBED and r.before]
+        assert stubbed == sorted(plan.elided_lines)
+        covered = sum(r.count for r in rows if r.before is not None)
+        assert covered == len(screen.preview.source_lines)
+        drawn = rendered_rows(screen.query_one(RecordPairs))
+        assert any("unchanged records" in line for line in drawn)
+        assert any("stub, frees" in line for line in drawn)
+
+
+async def test_strategy_switch_replans(demo_app_factory: Callable[..., GobtuiApp]) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        first = screen.preview
+        await pilot.press("right_square_bracket")
+        target = next_strategy("auto", 1)
+        await until(lambda: screen.preview is not first and screen.preview is not None, pilot)
+        assert screen.strategy == target
+        assert screen.preview is not None and screen.preview.figures.strategy == target
+        row = next(r for r in app.sessions_screen.rows.values() if r.project == OVER_TRIGGER)
+        plan = direct_plan(row, target)
+        assert isinstance(plan, CompactionPlan)
+        assert screen.preview.figures.context_after == plan.context_tokens_after
+        assert fmt.tokens(plan.context_tokens_after) in static_text(screen, "#plan-figures")
+        second = screen.preview
+        await pilot.press("left")  # back to auto
+        await until(lambda: screen.preview is not second and screen.preview is not None, pilot)
+        assert screen.strategy == "auto"
+
+
+async def test_enter_opens_the_record_diff_with_the_stub(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        assert screen.preview is not None
+        records = screen.query_one(RecordPairs)
+        index = next(i for i, r in enumerate(screen.preview.rows) if r.change is RowChange.STUBBED)
+        records.cursor = index
+        await pilot.press("enter")
+        await pilot.pause()
+        diff_screen = app.screen
+        assert isinstance(diff_screen, RecordDiffScreen)
+        view = diff_screen.query_one(DiffView)
+        assert view.split
+        split_lines = rendered_rows(view)
+        assert any(STUB_HEAD.strip() in line for line in split_lines)
+        assert any("│" in line for line in split_lines)
+        await pilot.press("s")
+        await pilot.pause()
+        assert not view.split
+        unified = rendered_rows(view)
+        removed = [line for line in unified if " - " in line[:16]]
+        added = [line for line in unified if " + " in line[:16]]
+        assert removed and any(STUB_HEAD.strip() in line for line in added)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        assert not screen.split  # the mode chosen in the diff sticks
+        assert "unified diffs" in static_text(screen, "#plan-figures")
+
+
+async def test_fold_rows_open_no_diff(demo_app_factory: Callable[..., GobtuiApp]) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        assert screen.preview is not None
+        index = next(i for i, r in enumerate(screen.preview.rows) if r.change is RowChange.FOLD)
+        screen.query_one(RecordPairs).cursor = index
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_ignore_trigger_plans_a_session_below_it(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_preview(app, pilot, BELOW_TRIGGER)
+        assert screen.preview is not None
+        assert screen.preview.figures.no_plan_reason == "below_trigger"
+        assert "press t to plan anyway" in static_text(screen, "#plan-figures")
+        first = screen.preview
+        await pilot.press("t")
+        await until(lambda: screen.preview is not first and screen.preview is not None, pilot)
+        row = next(r for r in app.sessions_screen.rows.values() if r.project == BELOW_TRIGGER)
+        plan = direct_plan(row, "auto", ignore=True)
+        assert isinstance(plan, CompactionPlan)
+        assert screen.preview is not None
+        assert screen.preview.figures.context_after == plan.context_tokens_after
+        header = static_text(screen, "#plan-figures")
+        assert "trigger ignored" in header
+        assert fmt.tokens(plan.context_tokens_after) in header
+
+
+async def test_sessions_changed_for_the_previewed_path_shows_the_notice(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        notice = screen.query_one("#plan-notice", Static)
+        assert not notice.display
+        other = next(r for r in app.sessions_screen.rows.values() if r.project == BELOW_TRIGGER)
+        summary = screen.summary
+        # Another session changing, or this one re-read from the same bytes, says nothing.
+        app.post_message(SessionsChanged([other.summary, summary]))
+        await pilot.pause()
+        assert not notice.display
+        path = Path(summary.path)
+        with path.open("ab") as handle:
+            handle.write(b'{"type":"mode","mode":"normal"}\n')
+        grown = summary.model_copy(update={"bytes": path.stat().st_size})
+        app.post_message(SessionsChanged([grown]))
+        await until(lambda: bool(notice.display), pilot)
+        assert str(notice.render()) == CHANGED_NOTICE
+        before = screen.preview
+        assert before is not None
+        await pilot.press("r")
+        await until(lambda: screen.preview is not before and screen.preview is not None, pilot)
+        assert not notice.display
+        assert screen.preview is not None
+        assert len(screen.preview.source_lines) == len(before.source_lines) + 1
+        app.post_message(SessionsChanged([grown]))  # what was re-planned is no change
+        await pilot.pause()
+        assert not notice.display
+
+
+async def test_a_removed_session_shows_the_notice_on_the_eval(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, BELOW_TRIGGER)
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, EvalScreen)
+        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        notice = screen.query_one("#eval-notice", Static)
+        assert not notice.display
+        app.post_message(SessionsChanged([], [row.key]))
+        await until(lambda: bool(notice.display), pilot)
+        assert "press r to re-run" in str(notice.render())
+
+
+async def test_a_vanished_file_is_a_one_line_error(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, BELOW_TRIGGER)
+        Path(row.summary.path).unlink()
+        await pilot.press("p")
+        screen = app.screen
+        assert isinstance(screen, PlanPreviewScreen)
+        await until(lambda: screen.error is not None, pilot)
+        await pilot.pause()
+        header = static_text(screen, "#plan-figures")
+        assert header.startswith("cannot plan: ")
+        assert "Traceback" not in header
+
+
+async def test_e_opens_the_eval_table_with_the_best_marked(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, EvalScreen)
+        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        await pilot.pause()
+        table = screen.query_one(DataTable)
+        assert table.row_count == len(STRATEGIES)
+        names = [str(k.value) for k in table.rows]
+        assert names == list(STRATEGIES)
+        session = load_session(Path(row.summary.path), row.summary.provider)
+        direct = evaluate_session(session, policy_for(row.summary)[0], live=row.live)
+        best = [r.strategy for r in direct if r.best]
+        assert len(best) == 1
+        starred = [
+            str(table.get_row(k)[0]).strip() for k in table.rows if "★" in str(table.get_row(k)[0])
+        ]
+        assert starred == [f"★ {best[0]}"]
+        assert f"best: ★ {best[0]}" in static_text(screen, "#eval-title")
+        # s cycles the sort column: by savings the largest comes first.
+        await pilot.press("s")
+        await pilot.pause()
+        first = str(next(iter(table.rows)).value)
+        assert first == max(direct, key=lambda r: r.est_reclaimed).strategy
+
+
+async def test_enter_on_an_eval_row_opens_its_preview(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select(app, OVER_TRIGGER)
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, EvalScreen)
+        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=table.get_row_index("elide"))
+        await pilot.pause()
+        assert "elide:" in static_text(screen, "#eval-detail")
+        await pilot.press("enter")
+        preview = app.screen
+        assert isinstance(preview, PlanPreviewScreen)
+        assert preview.strategy == "elide"
+        await until(lambda: preview.preview is not None, pilot)
+        assert preview.preview is not None and preview.preview.figures.strategy == "elide"
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_eval_progress_bar_hides_once_done(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await select(app, BELOW_TRIGGER)
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, EvalScreen)
+        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        await pilot.pause()
+        assert not screen.query_one("#eval-progress-bar").display
+        # Below the trigger every strategy declines: no ★, and the title says so.
+        assert not any(r.best for r in screen.rows)
+        assert "no strategy qualifies" in static_text(screen, "#eval-title")
+
+
+async def test_palette_switches_strategy_and_opens_the_preview(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select(app, OVER_TRIGGER)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Plan preview")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, PlanPreviewScreen), pilot)
+        screen = app.screen
+        assert isinstance(screen, PlanPreviewScreen)
+        await until(lambda: screen.preview is not None, pilot)
+        first = screen.preview
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Strategy: cliff")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until(lambda: screen.preview is not first and screen.preview is not None, pilot)
+        assert screen.strategy == "cliff"
+        assert screen.preview is not None and screen.preview.figures.strategy == "cliff"
+
+
+async def test_plan_keys_can_be_remapped_by_binding_id(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory(keymap={"sessions.plan": "o", "plan.toggle_split": "u"})
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select(app, OVER_TRIGGER)
+        await pilot.press("o")
+        screen = app.screen
+        assert isinstance(screen, PlanPreviewScreen)
+        assert screen.split
+        await pilot.press("u")
+        assert not screen.split
