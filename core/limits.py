@@ -204,3 +204,6 @@ DIFF_MAX_LINES = 20_000
 """Pretty-printed lines shown per side of a record diff; the rest is left out (and said)."""
 DIFF_CONTEXT_LINES = 3
 """Unchanged lines kept around each change before the rest of a run folds."""
+DIFF_MATCH_BUDGET = 250_000
+"""difflib matches a changed middle of at most this many line pairs (old x new); larger ones
+are compared line by line (same length) or shown as one replaced block."""
