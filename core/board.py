@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from core.limits import (
@@ -32,6 +32,14 @@ class BoardPolicy:
     warn_pct: int = DEFAULT_BAND_WARN_PCT
     alert_pct: int = DEFAULT_BAND_ALERT_PCT
     hot_secs: float = HOT_SECS
+    session_trigger: Callable[[SessionSummary], int] | None = field(default=None, compare=False)
+    """The resolved policy's effective trigger for one session (config layers), when the
+    host has one; `trigger_tokens` otherwise."""
+
+    def trigger_for(self, summary: SessionSummary) -> int:
+        if self.session_trigger is not None:
+            return self.session_trigger(summary)
+        return self.trigger_tokens
 
 
 class Band(StrEnum):
@@ -75,11 +83,14 @@ class BoardRow:
         return min(1.0, self.trigger_tokens / window) if window else None
 
 
-def effective_trigger(policy: BoardPolicy, window: int | None) -> int:
+def effective_trigger(
+    policy: BoardPolicy, window: int | None, summary: SessionSummary | None = None
+) -> int:
     """The policy trigger, lowered to where the provider would compact on its own."""
+    trigger = policy.trigger_for(summary) if summary is not None else policy.trigger_tokens
     if window:
-        return max(1, min(policy.trigger_tokens, round(window * PROVIDER_AUTOCOMPACT_SHARE)))
-    return max(1, policy.trigger_tokens)
+        return max(1, min(trigger, round(window * PROVIDER_AUTOCOMPACT_SHARE)))
+    return max(1, trigger)
 
 
 def project_name(summary: SessionSummary) -> str:
@@ -128,7 +139,7 @@ def burn_rate(history: Sequence[UsageSample]) -> float | None:
 
 
 def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> BoardRow:
-    trigger = effective_trigger(policy, summary.context_window)
+    trigger = effective_trigger(policy, summary.context_window, summary)
     tokens = summary.context_tokens
     age = max(0.0, now - summary.mtime)
     live = age <= policy.hot_secs

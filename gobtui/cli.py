@@ -26,7 +26,7 @@ from gobtui import format as fmt
 
 EXIT_USAGE = 2
 
-COMMAND_MODULES: tuple[str, ...] = ("cli_plan", "cli_verify")
+COMMAND_MODULES: tuple[str, ...] = ("cli_plan", "cli_apply", "cli_verify")
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 
 
@@ -164,10 +164,16 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
+    from adapters.config_file import ConfigError
+    from gobtui import policies
     from gobtui.app import make_app
     from gobtui.config import AppConfig
 
     homes = _homes(args)
+    try:
+        session_policies = policies.current()
+    except ConfigError as error:
+        raise CliError(str(error)) from None
     demo = bool(args.demo)
     if args.auto_demo and not demo:
         found = discover(homes, now=time.time(), max_age_secs=None)
@@ -184,13 +190,14 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         max_age_secs=None if demo else _max_age(args),
         watch=not args.no_watch,
         use_cache=not args.no_cache,
-        theme=args.theme,
-        policy=BoardPolicy(hot_secs=args.live_secs),
+        theme=args.theme or session_policies.config.ui_theme,
+        keymap=session_policies.config.ui_keymap,
+        policy=BoardPolicy(hot_secs=args.live_secs, session_trigger=session_policies.trigger),
     )
     app = make_app(config)
-    if args.theme and args.theme not in app.available_themes:
+    if config.theme and config.theme not in app.available_themes:
         raise CliError(
-            f"unknown theme {args.theme!r}; try one of: {', '.join(sorted(app.available_themes))}"
+            f"unknown theme {config.theme!r}; try one of: {', '.join(sorted(app.available_themes))}"
         )
     app.run()
     return 0

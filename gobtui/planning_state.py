@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from adapters.config_file import ConfigError
 from adapters.planning import LoadedSession, candidate_bytes, plan_session
 from core.admission import protected_tail_start
 from core.limits import MAX_POLICY_TOKENS
@@ -22,6 +23,7 @@ from core.probes import Probe, extract_probes, probe_recall
 from core.strategies import STRATEGIES
 from core.strategies.common import prefix_tokens
 from core.verify import verify
+from gobtui import policies
 from gobtui.preview_rows import PairRow, build_rows, split_lines
 
 DEFAULT_STRATEGY = "auto"
@@ -29,9 +31,14 @@ STRATEGY_IDS: tuple[str, ...] = tuple(STRATEGIES)
 
 
 def policy_for(summary: SessionSummary) -> tuple[PolicyConfig, str]:
-    """The policy and strategy a session is planned with (config layers come later)."""
-    del summary  # every session gets the defaults until config.toml layers are wired in
-    return PolicyConfig(), DEFAULT_STRATEGY
+    """The policy and strategy a session is planned with: the config.toml layers."""
+    try:
+        resolved = policies.current().resolve(summary)
+    except ConfigError:
+        return PolicyConfig(), DEFAULT_STRATEGY  # the CLI reported it before the app started
+    if resolved.strategy not in STRATEGIES:
+        return resolved.policy, DEFAULT_STRATEGY  # external commands run from the CLI only
+    return resolved.policy, resolved.strategy
 
 
 def ignoring_trigger(policy: PolicyConfig, context_tokens: int) -> PolicyConfig:

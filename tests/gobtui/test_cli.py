@@ -195,3 +195,42 @@ def test_a_closed_pipe_is_not_an_error(homes: tuple[Path, Path]) -> None:
     producer.stdout.close()  # like `| head -0`: nobody reads
     err = producer.stderr.read().decode()
     assert producer.wait() == 0 and err == ""
+
+
+def test_a_bad_config_stops_the_dashboard_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[policy]\ntrigger_tokens = 100000\nfloor_tokens = -3\n")
+    monkeypatch.setenv("GOBTUI_CONFIG", str(config))
+    assert main(["--no-watch"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "policy.floor_tokens" in err and "line 3" in err
+
+
+def test_config_layers_set_each_sessions_trigger_on_the_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.board import BoardPolicy, build_row
+    from core.model import Provider, SessionSummary
+    from gobtui import policies
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[policy]\ntrigger_tokens = 120000\nfloor_tokens = 10000\n\n"
+        "[provider.codex]\ntrigger_tokens = 90000\n\n"
+        '[sessions."s-pinned"]\ntrigger_tokens = 60000\n'
+    )
+    monkeypatch.setenv("GOBTUI_CONFIG", str(config))
+    board = BoardPolicy(session_trigger=policies.current().trigger)
+
+    def trigger(provider: Provider, session_id: str) -> int:
+        summary = SessionSummary(
+            provider=provider, session_id=session_id, path=f"/x/{session_id}.jsonl",
+            context_tokens=50_000, context_window=1_000_000,
+        )  # fmt: skip
+        return build_row(summary, board, now=0.0).trigger_tokens
+
+    assert trigger(Provider.CLAUDE, "s-other") == 120_000
+    assert trigger(Provider.CODEX, "s-other") == 90_000
+    assert trigger(Provider.CLAUDE, "s-pinned") == 60_000

@@ -1,0 +1,54 @@
+"""Each session's resolved policy (config.toml layers) for the dashboard, loaded once.
+
+The board's trigger marks, the plan preview and apply all ask here, so they agree. The file is
+read again only when it changes; the CLI loads it before the app starts, so a bad file is a
+one-line error at start-up, never a failure inside the dashboard.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adapters.config_file import LoadedConfig, ResolvedPolicy, load_config
+from adapters.paths import config_path
+from core.model import SessionSummary
+
+
+@dataclass
+class SessionPolicies:
+    config: LoadedConfig
+    _resolved: dict[tuple[str, str], ResolvedPolicy] = field(default_factory=dict)
+
+    def resolve(self, summary: SessionSummary) -> ResolvedPolicy:
+        key = (summary.provider.value, summary.session_id)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self.config.resolve(summary.provider, summary.session_id, None, None)
+            self._resolved[key] = found
+        return found
+
+    def trigger(self, summary: SessionSummary) -> int:
+        """The resolved policy's effective trigger (quota pressure applied)."""
+        return self.resolve(summary).policy.effective_trigger()
+
+
+_current: tuple[Path, int, SessionPolicies] | None = None
+
+
+def _stamp(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def current() -> SessionPolicies:
+    """The policies of the config file in effect now (ConfigError if it is broken)."""
+    global _current
+    path = config_path()
+    stamp = _stamp(path)
+    if _current is None or _current[0] != path or _current[1] != stamp:
+        _current = (path, stamp, SessionPolicies(load_config(path)))
+    return _current[2]
