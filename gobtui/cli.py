@@ -26,7 +26,7 @@ from gobtui import format as fmt
 
 EXIT_USAGE = 2
 
-COMMAND_MODULES: tuple[str, ...] = ("cli_plan", "cli_apply", "cli_verify")
+COMMAND_MODULES: tuple[str, ...] = ("cli_plan", "cli_apply", "cli_verify", "cli_vault")
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 
 

@@ -1,0 +1,395 @@
+"""The snapshot vault: exact, content-addressed copies of transcripts, and their history.
+
+Layout under the root (default `data_dir()/vault`, directories 0700, files 0600):
+
+    chunks/<sha256>      the transcript cut in VAULT_CHUNK_BYTES pieces, shared by snapshots
+    manifests/<sha256>   {"schema_version":3,"source_sha256","bytes","chunks":[...]}; its
+                         sha256 is the snapshot id
+    index.jsonl          append-only: one IndexEntry per snapshot taken
+    tmp/                 private temporary files before they are linked into place
+
+A snapshot streams the file once: each chunk is hashed and stored while the whole-file digest
+runs beside it on another thread, so it costs little more than hashing. Every read re-hashes
+every chunk and checks the byte count and the source digest; anything off is a VaultError
+with a damage code (never a partial answer). Commands share a flock on the root; prune takes
+it exclusively.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import orjson
+
+from adapters import vault_fs as fs
+from adapters.paths import data_dir
+from adapters.vault_reader import VaultReader, io_errors
+from core.limits import (
+    VAULT_CHUNK_BYTES,
+    VAULT_INDEX_LINE_MAX_BYTES,
+    VAULT_INDEX_MAX_BYTES,
+    VAULT_INFLIGHT_CHUNKS,
+    VAULT_IO_THREADS,
+    VAULT_LOCK_WAIT_SECS,
+    VAULT_MANIFEST_MAX_BYTES,
+    VAULT_MAX_RECORDS,
+    VAULT_PRUNE_KEEP_DEFAULT,
+    VAULT_TRANSCRIPT_MAX_BYTES,
+)
+from core.model import Provider
+from core.vault_model import (
+    IndexEntry,
+    Manifest,
+    PruneReport,
+    RestoreReport,
+    SnapshotDiff,
+    VaultError,
+    VaultErrorCode,
+    VaultStats,
+    parse_index,
+    record_count_of,
+    validate_entry,
+)
+from core.vault_records import diff_records, record_type
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+Progress = Callable[[int, int], None]
+"""progress(bytes done, bytes in all) while a snapshot streams."""
+
+_PLACEHOLDER_SHA = "0" * 64
+
+
+class Vault:
+    def __init__(
+        self,
+        root: Path | None = None,
+        *,
+        chunk_bytes: int = VAULT_CHUNK_BYTES,
+        max_bytes: int = VAULT_TRANSCRIPT_MAX_BYTES,
+        lock_wait_secs: float = VAULT_LOCK_WAIT_SECS,
+    ) -> None:
+        if not 1 <= chunk_bytes <= VAULT_CHUNK_BYTES:
+            raise ValueError(f"chunk_bytes must be 1..{VAULT_CHUNK_BYTES}")
+        if not 0 <= max_bytes <= VAULT_TRANSCRIPT_MAX_BYTES:
+            raise ValueError(f"max_bytes must be 0..{VAULT_TRANSCRIPT_MAX_BYTES}")
+        self.root = Path(os.path.abspath(root if root is not None else data_dir() / "vault"))
+        self.chunk_bytes = chunk_bytes
+        self.max_bytes = max_bytes
+        self.lock_wait_secs = lock_wait_secs
+
+    @property
+    def chunks_dir(self) -> Path:
+        return self.root / "chunks"
+
+    @property
+    def manifests_dir(self) -> Path:
+        return self.root / "manifests"
+
+    @property
+    def tmp_dir(self) -> Path:
+        return self.root / "tmp"
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / "index.jsonl"
+
+    # --- reading -----------------------------------------------------------------------------
+
+    @contextmanager
+    def reading(self, *, exclusive: bool = False) -> Iterator[VaultReader]:
+        """A view of the vault with the lock held (shared, or exclusive for prune) throughout.
+
+        A vault that does not exist yet reads as empty and is not created.
+        """
+        with io_errors():
+            if not fs.is_real_dir(self.root):
+                yield VaultReader(self, exists=False)
+                return
+            with fs.locked(self.root, exclusive=exclusive, wait_secs=self.lock_wait_secs):
+                yield VaultReader(self, exists=True)
+
+    def entries(self) -> list[IndexEntry]:
+        """Every snapshot, newest first (append order, not wall clock)."""
+        with self.reading() as reader:
+            return reader.entries()
+
+    def history(self, session_id: str) -> list[IndexEntry]:
+        with self.reading() as reader:
+            return [e for e in reader.entries() if e.session_id == session_id]
+
+    def find(self, sha_or_prefix: str) -> IndexEntry:
+        """The newest entry of the one snapshot whose id starts so (NOT_FOUND / AMBIGUOUS)."""
+        with self.reading() as reader:
+            return reader.find(sha_or_prefix)
+
+    def read_bytes(self, sha: str) -> bytes:
+        """The whole snapshot, verified (it is loaded in memory: prefer iter_records)."""
+        with self.reading() as reader:
+            return b"".join(reader.chunks(sha))
+
+    def iter_records(self, sha: str) -> Iterator[tuple[int, bytes]]:
+        """(physical line index, line without its newline), streamed from verified chunks.
+
+        The lock is held until the iterator is exhausted or closed. A damaged chunk raises
+        when it is reached, and a source digest mismatch at the very end: act on what was
+        read only once the iteration has finished.
+        """
+        with self.reading() as reader:
+            yield from reader.records(sha)
+
+    def stats(self) -> VaultStats:
+        with self.reading() as reader:
+            return reader.stats()
+
+    def diff(self, a: str, b: str) -> SnapshotDiff:
+        """Record-level comparison: record hashes added and removed, record counts per type."""
+        with self.reading() as reader:
+            return diff_records(a, b, _typed_records(reader, a), _typed_records(reader, b))
+
+    # --- writing -----------------------------------------------------------------------------
+
+    def snapshot(
+        self,
+        path: Path,
+        provider: Provider,
+        session_id: str,
+        label: str,
+        now: float,
+        progress: Progress | None = None,
+    ) -> IndexEntry:
+        """Store the transcript's current bytes and append an index entry (returned).
+
+        The file is streamed in chunks, never loaded whole; chunks already in the vault (an
+        earlier version of an appended file) are checked byte for byte and reused. The bytes
+        taken are the file's size when it was opened.
+        """
+        with io_errors():
+            source = Path(os.path.realpath(path))
+            # Bad names and labels are refused before anything is read or written.
+            validate_entry(
+                ts=now, sha256=_PLACEHOLDER_SHA, path=str(source), session_id=session_id,
+                provider=provider, bytes=0, record_count=0, source_sha256=_PLACEHOLDER_SHA,
+                strategy=label,
+            )  # fmt: skip
+            fd = _open_source(source)
+            try:
+                size = os.fstat(fd).st_size
+                if size > self.max_bytes:
+                    raise VaultError(
+                        VaultErrorCode.LIMIT,
+                        f"{source} has {size} bytes; the vault takes at most {self.max_bytes}",
+                    )
+                self._prepare()
+                with fs.locked(self.root, exclusive=False, wait_secs=self.lock_wait_secs):
+                    VaultReader(self, exists=True).entries()  # a damaged index stops us here
+                    manifest, records = self._store_chunks(fd, size, progress)
+                    sha = self._store_manifest(manifest)
+                    entry = validate_entry(
+                        ts=now, sha256=sha, path=str(source), session_id=session_id,
+                        provider=provider, bytes=size, record_count=records,
+                        source_sha256=manifest.source_sha256, strategy=label,
+                    )  # fmt: skip
+                    self._append_index(entry)
+                    return entry
+            finally:
+                os.close(fd)
+
+    def restore_to(self, sha: str, target: Path) -> RestoreReport:
+        """Write a verified snapshot to `target`, a file that must not exist yet.
+
+        The bytes go to a private temporary file beside the target and get the target's name
+        (a hard link: never over an existing file) only once every check has passed.
+        """
+        target = Path(os.path.abspath(target))
+        with io_errors():
+            if os.path.lexists(target):
+                raise VaultError(
+                    VaultErrorCode.TARGET_EXISTS, f"{target} exists; restore writes a new file"
+                )
+            with self.reading() as reader:
+                manifest = reader.manifest(sha)
+                published = fs.publish_new(target, reader.chunks(sha, manifest), target.parent)
+                if not published:
+                    raise VaultError(
+                        VaultErrorCode.TARGET_EXISTS, f"{target} appeared while restoring"
+                    )
+                fs.fsync_dir(target.parent)
+            return RestoreReport(
+                snapshot_sha256=sha,
+                source_sha256=manifest.source_sha256,
+                bytes=manifest.bytes,
+                path=str(target),
+            )
+
+    def prune(
+        self,
+        keep: int = VAULT_PRUNE_KEEP_DEFAULT,
+        dry_run: bool = True,
+        extra_roots: Iterable[str] = (),
+    ) -> PruneReport:
+        """Keep the newest `keep` snapshots of every stream (see adapters.vault_prune)."""
+        from adapters.vault_prune import prune
+
+        return prune(self, keep, dry_run=dry_run, extra_roots=extra_roots)
+
+    def _prepare(self) -> None:
+        parent = self.root.parent
+        if not parent.is_dir():
+            os.makedirs(parent, mode=0o700, exist_ok=True)
+        for directory in (self.root, self.chunks_dir, self.manifests_dir, self.tmp_dir):
+            fs.private_dir(directory)
+
+    def _store_chunks(self, fd: int, size: int, progress: Progress | None) -> tuple[Manifest, int]:
+        """Read, hash and store every chunk.
+
+        Chunk digests run on this thread and the whole-file digest on another (hashlib drops
+        the GIL for both); that thread also counts newlines, which holds the GIL but overlaps
+        with the chunk hashing. Chunk writes, each with its fsync, run on a few more threads.
+        """
+        source = hashlib.sha256()
+        digests: list[str] = []
+        seen: set[str] = set()
+        newlines = 0
+        last = b""
+        counting: deque[Future[int]] = deque()
+        storing: deque[Future[bool]] = deque()
+
+        def digest_and_count(data: bytes) -> int:
+            source.update(data)
+            return data.count(b"\n")
+
+        with (
+            ThreadPoolExecutor(1, thread_name_prefix="vault-digest") as digest_pool,
+            ThreadPoolExecutor(VAULT_IO_THREADS, thread_name_prefix="vault-io") as io_pool,
+        ):
+            try:
+                offset = 0
+                while offset < size:
+                    want = min(self.chunk_bytes, size - offset)
+                    data = os.pread(fd, want, offset)
+                    if len(data) != want:
+                        raise VaultError(
+                            VaultErrorCode.SOURCE_CHANGED,
+                            "the transcript shrank while it was being snapshotted",
+                        )
+                    counting.append(digest_pool.submit(digest_and_count, data))
+                    sha = hashlib.sha256(data).hexdigest()
+                    digests.append(sha)
+                    if sha not in seen:
+                        seen.add(sha)
+                        storing.append(io_pool.submit(self._put_chunk, sha, data))
+                    offset += want
+                    last = data[-1:]
+                    while len(counting) > VAULT_INFLIGHT_CHUNKS:
+                        newlines += counting.popleft().result()
+                    while len(storing) > VAULT_INFLIGHT_CHUNKS:
+                        storing.popleft().result()
+                    if newlines > VAULT_MAX_RECORDS:
+                        raise _too_many_records()
+                    if progress is not None:
+                        progress(offset, size)
+                while counting:
+                    newlines += counting.popleft().result()
+                while storing:
+                    storing.popleft().result()
+            finally:
+                for pending in (counting, storing):
+                    for future in pending:
+                        future.cancel()
+        records = record_count_of(newlines, size, last == b"\n")
+        if records > VAULT_MAX_RECORDS:
+            raise _too_many_records()
+        fs.fsync_dir(self.chunks_dir)
+        return Manifest(source_sha256=source.hexdigest(), bytes=size, chunks=digests), records
+
+    def _put_chunk(self, sha: str, data: bytes) -> bool:
+        """Store one chunk; True when new. An existing one must hold exactly these bytes."""
+        final = self.chunks_dir / sha
+        if not os.path.lexists(final) and fs.publish_new(final, (data,), self.tmp_dir):
+            return True
+        try:
+            existing = fs.read_small(final, VAULT_CHUNK_BYTES)
+        except fs.NotRegular:
+            existing = None
+        if existing != data:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_CHUNK, f"chunk {sha} does not hold the bytes it is named for"
+            )
+        return False
+
+    def _store_manifest(self, manifest: Manifest) -> str:
+        data = manifest.to_bytes()
+        if len(data) > VAULT_MANIFEST_MAX_BYTES:
+            raise VaultError(VaultErrorCode.LIMIT, "the snapshot needs too large a manifest")
+        sha = hashlib.sha256(data).hexdigest()
+        final = self.manifests_dir / sha
+        if os.path.lexists(final) or not fs.publish_new(final, (data,), self.tmp_dir):
+            try:
+                existing = fs.read_small(final, VAULT_MANIFEST_MAX_BYTES)
+            except fs.NotRegular:
+                existing = None
+            if existing != data:
+                raise VaultError(
+                    VaultErrorCode.DAMAGED_MANIFEST,
+                    f"manifest {sha} does not hold the bytes it is named for",
+                )
+        fs.fsync_dir(self.manifests_dir)
+        return sha
+
+    def _append_index(self, entry: IndexEntry) -> None:
+        line = entry.to_line()
+        if len(line) > VAULT_INDEX_LINE_MAX_BYTES:
+            raise VaultError(VaultErrorCode.LIMIT, "the index entry is too long")
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(self.index_path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise VaultError(VaultErrorCode.DAMAGED_LAYOUT, "the index is not a plain file")
+            fs.lock_file(fd, exclusive=True)  # snapshots share the root lock: serialize appends
+            size = os.fstat(fd).st_size
+            if size + len(line) > VAULT_INDEX_MAX_BYTES:
+                raise VaultError(VaultErrorCode.LIMIT, "the index is full (128 MiB); prune it")
+            parse_index(fs.read_fd(fd, size))  # never append after a damaged line
+            fs.write_all(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fs.fsync_dir(self.root)
+
+
+def _open_source(source: Path) -> int:
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise VaultError(VaultErrorCode.NOT_FOUND, f"no such transcript: {source}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise VaultError(VaultErrorCode.INVALID_INPUT, f"{source} is not a regular file")
+    return fd
+
+
+def _too_many_records() -> VaultError:
+    return VaultError(
+        VaultErrorCode.LIMIT, f"the transcript has more than {VAULT_MAX_RECORDS} records"
+    )
+
+
+def _typed_records(reader: VaultReader, sha: str) -> list[tuple[str, str]]:
+    out = []
+    for _, line in reader.records(sha):
+        try:
+            kind = record_type(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            kind = "unparsed"
+        out.append((hashlib.sha256(line).hexdigest(), kind))
+    return out

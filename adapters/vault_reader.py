@@ -1,0 +1,263 @@
+"""Reading the vault with its lock held: the index, manifests, and verified chunk streams.
+
+Obtained from `Vault.reading()`. Every chunk is re-hashed as it is read (one chunk ahead on a
+worker thread, so hashing overlaps the caller's work); the byte count and the whole-file
+digest are checked when the stream ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from adapters import vault_fs as fs
+from core.limits import (
+    VAULT_AMBIGUOUS_SHOWN,
+    VAULT_CHUNK_BYTES,
+    VAULT_INDEX_MAX_BYTES,
+    VAULT_MANIFEST_MAX_BYTES,
+    VAULT_MAX_RECORDS,
+    VAULT_PREFETCH_CHUNKS,
+    VAULT_SHA_PREFIX_MIN_CHARS,
+)
+from core.vault_model import (
+    IndexEntry,
+    Manifest,
+    VaultError,
+    VaultErrorCode,
+    VaultStats,
+    is_hex_prefix,
+    parse_index,
+    quote,
+    require_sha256,
+)
+
+if TYPE_CHECKING:
+    from adapters.vault import Vault
+
+
+@contextmanager
+def io_errors() -> Iterator[None]:
+    """OSError from the file system becomes a one-line VaultError(IO)."""
+    try:
+        yield
+    except OSError as error:
+        where = f" ({error.filename})" if error.filename else ""
+        raise VaultError(VaultErrorCode.IO, f"{error.strerror or error}{where}") from error
+
+
+class VaultReader:
+    def __init__(self, vault: Vault, *, exists: bool) -> None:
+        self.vault = vault
+        self.exists = exists
+        self._entries: list[IndexEntry] | None = None
+
+    # --- the index ---------------------------------------------------------------------------
+
+    def entries_in_order(self) -> list[IndexEntry]:
+        """Every entry in append order (oldest first); read and validated once per reader."""
+        if self._entries is None:
+            self._entries = parse_index(self.index_bytes()) if self.exists else []
+        return self._entries
+
+    def entries(self) -> list[IndexEntry]:
+        """Newest first."""
+        return self.entries_in_order()[::-1]
+
+    def index_bytes(self) -> bytes:
+        """The raw index (at most one byte over its limit, so parse_index can refuse it)."""
+        if not self.exists:
+            return b""
+        try:
+            fd = fs.open_regular(self.vault.index_path)
+        except FileNotFoundError:
+            return b""
+        except fs.NotRegular:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_INDEX, "the index is not a plain file"
+            ) from None
+        try:
+            fs.lock_file(fd, exclusive=False)  # an append in progress is never seen half-done
+            data = fs.read_fd(fd, VAULT_INDEX_MAX_BYTES + 1)
+        finally:
+            os.close(fd)
+        return data
+
+    def find(self, sha_or_prefix: str) -> IndexEntry:
+        prefix = sha_or_prefix.strip().lower()
+        if not is_hex_prefix(prefix) or len(prefix) < VAULT_SHA_PREFIX_MIN_CHARS:
+            raise VaultError(
+                VaultErrorCode.INVALID_INPUT,
+                f"{quote(sha_or_prefix)} is not a snapshot id "
+                f"(at least {VAULT_SHA_PREFIX_MIN_CHARS} hex digits)",
+            )
+        newest: dict[str, IndexEntry] = {}
+        for entry in self.entries():
+            if entry.sha256.startswith(prefix):
+                newest.setdefault(entry.sha256, entry)
+        if not newest:
+            raise VaultError(VaultErrorCode.NOT_FOUND, f"no snapshot id starts with {prefix}")
+        if len(newest) > 1:
+            shown = ", ".join(sha[:16] for sha in list(newest)[:VAULT_AMBIGUOUS_SHOWN])
+            more = " …" if len(newest) > VAULT_AMBIGUOUS_SHOWN else ""
+            raise VaultError(
+                VaultErrorCode.AMBIGUOUS,
+                f"{prefix} matches {len(newest)} snapshots: {shown}{more}",
+            )
+        return next(iter(newest.values()))
+
+    # --- manifests and chunks ----------------------------------------------------------------
+
+    def manifest(self, sha: str) -> Manifest:
+        """The verified manifest of snapshot `sha` (a full id), bound to its index entries."""
+        require_sha256(sha)
+        if not self.exists:
+            raise VaultError(VaultErrorCode.NOT_FOUND, f"no snapshot {sha} (the vault is empty)")
+        entries = [e for e in self.entries_in_order() if e.sha256 == sha]
+        try:
+            data = fs.read_small(self.vault.manifests_dir / sha, VAULT_MANIFEST_MAX_BYTES)
+        except FileNotFoundError:
+            if entries:
+                raise VaultError(
+                    VaultErrorCode.MISSING_MANIFEST, f"manifest {sha} is missing"
+                ) from None
+            raise VaultError(VaultErrorCode.NOT_FOUND, f"no snapshot {sha}") from None
+        except fs.NotRegular:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} is not a plain file"
+            ) from None
+        if len(data) > VAULT_MANIFEST_MAX_BYTES or hashlib.sha256(data).hexdigest() != sha:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} fails its hash check"
+            )
+        manifest = Manifest.from_bytes(data, sha)
+        for entry in entries:
+            if entry.bytes != manifest.bytes or entry.source_sha256 != manifest.source_sha256:
+                raise VaultError(
+                    VaultErrorCode.DAMAGED_INDEX,
+                    f"the index entry of snapshot {sha} does not match its manifest",
+                )
+        return manifest
+
+    def chunks(self, sha: str, manifest: Manifest | None = None) -> Iterator[bytes]:
+        """The snapshot's bytes chunk by chunk, each verified before it is handed out.
+
+        One thread reads and hashes the chunks ahead of the caller, another feeds the
+        whole-file digest (hashlib drops the GIL, so both overlap with the caller's work).
+        """
+        manifest = manifest if manifest is not None else self.manifest(sha)
+        source = hashlib.sha256()
+        count = len(manifest.chunks)
+        total = 0
+        ahead: deque[Future[bytes]] = deque()
+        digesting: deque[Future[None]] = deque()
+        with (
+            ThreadPoolExecutor(1, thread_name_prefix="vault-read") as reader,
+            ThreadPoolExecutor(1, thread_name_prefix="vault-digest") as digester,
+        ):
+            try:
+                for position, name in enumerate(manifest.chunks):
+                    ahead.append(reader.submit(self._load, sha, position, count, name))
+                    if len(ahead) > VAULT_PREFETCH_CHUNKS:
+                        data = ahead.popleft().result()
+                        digesting.append(digester.submit(source.update, data))
+                        total += len(data)
+                        while len(digesting) > VAULT_PREFETCH_CHUNKS:
+                            digesting.popleft().result()
+                        yield data
+                while ahead:
+                    data = ahead.popleft().result()
+                    digesting.append(digester.submit(source.update, data))
+                    total += len(data)
+                    yield data
+                while digesting:
+                    digesting.popleft().result()
+            finally:
+                for pending in (ahead, digesting):
+                    for future in pending:
+                        future.cancel()
+        if total != manifest.bytes:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_MANIFEST,
+                f"manifest {sha} promises {manifest.bytes} bytes; its chunks hold {total}",
+            )
+        if source.hexdigest() != manifest.source_sha256:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_MANIFEST,
+                f"manifest {sha}: the chunks do not add up to the source digest",
+            )
+
+    def _load(self, sha: str, position: int, count: int, name: str) -> bytes:
+        """One chunk, verified against its name."""
+        where = f"(piece {position + 1} of {count} of snapshot {sha[:12]})"
+        try:
+            data = fs.read_small(self.vault.chunks_dir / name, VAULT_CHUNK_BYTES)
+        except FileNotFoundError:
+            raise VaultError(
+                VaultErrorCode.MISSING_CHUNK, f"chunk {name} is missing {where}"
+            ) from None
+        except fs.NotRegular:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_CHUNK, f"chunk {name} is not a plain file {where}"
+            ) from None
+        if len(data) > VAULT_CHUNK_BYTES or hashlib.sha256(data).hexdigest() != name:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_CHUNK, f"chunk {name} fails its hash check {where}"
+            )
+        return data
+
+    def records(self, sha: str, manifest: Manifest | None = None) -> Iterator[tuple[int, bytes]]:
+        """(physical line index, line without its newline). A final newline ends the last line
+        rather than starting an empty one; blank lines are records of their own."""
+        index = 0
+        pieces: list[bytes] = []
+        for chunk in self.chunks(sha, manifest):
+            lines = chunk.split(b"\n")
+            if len(lines) == 1:
+                pieces.append(chunk)
+                continue
+            if pieces:
+                pieces.append(lines[0])
+                lines[0] = b"".join(pieces)
+                pieces = []
+            if index + len(lines) - 1 > VAULT_MAX_RECORDS:
+                raise VaultError(
+                    VaultErrorCode.LIMIT, f"snapshot {sha} has over {VAULT_MAX_RECORDS} records"
+                )
+            for line in lines[:-1]:
+                yield index, line
+                index += 1
+            if lines[-1]:
+                pieces.append(lines[-1])
+        if pieces:
+            if index >= VAULT_MAX_RECORDS:
+                raise VaultError(
+                    VaultErrorCode.LIMIT, f"snapshot {sha} has over {VAULT_MAX_RECORDS} records"
+                )
+            yield index, b"".join(pieces)
+
+    def stats(self) -> VaultStats:
+        entries = self.entries_in_order()
+        chunks = fs.hex_names(self.vault.chunks_dir) if self.exists else {}
+        manifests = fs.hex_names(self.vault.manifests_dir) if self.exists else {}
+        distinct = {e.sha256: e.bytes for e in entries}
+        try:
+            index_bytes = os.lstat(self.vault.index_path).st_size
+        except FileNotFoundError:
+            index_bytes = 0
+        return VaultStats(
+            snapshots=len(entries),
+            sessions=len({e.session_id for e in entries}),
+            manifests=len(manifests),
+            chunks=len(chunks),
+            stored_bytes=sum(chunks.values()),
+            logical_bytes=sum(distinct.values()),
+            index_bytes=index_bytes,
+            oldest_ts=min((e.ts for e in entries), default=None),
+            newest_ts=max((e.ts for e in entries), default=None),
+        )

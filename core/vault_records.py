@@ -1,0 +1,166 @@
+"""Pure rules over a snapshot's records: types, diff, state cards, search counts, UTF-8 pages.
+
+Records are physical JSONL lines (0-based, like TranscriptItem.line_index); the adapter
+streams them out of a verified snapshot and hands them here, decoded or as bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from core.plan import CARD_MARKERS, DigestBlock
+from core.vault_model import RecallHit, SnapshotDiff, VaultError, VaultErrorCode
+
+CARD_PREFILTER = b" state card]"
+"""Every card marker ends so: a record without these bytes holds no card."""
+
+
+def record_type(record: Any) -> str:
+    """`type`, refined by Codex `payload.type` or Claude `subtype`: `response_item:message`."""
+    if not isinstance(record, dict):
+        return "unparsed"
+    kind = record.get("type")
+    if not isinstance(kind, str) or not kind:
+        return "untyped"
+    payload = record.get("payload")
+    sub = payload.get("type") if isinstance(payload, dict) else record.get("subtype")
+    return f"{kind}:{sub}" if isinstance(sub, str) and sub else kind
+
+
+def diff_records(
+    a: str, b: str, records_a: Sequence[tuple[str, str]], records_b: Sequence[tuple[str, str]]
+) -> SnapshotDiff:
+    """Record-level comparison of snapshots a and b given (record sha256, type) per record."""
+    hashes_a = {sha for sha, _ in records_a}
+    hashes_b = {sha for sha, _ in records_b}
+    return SnapshotDiff(
+        a=a,
+        b=b,
+        records_a=len(records_a),
+        records_b=len(records_b),
+        added=_only_in(records_b, hashes_a),
+        removed=_only_in(records_a, hashes_b),
+        unchanged=sum(1 for sha, _ in records_b if sha in hashes_a),
+        types_a=dict(sorted(Counter(kind for _, kind in records_a).items())),
+        types_b=dict(sorted(Counter(kind for _, kind in records_b).items())),
+    )
+
+
+def _only_in(records: Iterable[tuple[str, str]], other: set[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for sha, _ in records:
+        if sha not in other and sha not in seen:
+            seen.add(sha)
+            out.append(sha)
+    return out
+
+
+def count_string_matches(value: Any, query: str) -> int:
+    """Literal, case-sensitive, non-overlapping hits in decoded string values (never keys)."""
+    if isinstance(value, str):
+        return value.count(query)
+    if isinstance(value, list):
+        return sum(count_string_matches(item, query) for item in value)
+    if isinstance(value, dict):
+        return sum(count_string_matches(item, query) for item in value.values())
+    return 0
+
+
+def may_match(line: bytes, query: bytes) -> bool:
+    """False only when the line surely holds no hit: it has no escapes and not the query bytes.
+
+    Without a backslash a JSON line's strings are its raw bytes, so a raw miss is a miss.
+    """
+    return query in line or b"\\" in line
+
+
+# --- state cards -----------------------------------------------------------------------------
+
+
+def card_text_of(record: Any) -> str | None:
+    """The state-card text a record carries, from the three places cards are written.
+
+    A Claude user record whose content is a plain string; a Codex user response message whose
+    input_text starts with the marker; the first replacement_history item of a Codex
+    compacted record. Lookalikes elsewhere (assistant text, tool output) are not cards.
+    """
+    if not isinstance(record, dict):
+        return None
+    kind = record.get("type")
+    payload = record.get("payload")
+    text: Any = None
+    if kind == "user":
+        message = record.get("message")
+        text = message.get("content") if isinstance(message, dict) else None
+    elif kind == "response_item" and isinstance(payload, dict):
+        if payload.get("type") == "message" and payload.get("role") == "user":
+            text = _input_text(payload.get("content"), first_only=False)
+    elif kind == "compacted" and isinstance(payload, dict):
+        history = payload.get("replacement_history")
+        if isinstance(history, list) and history and isinstance(history[0], dict):
+            text = _input_text(history[0].get("content"), first_only=True)
+    if isinstance(text, str) and text.startswith(CARD_MARKERS):
+        return text
+    return None
+
+
+def _input_text(content: Any, *, first_only: bool) -> str | None:
+    if not isinstance(content, list):
+        return None
+    for item in content[:1] if first_only else content:
+        if isinstance(item, dict) and item.get("type") == "input_text":
+            text = item.get("text")
+            if isinstance(text, str) and text.startswith(CARD_MARKERS):
+                return text
+    return None
+
+
+def card_hits(card: DigestBlock, query: str | None) -> int:
+    """Case-insensitive substring hits of `query` across every text field of the card."""
+    if not query:
+        return 0
+    needle = query.casefold()
+    scalars = (card.goal, card.summary, card.current_work, card.context)
+    lists = (card.concepts, card.files_touched, card.decisions, card.errors, card.open_tasks)
+    total = sum(value.casefold().count(needle) for value in scalars)
+    return total + sum(entry.casefold().count(needle) for entries in lists for entry in entries)
+
+
+def rank_recall(hits: Iterable[RecallHit], limit: int) -> tuple[list[RecallHit], int]:
+    """Most hits first, then the newest snapshot, then the latest record: (first `limit`, all)."""
+    ranked = sorted(hits, key=lambda h: (-h.hits, -h.ts, -h.record_index))
+    return ranked[:limit], len(ranked)
+
+
+# --- paging ----------------------------------------------------------------------------------
+
+
+def _continuation(byte: int) -> bool:
+    return byte & 0xC0 == 0x80
+
+
+def utf8_page(data: bytes, offset: int, max_bytes: int) -> tuple[str, int | None]:
+    """A page of a UTF-8 record from byte `offset`: (text, next offset, or None at the end).
+
+    The offset must fall on a character boundary; the end is moved back to one, so a page
+    holds at most max_bytes and, with max_bytes >= 4, is never empty before the end.
+    """
+    if max_bytes < 1:
+        raise VaultError(VaultErrorCode.INVALID_INPUT, "a page needs at least one byte")
+    if not 0 <= offset <= len(data) or (offset < len(data) and _continuation(data[offset])):
+        raise VaultError(
+            VaultErrorCode.INVALID_INPUT,
+            f"offset {offset} is not a UTF-8 character boundary "
+            f"within the record's {len(data)} bytes",
+        )
+    end = min(len(data), offset + max_bytes)
+    while offset < end < len(data) and _continuation(data[end]):
+        end -= 1
+    try:
+        text = data[offset:end].decode("utf-8")
+    except UnicodeDecodeError:
+        raise VaultError(VaultErrorCode.NOT_UTF8, "the record is not valid UTF-8") from None
+    return text, (end if end < len(data) else None)

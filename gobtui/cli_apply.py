@@ -1,0 +1,188 @@
+"""`apply`, `fork` and `undo`: publish a new sibling transcript; the source is never written."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from adapters.paths import data_dir
+from adapters.planning import PlanningError, plan_session
+from adapters.publish import Publisher, PublishError, PublishErrorCode
+from adapters.vault import Vault
+from core.plan import NoPlan
+from core.receipt import Receipt
+from core.strategies import STRATEGIES
+from core.vault_model import VaultError
+from gobtui import format as fmt
+from gobtui.cli import CliError
+from gobtui.cli_common import (
+    load_target,
+    print_json,
+    progress_bar,
+    resolve_policy,
+    resolve_target,
+    token_count,
+)
+
+EXIT_REFUSED = 1
+
+
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    apply = commands.add_parser(
+        "apply", parents=[common], help="publish a compacted fork of a session"
+    )
+    apply.add_argument("session", help="session id prefix or transcript path")
+    apply.add_argument("--strategy", metavar="S", help="strategy id (default: the policy's)")
+    apply.add_argument("--preset", metavar="P", help="a named preset")
+    apply.add_argument("--trigger", type=token_count, metavar="N", help="trigger tokens")
+    apply.add_argument("--floor", type=token_count, metavar="N", help="floor tokens")
+    apply.add_argument("--yes", action="store_true", help="do not ask before writing")
+    apply.add_argument("--json", action="store_true", help="print the receipt as JSON")
+    apply.set_defaults(handler=cmd_apply)
+
+    fork = commands.add_parser(
+        "fork", parents=[common], help="copy a session under a new id (no compaction)"
+    )
+    fork.add_argument("session", help="session id prefix or transcript path")
+    fork.add_argument("--json", action="store_true")
+    fork.set_defaults(handler=cmd_fork)
+
+    undo = commands.add_parser(
+        "undo", parents=[common], help="restore a vault snapshot into a new fork"
+    )
+    undo.add_argument("session", help="session id (or prefix) whose snapshot to restore")
+    undo.add_argument("--sha", metavar="S", help="snapshot id or prefix (default: the newest)")
+    undo.add_argument("--yes", action="store_true", help="do not ask before writing")
+    undo.add_argument("--json", action="store_true")
+    undo.set_defaults(handler=cmd_undo)
+
+
+def open_vault() -> Vault:
+    return Vault(data_dir() / "vault")
+
+
+def _confirm(question: str, yes: bool) -> None:
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise CliError(f"{question}: add --yes to confirm (stdin is not a terminal)")
+    answer = input(f"{question} [y/N] ").strip().lower()
+    if answer not in {"y", "yes"}:
+        raise CliError("cancelled; nothing was written", EXIT_REFUSED)
+
+
+def _print_receipt(receipt: Receipt, as_json: bool) -> None:
+    if as_json:
+        print_json(receipt)
+        return
+    saved = fmt.tokens(receipt.reclaimed_bytes)
+    print(f"published {receipt.path}")
+    print(
+        f"  {receipt.kind.value} of {receipt.source_session_id} ({receipt.strategy}): "
+        f"{receipt.bytes_before:,} -> {receipt.bytes_after:,} bytes (-{saved}B)"
+    )
+    print(f"  snapshot {receipt.snapshot_manifest_sha256[:16]}  source untouched")
+    print(f"  resume with: {receipt.resume_command}")
+
+
+def _publish_error(error: PublishError) -> CliError:
+    code = 2 if error.code is PublishErrorCode.IO else EXIT_REFUSED
+    return CliError(f"{error} [{error.code.value}]", code)
+
+
+def cmd_apply(args: argparse.Namespace) -> int:
+    target = resolve_target(args, args.session)
+    resolved = resolve_policy(args, target.provider, target.session_id)
+    strategy = args.strategy or resolved.strategy
+    if strategy not in STRATEGIES and strategy != "external":
+        raise CliError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+    session = load_target(target)
+    live = target.live(args.live_secs, time.time())
+    try:
+        outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
+    except PlanningError as error:
+        raise CliError(str(error)) from None
+    result = outcome.result
+    if isinstance(result, NoPlan):
+        raise CliError(
+            f"nothing to apply: no plan ({result.reason_code.value}); context "
+            f"{result.context_tokens_before:,}, trigger {result.effective_trigger_tokens:,}",
+            EXIT_REFUSED,
+        )
+    if outcome.plan is None:
+        message = outcome.admission.message if outcome.admission else "refused"
+        raise CliError(f"plan refused by admission: {message}", EXIT_REFUSED)
+    plan = outcome.plan
+    if plan.is_control:
+        raise CliError(
+            f"{plan.strategy} asks the provider to compact ({plan.edits[0].op}); run it in the "
+            "agent, or pick a file strategy with --strategy",
+            EXIT_REFUSED,
+        )
+    _confirm(
+        f"publish a {plan.strategy} fork of {target.session_id} beside {target.path} "
+        f"({fmt.tokens(plan.context_tokens_before)} -> {fmt.tokens(plan.context_tokens_after)} "
+        "tokens; the original is snapshotted and left untouched)?",
+        args.yes,
+    )
+    try:
+        with progress_bar("snapshot") as progress:
+            receipt = Publisher(open_vault()).apply(
+                session, plan, resolved.policy, lambda done, total: progress(done, total, "")
+            )
+    except PublishError as error:
+        raise _publish_error(error) from None
+    _print_receipt(receipt, args.json)
+    return 0
+
+
+def cmd_fork(args: argparse.Namespace) -> int:
+    target = resolve_target(args, args.session)
+    session = load_target(target)
+    try:
+        receipt = Publisher(open_vault()).fork(session)
+    except PublishError as error:
+        raise _publish_error(error) from None
+    _print_receipt(receipt, args.json)
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    vault = open_vault()
+    try:
+        history = [e for e in vault.entries() if e.session_id.startswith(args.session)]
+        if not history:
+            target = resolve_target(args, args.session)
+            history = vault.history(target.session_id)
+        if not history:
+            raise CliError(f"no snapshot of {args.session!r} in the vault")
+        ids = {entry.session_id for entry in history}
+        if len(ids) > 1:
+            raise CliError(
+                f"{args.session!r} matches {len(ids)} sessions: {', '.join(sorted(ids))}"
+            )
+        if args.sha:
+            matches = [e for e in history if e.sha256.startswith(args.sha)]
+            if len(matches) != 1:
+                raise CliError(
+                    f"--sha {args.sha!r} matches {len(matches)} snapshots of this session"
+                )
+            entry = matches[0]
+        else:
+            entry = history[0]
+    except VaultError as error:
+        raise CliError(str(error), EXIT_REFUSED) from None
+    _confirm(
+        f"restore snapshot {entry.sha256[:16]} ({entry.bytes:,} bytes, {entry.strategy}) into a "
+        f"new fork beside {entry.path}?",
+        args.yes,
+    )
+    try:
+        receipt = Publisher(vault).undo(entry.sha256)
+    except PublishError as error:
+        raise _publish_error(error) from None
+    _print_receipt(receipt, args.json)
+    return 0

@@ -1,0 +1,388 @@
+"""Vault commands: snapshot, vault, history, show, diff, prune, recall, search-snapshot and
+read-snapshot. Every one has `--json` (the pydantic models of core.vault_model).
+
+A damaged vault exits 1 ("vault damaged: ...; repair required"), bad input exits 2. Nothing
+prints archived transcript content except recall (state cards) and read-snapshot, and what
+reaches a terminal has its control characters escaped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+from adapters.vault import Vault
+from adapters.vault_recovery import read_record, recall, search
+from core.limits import (
+    VAULT_PRUNE_KEEP_DEFAULT,
+    VAULT_READ_DEFAULT_BYTES,
+    VAULT_RECALL_DEFAULT_LIMIT,
+    VAULT_SEARCH_DEFAULT_RESULTS,
+)
+from core.model import Provider
+from core.vault_model import (
+    INPUT_CODES,
+    IndexEntry,
+    VaultError,
+    VaultErrorCode,
+    has_control,
+    is_hex_prefix,
+)
+from core.vault_records import record_type
+from gobtui import format as fmt
+from gobtui.cli import CliError
+from gobtui.cli_common import resolve_target
+
+Handler = Callable[[argparse.Namespace], int]
+ISSUED_LABEL = "manual"
+"""The label of a snapshot taken with `gobtui snapshot` and no --label."""
+
+
+class SnapshotShow(BaseModel):
+    """`show --json`: the index entry, and what verifying the snapshot found."""
+
+    entry: IndexEntry
+    verified: bool
+    chunks: int
+    records: int
+    types: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTarget:
+    provider: Provider
+    session_id: str
+    path: Path
+
+
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: argparse.ArgumentParser,
+) -> None:
+    def add(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        parser = commands.add_parser(name, parents=[common], help=help_text)
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+        parser.set_defaults(handler=handler)
+        return parser
+
+    p = add("snapshot", cmd_snapshot, "copy a transcript into the vault, exactly")
+    p.add_argument("session", help="a transcript path, or a session id already in the vault")
+    p.add_argument("--label", default=ISSUED_LABEL, help=f"why (default {ISSUED_LABEL!r})")
+    p = add("vault", cmd_vault, "list the snapshots in the vault, newest first")
+    p.add_argument("session", nargs="?", help="only this session's snapshots")
+    p.add_argument("--stats", action="store_true", help="sizes and counts instead of a list")
+    p = add("history", cmd_history, "every snapshot of one session, newest first")
+    p.add_argument("session")
+    p = add("show", cmd_show, "one snapshot (id or id prefix, or a session's newest), verified")
+    p.add_argument("snapshot", metavar="sha|session")
+    p = add("diff", cmd_diff, "records added and removed between two snapshots")
+    p.add_argument("a", metavar="sha-a")
+    p.add_argument("b", metavar="sha-b")
+    p = add("prune", cmd_prune, "keep the newest snapshots of each transcript (dry run)")
+    p.add_argument("--keep", type=int, default=VAULT_PRUNE_KEEP_DEFAULT, metavar="N")
+    p.add_argument("--yes", action="store_true", help="really delete (default: a dry run)")
+    p = add("recall", cmd_recall, "search the state cards in every snapshot")
+    p.add_argument("session", nargs="?", help="only this session's snapshots")
+    p.add_argument("--query", metavar="Q", help="case-insensitive text to look for")
+    p.add_argument("--limit", type=int, default=VAULT_RECALL_DEFAULT_LIMIT, metavar="N")
+    p = add("search-snapshot", cmd_search, "records of one snapshot holding exact text")
+    p.add_argument("sha", help="the full 64-hex snapshot id")
+    p.add_argument("--query", required=True, metavar="Q", help="literal, case-sensitive")
+    p.add_argument("--limit", type=int, default=VAULT_SEARCH_DEFAULT_RESULTS, metavar="N")
+    p = add("read-snapshot", cmd_read, "a page of one record of a snapshot")
+    p.add_argument("sha", help="the full 64-hex snapshot id")
+    p.add_argument("--record", type=int, required=True, metavar="N")
+    p.add_argument("--offset", type=int, default=0, metavar="B", help="a UTF-8 byte offset")
+    p.add_argument("--max-bytes", type=int, default=VAULT_READ_DEFAULT_BYTES, metavar="N")
+
+
+@contextmanager
+def _vault_errors() -> Iterator[None]:
+    try:
+        yield
+    except VaultError as error:
+        if error.damaged:
+            raise CliError(f"vault damaged: {error.message}; repair required", 1) from None
+        raise CliError(error.message, 2 if error.code in INPUT_CODES else 1) from None
+
+
+def _handles_vault_errors(handler: Handler) -> Handler:
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        with _vault_errors():
+            return handler(args)
+
+    return run
+
+
+def _vault() -> Vault:
+    return Vault()
+
+
+# --- session selection -----------------------------------------------------------------------
+
+
+def _resolve_session(args: argparse.Namespace, selector: str) -> SessionTarget:
+    """A session id already in the vault; else a transcript path or a discovered session
+    (gobtui.cli_common.resolve_target); else a unique id prefix among the vault's sessions,
+    so a session whose file is gone can still be named."""
+    entries = _vault().entries()
+    exact = [e for e in entries if e.session_id == selector]
+    if exact:
+        return SessionTarget(exact[0].provider, exact[0].session_id, Path(exact[0].path))
+    try:
+        found = resolve_target(args, selector)
+    except CliError as not_discovered:
+        ids = {e.session_id for e in entries if e.session_id.startswith(selector)}
+        if len(ids) > 1:
+            raise CliError(f"{selector!r} matches {len(ids)} sessions in the vault") from None
+        if not ids:
+            raise not_discovered from None
+        newest = next(e for e in entries if e.session_id in ids)
+        return SessionTarget(newest.provider, newest.session_id, Path(newest.path))
+    return SessionTarget(found.provider, found.session_id, found.path.resolve())
+
+
+# --- commands --------------------------------------------------------------------------------
+
+
+@_handles_vault_errors
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    target = _resolve_session(args, args.session)
+    entry = _vault().snapshot(
+        target.path, target.provider, target.session_id, args.label, time.time()
+    )
+    if args.json:
+        return _dump(entry)
+    print(
+        f"snapshot {entry.sha256}\n  {entry.provider.label} {entry.session_id}, "
+        f"{_size(entry.bytes)}, {entry.record_count} records, label {entry.strategy}"
+    )
+    return 0
+
+
+@_handles_vault_errors
+def cmd_vault(args: argparse.Namespace) -> int:
+    vault = _vault()
+    if args.stats:
+        stats = vault.stats()
+        if args.json:
+            return _dump(stats)
+        dedup = stats.logical_bytes / stats.stored_bytes if stats.stored_bytes else 1.0
+        print(
+            f"snapshots  {stats.snapshots} of {stats.sessions} sessions, {stats.manifests} manifests"
+        )
+        print(f"stored     {_size(stats.stored_bytes)} in {stats.chunks} chunks")
+        print(f"holding    {_size(stats.logical_bytes)} of transcripts ({dedup:.1f}x)")
+        print(f"index      {_size(stats.index_bytes)}; {_span(stats.oldest_ts, stats.newest_ts)}")
+        print(f"location   {vault.root}")
+        return 0
+    entries = vault.entries()
+    if args.session:
+        session_id = _resolve_session(args, args.session).session_id
+        entries = [e for e in entries if e.session_id == session_id]
+    return _list(entries, args.json, "the vault is empty" if not args.session else "no snapshots")
+
+
+@_handles_vault_errors
+def cmd_history(args: argparse.Namespace) -> int:
+    target = _resolve_session(args, args.session)
+    entries = _vault().history(target.session_id)
+    return _list(entries, args.json, f"no snapshots of {target.session_id}")
+
+
+@_handles_vault_errors
+def cmd_show(args: argparse.Namespace) -> int:
+    vault = _vault()
+    entry = _entry_for(vault, args, args.snapshot)
+    types: Counter[str] = Counter()
+    with vault.reading() as reader:
+        manifest = reader.manifest(entry.sha256)
+        for _, line in reader.records(entry.sha256, manifest):
+            try:
+                types[record_type(orjson.loads(line))] += 1
+            except orjson.JSONDecodeError:
+                types["unparsed"] += 1
+    shown = SnapshotShow(
+        entry=entry,
+        verified=True,
+        chunks=len(manifest.chunks),
+        records=sum(types.values()),
+        types=dict(sorted(types.items())),
+    )
+    if args.json:
+        return _dump(shown)
+    print(f"snapshot {entry.sha256}  (verified: every chunk and the source digest)")
+    print(f"  taken     {_when(entry.ts)}  label {entry.strategy or '-'}")
+    print(f"  session   {entry.provider.label} {entry.session_id}")
+    print(f"  path      {_safe(fmt.display_path(entry.path))}")
+    print(f"  size      {_size(entry.bytes)} in {shown.chunks} chunks, {shown.records} records")
+    print(f"  source    sha256 {entry.source_sha256}")
+    for kind, count in shown.types.items():
+        print(f"  {count:>8}  {_safe(kind)}")
+    return 0
+
+
+def _entry_for(vault: Vault, args: argparse.Namespace, text: str) -> IndexEntry:
+    """A snapshot id (prefix) first; else the newest snapshot of the session it names."""
+    if is_hex_prefix(text.lower()):
+        try:
+            return vault.find(text)
+        except VaultError as error:
+            if error.code not in (VaultErrorCode.NOT_FOUND, VaultErrorCode.INVALID_INPUT):
+                raise
+    history = vault.history(_resolve_session(args, text).session_id)
+    if not history:
+        raise CliError(f"no snapshots of {text!r} in the vault")
+    return history[0]
+
+
+@_handles_vault_errors
+def cmd_diff(args: argparse.Namespace) -> int:
+    vault = _vault()
+    a, b = vault.find(args.a).sha256, vault.find(args.b).sha256
+    diff = vault.diff(a, b)
+    if args.json:
+        return _dump(diff)
+    print(
+        f"{a[:12]} ({diff.records_a} records) -> {b[:12]} ({diff.records_b} records): "
+        f"+{len(diff.added)} added, -{len(diff.removed)} removed, {diff.unchanged} unchanged"
+    )
+    for kind in sorted(diff.types_a.keys() | diff.types_b.keys()):
+        before, after = diff.types_a.get(kind, 0), diff.types_b.get(kind, 0)
+        delta = f"{after - before:+d}" if after != before else ""
+        print(f"  {before:>7} {after:>7} {delta:>6}  {_safe(kind)}")
+    return 0
+
+
+@_handles_vault_errors
+def cmd_prune(args: argparse.Namespace) -> int:
+    report = _vault().prune(keep=args.keep, dry_run=not args.yes)
+    if args.json:
+        return _dump(report)
+    verb = "would drop" if report.dry_run else "dropped"
+    print(
+        f"{verb} {report.dropped_entries} of {report.kept_entries + report.dropped_entries} "
+        f"snapshots (keeping the newest {report.keep} of each of {report.streams} transcripts); "
+        f"{report.manifests_removed} manifests, {report.chunks_removed} chunks, "
+        f"{_size(report.bytes_reclaimed)}"
+        + (f", {report.temps_removed} leftover temporary files" if report.temps_removed else "")
+    )
+    if report.dry_run and (report.dropped_entries or report.chunks_removed or report.temps_removed):
+        print("dry run: nothing deleted; run again with --yes to delete")
+    return 0
+
+
+@_handles_vault_errors
+def cmd_recall(args: argparse.Namespace) -> int:
+    session_id = _resolve_session(args, args.session).session_id if args.session else None
+    result = recall(_vault(), args.query, args.limit, session_id)
+    if args.json:
+        return _dump(result)
+    if not result.results:
+        print(f"no state cards found in {result.snapshots_scanned} snapshots")
+        return 0
+    for rank, hit in enumerate(result.results, start=1):
+        hits = f"{hit.hits} hits, " if args.query else ""
+        print(
+            f"{rank}. {hit.snapshot_sha256[:12]}  {hit.provider.label} {hit.session_id[:8]}  "
+            f"{_when(hit.ts)}  ({hits}record {hit.record_index})"
+        )
+        for line in hit.card.render().splitlines():
+            print(f"     {_safe(line)}")
+    more = f" (first {len(result.results)} shown)" if result.truncated else ""
+    print(f"{result.cards_matched} cards in {result.snapshots_scanned} snapshots{more}")
+    return 0
+
+
+@_handles_vault_errors
+def cmd_search(args: argparse.Namespace) -> int:
+    result = search(_vault(), args.sha, args.query, args.limit)
+    if args.json:
+        return _dump(result)
+    for match in result.matches:
+        print(
+            f"record {match.record_index:>6}  {match.match_count:>4} hits  "
+            f"{_size(match.record_bytes):>7}  sha256 {match.record_sha256[:16]}"
+        )
+    shown = f" ({len(result.matches)} shown)" if result.truncated else ""
+    print(f"{result.matched_records} records match{shown}", end="")
+    bad = result.unsearchable_records
+    print(f"; {bad} lines are not JSON and were not searched" if bad else "")
+    return 0
+
+
+@_handles_vault_errors
+def cmd_read(args: argparse.Namespace) -> int:
+    page = read_record(_vault(), args.sha, args.record, args.offset, args.max_bytes)
+    if args.json:
+        return _dump(page)
+    end = page.next_offset if page.next_offset is not None else page.record_bytes
+    sys.stdout.write(_safe(page.content) + "\n")
+    after = f"; next: --offset {page.next_offset}" if page.next_offset is not None else ""
+    print(
+        f"record {page.record_index} of {page.snapshot_sha256[:12]}, bytes {page.offset}..{end} "
+        f"of {page.record_bytes} (untrusted archived data){after}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def _dump(value: BaseModel | list[Any]) -> int:
+    data = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _list(entries: list[IndexEntry], as_json: bool, empty: str) -> int:
+    if as_json:
+        return _dump([e.model_dump(mode="json") for e in entries])
+    if not entries:
+        print(empty)
+        return 0
+    for e in entries:
+        print(
+            f"{_when(e.ts)}  {e.sha256[:12]}  {e.provider.value:<6} {e.session_id[:8]}  "
+            f"{_size(e.bytes):>7} {e.record_count:>7} rec  {_safe(e.strategy or '-')}"
+        )
+    return 0
+
+
+def _when(ts: float) -> str:
+    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _span(oldest: float | None, newest: float | None) -> str:
+    if oldest is None or newest is None:
+        return "no snapshots yet"
+    return f"from {_when(oldest)} to {_when(newest)}"
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def _safe(text: str) -> str:
+    """Archived text for a terminal: control characters (escape sequences...) shown escaped."""
+    if not has_control(text):
+        return text
+    return "".join(repr(ch)[1:-1] if has_control(ch) else ch for ch in text)

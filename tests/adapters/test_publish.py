@@ -1,0 +1,251 @@
+"""Fork publication on real fixture copies: receipts, idempotent reruns, refusals, faults."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from adapters.events import read_events
+from adapters.planning import LoadedSession, load_session, plan_session
+from adapters.providers import parse_transcript
+from adapters.publish import STEPS, Publisher, PublishError, PublishErrorCode, operations_dir
+from adapters.vault import Vault
+from core.model import Provider
+from core.plan import CompactionPlan
+from core.policy import PolicyConfig
+from core.receipt import OperationKind
+from core.verify import verify
+from tests.adapters.transcript_files import rehydrate
+
+SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
+CODEX = "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
+POLICY = PolicyConfig(trigger_tokens=20_000, floor_tokens=5_000)
+
+
+class Crash(Exception):
+    """Stands for the process dying at a step."""
+
+
+@pytest.fixture
+def claude_source(tmp_path: Path, fixtures_dir: Path) -> Path:
+    project = tmp_path / "claude" / "projects" / "-home-dev-spotter"
+    project.mkdir(parents=True)
+    target = project / f"{SPOTTER}.jsonl"
+    shutil.copyfile(fixtures_dir / "claude" / f"marot__spotter__{SPOTTER}.jsonl", target)
+    return target
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Vault:
+    return Vault(tmp_path / "data" / "vault")
+
+
+def planned(
+    path: Path, provider: Provider, strategy: str = "elide"
+) -> tuple[LoadedSession, CompactionPlan]:
+    session = load_session(path, provider)
+    outcome = plan_session(session, strategy, POLICY)
+    assert outcome.plan is not None, outcome.result
+    return session, outcome.plan
+
+
+def publisher(vault: Vault, tmp_path: Path, **kwargs: object) -> Publisher:
+    return Publisher(vault, root=tmp_path / "data", clock=lambda: 1_764_400_000.0, **kwargs)  # type: ignore[arg-type]
+
+
+def test_apply_publishes_a_smaller_verified_fork_and_never_touches_the_source(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    original = claude_source.read_bytes()
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)
+
+    assert claude_source.read_bytes() == original
+    fork = Path(receipt.path)
+    assert fork.parent == claude_source.parent and fork.name == f"{receipt.session_id}.jsonl"
+    assert receipt.completed and receipt.kind is OperationKind.APPLY
+    assert receipt.resume_command == f"claude --resume {receipt.session_id}"
+    data = fork.read_bytes()
+    assert len(data) == receipt.bytes_after < receipt.bytes_before == len(original)
+    assert receipt.reclaimed_bytes == len(original) - len(data)
+    assert verify(data, Provider.CLAUDE).ok
+    transcript = parse_transcript(Provider.CLAUDE, str(fork))
+    assert transcript.session_id == receipt.session_id != SPOTTER
+    assert transcript.context_tokens() == session.transcript.context_tokens()
+    # The original's exact bytes went into the vault first.
+    entry = vault.find(receipt.snapshot_manifest_sha256)
+    assert vault.read_bytes(entry.sha256) == original
+    assert entry.source_sha256 == receipt.source_sha256
+    # One numeric event; no path or content in it.
+    events = read_events(tmp_path / "data")
+    assert [(e.outcome.value, e.action.value) for e in events] == [
+        ("applied", "transcript_compact")
+    ]
+    line = (tmp_path / "data" / "events.jsonl").read_text()
+    assert str(claude_source.parent) not in line and "spotter" not in line
+
+
+def test_a_rerun_returns_the_same_receipt_without_writing(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    first = publisher(vault, tmp_path).apply(session, plan, POLICY)
+    files = sorted(claude_source.parent.iterdir())
+    second = publisher(vault, tmp_path).apply(session, plan, POLICY)
+    assert second == first
+    assert sorted(claude_source.parent.iterdir()) == files
+    assert len(vault.entries()) == 1  # no second snapshot
+    outcomes = [e.outcome.value for e in read_events(tmp_path / "data")]
+    assert outcomes == ["applied", "skipped"]
+
+
+def test_a_source_that_changed_since_planning_is_refused(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    with claude_source.open("ab") as handle:
+        handle.write(b'{"type":"summary","summary":"appended"}\n')
+    with pytest.raises(PublishError) as caught:
+        publisher(vault, tmp_path).apply(session, plan, POLICY)
+    assert caught.value.code is PublishErrorCode.SOURCE_CHANGED
+    assert "changed since planning" in str(caught.value)
+    assert sorted(p.name for p in claude_source.parent.iterdir()) == [claude_source.name]
+    assert [e.error_code for e in read_events(tmp_path / "data")] == ["source_changed"]
+
+
+def test_a_control_plan_is_not_published(claude_source: Path, vault: Vault, tmp_path: Path) -> None:
+    session, plan = planned(claude_source, Provider.CLAUDE, "sawtooth")
+    with pytest.raises(PublishError) as caught:
+        publisher(vault, tmp_path).apply(session, plan, POLICY)
+    assert caught.value.code is PublishErrorCode.CONTROL_PLAN
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_crash_after_any_step_leaves_the_source_and_vault_intact(
+    claude_source: Path, vault: Vault, tmp_path: Path, step: str
+) -> None:
+    original = claude_source.read_bytes()
+    session, plan = planned(claude_source, Provider.CLAUDE)
+
+    def crash_at(name: str) -> None:
+        if name == step:
+            raise Crash(name)
+
+    with pytest.raises(Crash):
+        publisher(vault, tmp_path, fault=crash_at).apply(session, plan, POLICY)
+    assert claude_source.read_bytes() == original
+    for entry in vault.entries():  # readable, and every snapshot reconstructs
+        assert vault.read_bytes(entry.sha256) == original
+    leftovers = [p.name for p in claude_source.parent.iterdir() if p.name.startswith(".gobtui-")]
+    assert leftovers == []
+    # Running again (the process restarted) finishes the job, or returns what was done.
+    receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)
+    assert receipt.completed
+    assert (
+        Path(receipt.path).is_file() and verify(Path(receipt.path).read_bytes(), Provider.CLAUDE).ok
+    )
+    assert claude_source.read_bytes() == original
+
+
+def test_a_concurrent_apply_of_the_same_plan_is_refused_clearly(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    first = publisher(vault, tmp_path)
+    # Another process holds the operation's lock: find its name from a completed run's id.
+    receipt = first.apply(session, plan, POLICY)
+    lock = operations_dir(tmp_path / "data") / f"{receipt.operation_id}.lock"
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(PublishError) as caught:
+            publisher(vault, tmp_path).apply(session, plan, POLICY)
+        assert caught.value.code is PublishErrorCode.ALREADY_RUNNING
+    finally:
+        os.close(fd)
+
+
+def test_a_foreign_file_at_the_fork_name_is_never_overwritten(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)
+    fork = Path(receipt.path)
+    fork.write_bytes(b'{"type":"summary","summary":"somebody else"}\n')
+    with pytest.raises(PublishError) as caught:
+        publisher(vault, tmp_path).apply(session, plan, POLICY)
+    assert caught.value.code is PublishErrorCode.NEEDS_RECOVERY
+    assert fork.read_bytes() == b'{"type":"summary","summary":"somebody else"}\n'
+
+
+@pytest.mark.parametrize("where", ["vault", "fork"])
+def test_no_space_left_is_a_one_line_error(
+    claude_source: Path, vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    original = claude_source.read_bytes()
+    import adapters.atomic as atomic
+
+    def full(*args: object, **kwargs: object) -> object:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    if where == "vault":
+        monkeypatch.setattr(os, "write", full)  # the snapshot is the first thing written
+    else:
+        monkeypatch.setattr(atomic, "_write_temp", full)
+    with pytest.raises(PublishError) as caught:
+        publisher(vault, tmp_path).apply(session, plan, POLICY)
+    monkeypatch.undo()
+    expected = PublishErrorCode.VAULT if where == "vault" else PublishErrorCode.IO
+    assert caught.value.code is expected
+    assert "no space left" in str(caught.value).lower() and "\n" not in str(caught.value)
+    assert claude_source.read_bytes() == original
+    assert sorted(p.name for p in claude_source.parent.iterdir()) == [claude_source.name]
+
+
+def test_undo_restores_the_snapshot_into_a_new_fork(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    original = claude_source.read_bytes()
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    pub = publisher(vault, tmp_path)
+    applied = pub.apply(session, plan, POLICY)
+    undone = pub.undo(applied.snapshot_manifest_sha256)
+    restored = Path(undone.path)
+    assert undone.kind is OperationKind.UNDO and undone.completed
+    assert restored not in (claude_source, Path(applied.path))
+    assert parse_transcript(Provider.CLAUDE, str(restored)).session_id == undone.session_id
+    # Byte for byte the snapshot, except the session id.
+    assert restored.read_bytes().replace(undone.session_id.encode(), SPOTTER.encode()) == original
+    assert pub.undo(applied.snapshot_manifest_sha256) == undone  # idempotent
+    assert [(e.action.value, e.outcome.value) for e in read_events(tmp_path / "data")] == [
+        ("transcript_compact", "applied"),
+        ("undo", "applied"),
+        ("undo", "skipped"),
+    ]
+
+
+def test_codex_fork_is_a_rollout_file_with_a_new_session_meta_id(
+    tmp_path: Path, fixtures_dir: Path, vault: Vault
+) -> None:
+    day = tmp_path / "codex" / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    source = day / CODEX
+    source.write_bytes(
+        rehydrate((fixtures_dir / "codex" / f"madshn__localpush__{CODEX}").read_bytes())
+    )
+    original = source.read_bytes()
+    session, plan = planned(source, Provider.CODEX)
+    receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)
+    fork = Path(receipt.path)
+    assert fork.name.startswith("rollout-") and fork.name.endswith(f"-{receipt.session_id}.jsonl")
+    assert receipt.resume_command == f"codex resume {receipt.session_id}"
+    first = orjson.loads(fork.read_bytes().split(b"\n", 1)[0])
+    assert first["type"] == "session_meta" and first["payload"]["id"] == receipt.session_id
+    assert source.read_bytes() == original

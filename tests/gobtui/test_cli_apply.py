@@ -1,0 +1,114 @@
+"""apply, undo and fork through the CLI on a real fixture copied into a temporary home."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from adapters.providers import parse_transcript
+from core.model import Provider
+from gobtui.cli import main
+
+SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
+LOW = ["--trigger", "20000", "--floor", "5000"]
+
+
+@pytest.fixture
+def source(tmp_path: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "claude"
+    project = home / "projects" / "-home-dev-spotter"
+    project.mkdir(parents=True)
+    target = project / f"{SPOTTER}.jsonl"
+    shutil.copyfile(fixtures_dir / "claude" / f"marot__spotter__{SPOTTER}.jsonl", target)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    return target
+
+
+def receipt_of(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    assert main(list(argv)) == 0, capsys.readouterr().err
+    data = orjson.loads(capsys.readouterr().out)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_apply_then_undo_then_resume_commands(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    original = source.read_bytes()
+    applied = receipt_of(
+        capsys, "apply", SPOTTER[:8], "--strategy", "elide", *LOW, "--yes", "--json"
+    )
+    fork = Path(str(applied["path"]))
+    assert fork.is_file() and fork.parent == source.parent
+    assert applied["completed"] is True
+    assert applied["resume_command"] == f"claude --resume {applied['session_id']}"
+    assert int(str(applied["bytes_after"])) < int(str(applied["bytes_before"])) == len(original)
+    assert parse_transcript(Provider.CLAUDE, str(fork)).session_id == applied["session_id"]
+    assert source.read_bytes() == original
+
+    # The fork is a session like any other: it is found by its id.
+    assert main(["verify", str(applied["session_id"])]) == 0
+    capsys.readouterr()
+
+    undone = receipt_of(capsys, "undo", SPOTTER, "--yes", "--json")
+    restored = Path(str(undone["path"]))
+    assert restored.is_file() and restored not in (source, fork)
+    assert undone["snapshot_manifest_sha256"] == applied["snapshot_manifest_sha256"]
+    assert undone["resume_command"] == f"claude --resume {undone['session_id']}"
+    assert len(restored.read_bytes()) == len(original)
+    assert source.read_bytes() == original
+
+    # An apply of the same plan again returns the same receipt.
+    again = receipt_of(capsys, "apply", SPOTTER, "--strategy", "elide", *LOW, "--yes", "--json")
+    assert again == applied
+
+
+def test_apply_text_names_the_fork_and_resume_command(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["apply", str(source), "--strategy", "elide", *LOW, "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("published ") and "resume with: claude --resume " in out
+    assert "source untouched" in out
+
+
+def test_apply_without_yes_off_a_terminal_writes_nothing(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["apply", SPOTTER, "--strategy", "elide", *LOW]) == 2
+    err = capsys.readouterr().err
+    assert "add --yes" in err and err.count("\n") == 1
+    assert sorted(p.name for p in source.parent.iterdir()) == [source.name]
+
+
+def test_apply_below_trigger_has_nothing_to_apply(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["apply", SPOTTER, "--yes"]) == 1
+    assert "no plan (below_trigger)" in capsys.readouterr().err
+
+
+def test_apply_of_a_control_strategy_is_refused(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["apply", SPOTTER, "--strategy", "sawtooth", *LOW, "--yes"]) == 1
+    assert "asks the provider to compact" in capsys.readouterr().err
+
+
+def test_fork_copies_under_a_new_id(source: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    forked = receipt_of(capsys, "fork", SPOTTER, "--json")
+    path = Path(str(forked["path"]))
+    assert forked["kind"] == "fork" and path.is_file()
+    text = path.read_bytes().replace(str(forked["session_id"]).encode(), SPOTTER.encode())
+    assert text == source.read_bytes()
+
+
+def test_undo_of_an_unknown_session_is_one_line(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["undo", "ffffffff", "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ffffffff" in err

@@ -1,0 +1,213 @@
+"""The vault commands end to end on real fixtures, in the temporary data dir of conftest."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import gobtui.cli
+from adapters.paths import data_dir
+from core.plan import DigestBlock
+from gobtui.cli import main
+
+Copy = Callable[..., Path]
+SHORT_ID = "55604662-cf2a-4331-851a-ec234028f8ca"
+CODEX = "codex/madshn__localpush__rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
+CODEX_ID = "019c8a70-dda7-7f33-98ea-f30553347322"
+
+
+@pytest.fixture(autouse=True)
+def vault_commands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Until the lead lists cli_vault in COMMAND_MODULES."""
+    monkeypatch.setattr(gobtui.cli, "COMMAND_MODULES", ("cli_vault",))
+
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    def call(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return call
+
+
+def as_json(out: str) -> Any:
+    return orjson.loads(out)
+
+
+@pytest.fixture
+def short(fixture_copy: Copy) -> Path:
+    return fixture_copy("claude/marot__spotter__short.jsonl")
+
+
+def test_snapshot_then_list_history_show(run: Run, short: Path) -> None:
+    code, out, _ = run("snapshot", str(short), "--json")
+    assert code == 0
+    first = as_json(out)
+    assert first["session_id"] == SHORT_ID and first["provider"] == "claude"
+    assert first["bytes"] == short.stat().st_size and first["strategy"] == "manual"
+    with short.open("ab") as handle:
+        handle.write(b'{"type":"user","message":{"content":"more"}}\n')
+    code, out, _ = run("snapshot", SHORT_ID[:8], "--label", "second")  # a vault id prefix
+    assert code == 0 and out.startswith("snapshot ")
+    code, out, _ = run("vault", "--json")
+    listed = as_json(out)
+    assert [e["strategy"] for e in listed] == ["second", "manual"]
+    code, out, _ = run("history", SHORT_ID, "--json")
+    assert [e["sha256"] for e in as_json(out)] == [e["sha256"] for e in listed]
+    code, out, _ = run("vault")
+    assert code == 0 and len(out.splitlines()) == 2 and listed[0]["sha256"][:12] in out
+    code, out, _ = run("show", listed[1]["sha256"][:10], "--json")
+    shown = as_json(out)
+    assert code == 0 and shown["verified"] is True and shown["records"] == 15
+    assert shown["types"]["user"] == 4 and shown["entry"] == listed[1]
+    code, out, _ = run("show", SHORT_ID)  # a session: its newest snapshot
+    assert code == 0 and listed[0]["sha256"] in out and "verified" in out
+    code, out, _ = run("vault", "--stats", "--json")
+    assert as_json(out)["snapshots"] == 2 and as_json(out)["sessions"] == 1
+
+
+def test_snapshot_of_a_discovered_session_by_id_prefix(
+    run: Run, short: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "claude"
+    project = home / "projects" / "-home-marco-projects-spotter"
+    project.mkdir(parents=True)
+    (project / f"{SHORT_ID}.jsonl").write_bytes(short.read_bytes())
+    code, out, err = run("snapshot", SHORT_ID[:8], "--claude-home", str(home), "--json")
+    assert code == 0, err
+    entry = as_json(out)
+    assert entry["path"] == str((project / f"{SHORT_ID}.jsonl").resolve())
+    assert entry["session_id"] == SHORT_ID
+
+
+def test_diff_prune_and_recall(run: Run, short: Path) -> None:
+    run("snapshot", str(short))
+    card = DigestBlock(goal="start phoenix", errors=["mix phx.server exits"], covers_items=3)
+    record = {"type": "user", "message": {"role": "user", "content": card.render()}}
+    with short.open("ab") as handle:
+        handle.write(orjson.dumps(record) + b"\n")
+    run("snapshot", str(short))
+    old, new = (e["sha256"] for e in reversed(as_json(run("vault", "--json")[1])))
+    code, out, _ = run("diff", old[:8], new[:8], "--json")
+    diff = as_json(out)
+    assert code == 0 and len(diff["added"]) == 1 and diff["removed"] == []
+    code, out, _ = run("diff", old[:8], new[:8])
+    assert "+1 added, -0 removed, 15 unchanged" in out
+    code, out, _ = run("recall", "--query", "PHOENIX", "--json")
+    recalled = as_json(out)
+    assert code == 0 and recalled["results"][0]["card"]["goal"] == "start phoenix"
+    assert recalled["results"][0]["snapshot_sha256"] == new
+    code, out, _ = run("recall", "--query", "phoenix")
+    assert code == 0 and "[gobtui state card]" in out and "goal: start phoenix" in out
+    code, out, _ = run("prune", "--keep", "1")
+    assert code == 0 and "would drop 1 of 2" in out and "--yes" in out
+    assert len(as_json(run("vault", "--json")[1])) == 2
+    code, out, _ = run("prune", "--keep", "1", "--yes", "--json")
+    assert code == 0 and as_json(out)["dropped_entries"] == 1 and not as_json(out)["dry_run"]
+    assert [e["sha256"] for e in as_json(run("vault", "--json")[1])] == [new]
+
+
+def test_search_and_read_snapshot(run: Run, fixture_copy: Copy) -> None:
+    source = fixture_copy(CODEX)
+    code, out, _ = run("snapshot", str(source), "--json")
+    entry = as_json(out)
+    assert code == 0 and entry["session_id"] == CODEX_ID and entry["provider"] == "codex"
+    sha = entry["sha256"]
+    code, out, _ = run("search-snapshot", sha, "--query", "token_count", "--json")
+    found = as_json(out)
+    assert code == 0 and found["matched_records"] > 0
+    first = found["matches"][0]["record_index"]
+    code, out, err = run("read-snapshot", sha, "--record", str(first), "--max-bytes", "64")
+    line = source.read_bytes().splitlines()[first]
+    assert code == 0 and out == line[:64].decode() + "\n"
+    assert "untrusted archived data" in err and "--offset 64" in err
+    code, out, _ = run("read-snapshot", sha, "--record", str(first), "--offset", "64", "--json")
+    page = as_json(out)
+    assert page["content"].encode() == line[64:] and page["next_offset"] is None
+    code, out, _ = run("search-snapshot", sha, "--query", "token_count")
+    assert code == 0 and "records match" in out and "token_count" not in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search-snapshot", "abcd1234", "--query", "x"],
+        ["read-snapshot", "0" * 64, "--record", "0", "--max-bytes", "3"],
+        ["prune", "--keep", "0"],
+        ["history", "no-such-session"],
+        ["show", "ffffffff"],
+        ["recall", "--query", ""],
+    ],
+)
+def test_bad_input_exits_2_with_one_line(run: Run, short: Path, args: list[str]) -> None:
+    run("snapshot", str(short))
+    code, out, err = run(*args)
+    assert code == 2 and out == ""
+    assert err.startswith("gobtui: error: ") and err.count("\n") == 1
+
+
+def test_a_missing_required_option_is_a_usage_error(run: Run) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        run("read-snapshot", "0" * 64)
+    assert exit_.value.code == 2
+
+
+def test_snapshot_refuses_non_transcripts_and_long_labels(
+    run: Run, short: Path, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\n")
+    code, _, err = run("snapshot", str(notes))
+    assert code == 2 and "not a Claude Code or Codex transcript" in err
+    code, _, err = run("snapshot", str(short), "--label", "x" * 129)
+    assert code == 2 and "strategy" in err
+    assert not (data_dir() / "vault" / "index.jsonl").exists()
+
+
+def test_a_damaged_vault_exits_1_and_names_the_chunk(run: Run, short: Path) -> None:
+    entry = as_json(run("snapshot", str(short), "--json")[1])
+    vault = data_dir() / "vault"
+    chunk = as_json((vault / "manifests" / entry["sha256"]).read_bytes())["chunks"][0]
+    path = vault / "chunks" / chunk
+    os.chmod(path, 0o600)
+    data = bytearray(path.read_bytes())
+    data[0] ^= 0xFF
+    path.write_bytes(bytes(data))
+    for args in (
+        ["show", entry["sha256"][:8]],
+        ["search-snapshot", entry["sha256"], "--query", "x"],
+        ["recall"],
+        ["prune"],
+    ):
+        code, out, err = run(*args)
+        assert code == 1 and out == ""
+        assert err.startswith(f"gobtui: error: vault damaged: chunk {chunk}")
+        assert err.rstrip().endswith("repair required") and err.count("\n") == 1
+
+
+def test_a_damaged_index_exits_1(run: Run, short: Path) -> None:
+    run("snapshot", str(short))
+    with (data_dir() / "vault" / "index.jsonl").open("ab") as handle:
+        handle.write(b"garbage\n")
+    code, _, err = run("vault")
+    assert code == 1 and "vault damaged: index line 2 is invalid" in err
+    code, _, err = run("snapshot", str(short))
+    assert code == 1 and "repair required" in err
+
+
+def test_empty_vault_outputs(run: Run) -> None:
+    assert run("vault") == (0, "the vault is empty\n", "")
+    assert as_json(run("vault", "--json")[1]) == []
+    code, out, _ = run("recall")
+    assert code == 0 and "no state cards found in 0 snapshots" in out
+    assert not (data_dir() / "vault").exists()
