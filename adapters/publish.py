@@ -71,6 +71,19 @@ def operations_dir(root: Path | None = None) -> Path:
     return private_dir((root or data_dir()) / "operations")
 
 
+def receipt_roots(root: Path | None = None) -> set[str]:
+    """Snapshot ids that receipts point at: prune keeps them (an undo needs them)."""
+    directory = (root or data_dir()) / "operations"
+    roots: set[str] = set()
+    if not directory.is_dir():
+        return roots
+    for path in directory.glob("*.json"):
+        receipt = _read_receipt(path)
+        if receipt is not None:
+            roots.add(receipt.snapshot_manifest_sha256)
+    return roots
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:

@@ -269,7 +269,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 @_handles_vault_errors
 def cmd_prune(args: argparse.Namespace) -> int:
-    report = _vault().prune(keep=args.keep, dry_run=not args.yes)
+    from adapters.publish import PublishError, receipt_roots
+
+    try:
+        roots = receipt_roots()
+    except PublishError as error:
+        raise CliError(f"{error}; prune needs every receipt readable", 1) from None
+    report = _vault().prune(keep=args.keep, dry_run=not args.yes, extra_roots=roots)
     if args.json:
         return _dump(report)
     verb = "would drop" if report.dry_run else "dropped"

@@ -249,3 +249,20 @@ def test_codex_fork_is_a_rollout_file_with_a_new_session_meta_id(
     first = orjson.loads(fork.read_bytes().split(b"\n", 1)[0])
     assert first["type"] == "session_meta" and first["payload"]["id"] == receipt.session_id
     assert source.read_bytes() == original
+
+
+def test_prune_keeps_the_snapshots_receipts_point_at(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    from adapters.publish import receipt_roots
+
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)
+    # Two newer snapshots of the same stream: keep=1 would drop the receipt's one.
+    with claude_source.open("ab") as handle:
+        handle.write(b'{"type":"summary","summary":"later"}\n')
+    vault.snapshot(claude_source, Provider.CLAUDE, SPOTTER, "manual", 1_764_400_100.0)
+    roots = receipt_roots(tmp_path / "data")
+    assert roots == {receipt.snapshot_manifest_sha256}
+    vault.prune(keep=1, dry_run=False, extra_roots=roots)
+    assert vault.read_bytes(receipt.snapshot_manifest_sha256)  # still there, still verifies
