@@ -31,6 +31,7 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.more
 
 screenshots: $(STAMP)
 	$(BIN)/python -m gobtui.screenshots screenshots

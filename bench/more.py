@@ -1,0 +1,137 @@
+"""`make bench`, second half: planning, vault and apply figures (issues 3 and 4).
+
+Rows (each isolated; one failing prints its error and the others still run):
+  f. plan time per strategy on a 200 MB Claude session, as a ratio to one full parse
+  g. eval of every strategy (load + all rows) as a ratio to one full parse   target < 3x
+  h. the state card over every elidable output of that session (time, bytes)
+  i. vault: snapshot of a 500 MB transcript vs sha256 of the same bytes       target < 1.5x
+  j. vault: re-snapshot after appending 1 MiB: new chunks                     target <= 2
+  k. vault: search-snapshot over the 500 MB snapshot
+  l. apply end to end on the 200 MB session (plan, snapshot, rewrite, verify, publish):
+     time and peak RSS
+Results go to stdout and bench/results/more.json.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bench.big_session import ensure_big_session
+from bench.run import RESULTS, Row, bench_env, noise, render, run_child
+
+BIG = Path(__file__).resolve().parent / ".corpus" / "big-claude-200mb.jsonl"
+
+APPLY_CHILD = """
+import json, sys, time
+from pathlib import Path
+from adapters.planning import load_session, plan_session
+from adapters.publish import Publisher
+from adapters.vault import Vault
+from core.model import Provider
+from core.policy import PolicyConfig
+started = time.perf_counter()
+session = load_session(Path(sys.argv[1]), Provider.CLAUDE)
+loaded = time.perf_counter()
+policy = PolicyConfig()
+outcome = plan_session(session, "elide", policy)
+planned = time.perf_counter()
+receipt = Publisher(Vault(Path(sys.argv[2]))).apply(session, outcome.plan, policy)
+done = time.perf_counter()
+print(json.dumps({"load_s": loaded - started, "plan_s": planned - loaded,
+                  "publish_s": done - planned, "total_s": done - started,
+                  "bytes_before": receipt.bytes_before, "bytes_after": receipt.bytes_after}))
+"""
+
+
+def rows_planning(env: dict[str, str]) -> list[Row]:
+    path = ensure_big_session(BIG)
+    child = run_child("-m", "bench.plan_bench", ["claude", str(path)], env, timeout=900)
+    if child.code != 0:
+        raise RuntimeError(child.stderr.decode(errors="replace").strip().splitlines()[-1])
+    data = json.loads(child.stdout)
+    size = f"{data['bytes'] / 1e6:.0f} MB"
+    worst = max(data["plan_x_parse"].items(), key=lambda kv: kv[1])
+    return [
+        Row("f", f"plan per strategy, claude {size}", worst[1], "x parse", "< 1x each",
+            worst[1] < 1, {"slowest": worst[0], "parse_s": data["parse_s"],
+                           "plan_ms": data["plan_ms"]}),
+        Row("g", "eval of every strategy", data["eval_x_parse"], "x parse", "< 3x",
+            data["eval_x_parse"] < 3, {"eval_s": data["eval_s"], "load_s": data["load_s"],
+                                       "rss_mb": round(child.rss_mb)}),
+        Row("h", "state card", data["card_ms"], "ms", "", None,
+            {"items": data["card_items"], "card_bytes": data["card_bytes"]}),
+    ]  # fmt: skip
+
+
+def rows_vault(work: Path) -> list[Row]:
+    from bench.vault_bench import run_vault_bench
+
+    data: dict[str, Any] = run_vault_bench(
+        work / "vault-bench", lambda line: print(line, file=sys.stderr)
+    )
+    ratio = data.get("snapshot_ratio")
+    chunks = data.get("resnapshot_new_chunks")
+    return [
+        Row("i", "vault snapshot 500 MB vs sha256", ratio, "x", "< 1.5x",
+            None if ratio is None else ratio < 1.5, {k: v for k, v in data.items()
+                                                      if k.startswith(("snapshot", "sha256", "import"))}),
+        Row("j", "re-snapshot after 1 MiB append", chunks, "chunks", "<= 2",
+            None if chunks is None else chunks <= 2, {k: v for k, v in data.items()
+                                                       if k.startswith("resnapshot")}),
+        Row("k", "search-snapshot over 500 MB", data.get("search_s"), "s", "", None,
+            {k: v for k, v in data.items() if k.startswith("search")}),
+    ]  # fmt: skip
+
+
+def row_apply(env: dict[str, str], work: Path) -> Row:
+    source = work / "apply" / BIG.name
+    source.parent.mkdir(parents=True)
+    shutil.copyfile(ensure_big_session(BIG), source)
+    child = run_child("-c", APPLY_CHILD, [str(source), str(work / "apply-vault")], env, timeout=900)
+    if child.code != 0:
+        raise RuntimeError(child.stderr.decode(errors="replace").strip().splitlines()[-1])
+    data = json.loads(child.stdout)
+    return Row("l", "apply end to end, 200 MB", data["total_s"], "s", "", None,
+               {**{k: round(v, 2) for k, v in data.items() if k.endswith("_s")},
+                "rss_mb": round(child.rss_mb), "bytes_after": data["bytes_after"]})  # fmt: skip
+
+
+def measure(keys: str, fn: Callable[[], list[Row]]) -> list[Row]:
+    print(f"  {keys} ...", file=sys.stderr, flush=True)
+    try:
+        return fn()
+    except Exception as error:  # one failing group never stops the others
+        detail = traceback.format_exception_only(error)[-1].strip()
+        return [Row(keys, keys, error=detail)]
+
+
+def main() -> int:
+    before = noise()
+    with tempfile.TemporaryDirectory(prefix="gobtui-bench-more-") as tmp:
+        work = Path(tmp)
+        env = bench_env(work / "cache", work)
+        rows = [
+            *measure("f-h", lambda: rows_planning(env)),
+            *measure("i-k", lambda: rows_vault(work)),
+            *measure("l", lambda: [row_apply(env, work)]),
+        ]
+    context = before | {"loadavg_before": before["loadavg"], "loadavg_after": noise()["loadavg"]}
+    context["corpus"] = f"{BIG.name} (generated by bench/big_session.py) and a 500 MB vault file"
+    print(render(rows, context))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    payload = {"when": time.time(), "context": context, "rows": [asdict(r) for r in rows]}
+    (RESULTS / "more.json").write_text(json.dumps(payload, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
