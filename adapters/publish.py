@@ -9,22 +9,23 @@ finds the first receipt and returns it instead of writing again.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from enum import StrEnum
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 
-import orjson
-from pydantic import ValidationError
-
-from adapters.atomic import describe, private_dir, publish_new, replace_private
+from adapters.atomic import describe, publish_new
 from adapters.events import append_event
-from adapters.paths import data_dir
+from adapters.operations import (
+    Operation,
+    PublishError,
+    PublishErrorCode,
+    file_sha256,
+    operations_dir,
+    receipt_roots,
+    write_receipt,
+)
 from adapters.planning import LoadedSession
 from adapters.rewrite import RewriteError, apply_plan, rewrite_identity
 from adapters.vault import Vault
@@ -32,129 +33,25 @@ from core.admission import admit
 from core.model import Provider
 from core.plan import CompactionPlan
 from core.policy import PolicyConfig
-from core.receipt import OperationKind, Receipt, fork_session_id, items_covered, operation_id
+from core.receipt import OperationKind, Receipt, items_covered
 from core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
 from core.vault_model import IndexEntry, VaultError
 from core.verify import verify
+
+__all__ = [
+    "STEPS",
+    "PublishError",
+    "PublishErrorCode",
+    "Publisher",
+    "file_sha256",
+    "operations_dir",
+    "receipt_roots",
+]
 
 FaultHook = Callable[[str], None]
 """Called with each step's name after it completes; tests raise there to simulate a crash."""
 
 STEPS = ("snapshot", "candidate", "verify", "intent", "recheck", "publish", "complete")
-
-
-class PublishErrorCode(StrEnum):
-    CONTROL_PLAN = "control_plan"
-    NOT_ADMITTED = "not_admitted"
-    SOURCE_CHANGED = "source_changed"
-    ALREADY_RUNNING = "already_running"
-    NEEDS_RECOVERY = "needs_recovery"
-    SNAPSHOT_MISMATCH = "snapshot_mismatch"
-    REWRITE_FAILED = "rewrite_failed"
-    NOT_SMALLER = "not_smaller"
-    VERIFY_FAILED = "verify_failed"
-    IDENTITY_OVERHEAD = "identity_overhead"
-    TARGET_EXISTS = "target_exists"
-    VAULT = "vault"
-    IO = "io"
-
-
-class PublishError(Exception):
-    """A refused or failed publication; one line, no transcript content."""
-
-    def __init__(self, code: PublishErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def operations_dir(root: Path | None = None) -> Path:
-    return private_dir((root or data_dir()) / "operations")
-
-
-def receipt_roots(root: Path | None = None) -> set[str]:
-    """Snapshot ids that receipts point at: prune keeps them (an undo needs them)."""
-    directory = (root or data_dir()) / "operations"
-    roots: set[str] = set()
-    if not directory.is_dir():
-        return roots
-    for path in directory.glob("*.json"):
-        receipt = _read_receipt(path)
-        if receipt is not None:
-            roots.add(receipt.snapshot_manifest_sha256)
-    return roots
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def fork_path(source: Path, provider: Provider, session_id: str, now: float) -> Path:
-    """Claude: `<id>.jsonl` beside the source; Codex: `rollout-<local time>-<id>.jsonl`."""
-    if provider is Provider.CLAUDE:
-        return source.with_name(f"{session_id}.jsonl")
-    stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.localtime(now))
-    return source.with_name(f"rollout-{stamp}-{session_id}.jsonl")
-
-
-def resume_command(provider: Provider, session_id: str) -> str:
-    if provider is Provider.CLAUDE:
-        return f"claude --resume {session_id}"
-    return f"codex resume {session_id}"
-
-
-@contextmanager
-def _operation_lock(directory: Path, operation: str) -> Iterator[None]:
-    fd = os.open(directory / f"{operation}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise PublishError(
-                PublishErrorCode.ALREADY_RUNNING,
-                "the same operation is already running in another process; try again shortly",
-            ) from None
-        yield
-    finally:
-        os.close(fd)
-
-
-def _read_receipt(path: Path) -> Receipt | None:
-    try:
-        return Receipt.model_validate(orjson.loads(path.read_bytes()))
-    except FileNotFoundError:
-        return None
-    except (orjson.JSONDecodeError, ValidationError):
-        raise PublishError(
-            PublishErrorCode.NEEDS_RECOVERY,
-            f"receipt {path.name} is damaged; refusing to replay the operation",
-        ) from None
-
-
-def _write_receipt(path: Path, receipt: Receipt) -> None:
-    replace_private(path, orjson.dumps(receipt.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
-
-
-def _settled(receipt: Receipt, path: Path) -> Receipt | None:
-    """The earlier receipt when its fork is on disk with the promised bytes; None when the
-    earlier run stopped before publishing (safe to redo); an error when something else sits
-    at the fork's name."""
-    target = Path(receipt.path)
-    if not target.exists():
-        return None
-    if file_sha256(target) != receipt.output_sha256:
-        raise PublishError(
-            PublishErrorCode.NEEDS_RECOVERY,
-            f"{target} exists but differs from this operation's output; refusing speculative "
-            "replay",
-        )
-    if not receipt.completed:
-        receipt = receipt.model_copy(update={"completed": True})
-        _write_receipt(path, receipt)
-    return receipt
 
 
 class Publisher:
@@ -212,16 +109,12 @@ class Publisher:
             raise PublishError(PublishErrorCode.NOT_ADMITTED, f"plan refused: {admission.message}")
         source = session.path
         self._require_unchanged(source, session.source_sha256, "planning")
-        canonical = str(source.resolve())
-        operation = operation_id(
-            OperationKind.APPLY, session.provider, canonical, session.source_sha256, plan.edits
-        )
-        new_id = fork_session_id(operation)
-        directory = operations_dir(self.root)
-        receipt_path = directory / f"{operation}.json"
-        with _operation_lock(directory, operation):
-            earlier = _read_receipt(receipt_path)
-            if earlier is not None and (settled := _settled(earlier, receipt_path)) is not None:
+        op = Operation.start(
+            OperationKind.APPLY, session.provider, str(source.resolve()), session.session_id,
+            session.source_sha256, self.root, plan.edits,
+        )  # fmt: skip
+        with op.locked() as (earlier, settled):
+            if settled is not None:
                 return settled, False
             entry = self._snapshot(session, plan.strategy, progress)
             self.fault("snapshot")
@@ -237,39 +130,20 @@ class Publisher:
                 )
             self.fault("candidate")
             self._require_valid(session.data, candidate, session.provider)
-            output = rewrite_identity(candidate, session.provider, new_id)
+            output = rewrite_identity(candidate, session.provider, op.new_id)
             if len(output) >= len(session.data):
                 raise PublishError(
                     PublishErrorCode.IDENTITY_OVERHEAD, "fork identity overhead exceeds savings"
                 )
             self.fault("verify")
-            target = (
-                Path(earlier.path)
-                if earlier
-                else fork_path(source, session.provider, new_id, self.clock())
+            now = self.clock()
+            receipt = op.receipt(
+                plan.strategy, op.target(earlier, now), output, entry.sha256, len(session.data),
+                now, (plan.context_tokens_before, plan.context_tokens_after),
+            )  # fmt: skip
+            published = self._publish(
+                receipt, op.receipt_path, source, session.source_sha256, output
             )
-            receipt = Receipt(
-                operation_id=operation,
-                kind=OperationKind.APPLY,
-                provider=session.provider,
-                strategy=plan.strategy,
-                source_path=canonical,
-                source_session_id=session.session_id,
-                path=str(target),
-                session_id=new_id,
-                source_sha256=session.source_sha256,
-                output_sha256=hashlib.sha256(output).hexdigest(),
-                snapshot_manifest_sha256=entry.sha256,
-                bytes_before=len(session.data),
-                bytes_after=len(output),
-                reclaimed_bytes=len(session.data) - len(output),
-                context_tokens_before=plan.context_tokens_before,
-                context_tokens_after=plan.context_tokens_after,
-                completed=False,
-                created_ts=self.clock(),
-                resume_command=resume_command(session.provider, new_id),
-            )
-            published = self._publish(receipt, receipt_path, source, session.source_sha256, output)
             return published, True
 
     # --- undo and fork ---------------------------------------------------------------------
@@ -289,44 +163,21 @@ class Publisher:
             raise PublishError(
                 PublishErrorCode.VERIFY_FAILED, f"the snapshot does not verify ({codes})"
             )
-        source = Path(entry.path)
-        operation = operation_id(
-            OperationKind.UNDO, provider, entry.path, entry.source_sha256, extra=entry.sha256
-        )
-        new_id = fork_session_id(operation)
-        output = rewrite_identity(data, provider, new_id)
-        directory = operations_dir(self.root)
-        receipt_path = directory / f"{operation}.json"
+        op = Operation.start(
+            OperationKind.UNDO, provider, entry.path, entry.session_id, entry.source_sha256,
+            self.root, extra=entry.sha256,
+        )  # fmt: skip
+        output = rewrite_identity(data, provider, op.new_id)
         outcome = EventOutcome.APPLIED
-        with _operation_lock(directory, operation):
-            earlier = _read_receipt(receipt_path)
-            settled = _settled(earlier, receipt_path) if earlier is not None else None
-            target = (
-                Path(earlier.path) if earlier else fork_path(source, provider, new_id, self.clock())
-            )
-            receipt = Receipt(
-                operation_id=operation,
-                kind=OperationKind.UNDO,
-                provider=provider,
-                strategy="undo",
-                source_path=entry.path,
-                source_session_id=entry.session_id,
-                path=str(target),
-                session_id=new_id,
-                source_sha256=entry.source_sha256,
-                output_sha256=hashlib.sha256(output).hexdigest(),
-                snapshot_manifest_sha256=entry.sha256,
-                bytes_before=entry.bytes,
-                bytes_after=len(output),
-                reclaimed_bytes=max(0, entry.bytes - len(output)),
-                completed=False,
-                created_ts=self.clock(),
-                resume_command=resume_command(provider, new_id),
-            )
+        with op.locked() as (earlier, settled):
             if settled is not None:
                 receipt, outcome = settled, EventOutcome.SKIPPED
             else:
-                receipt = self._publish(receipt, receipt_path, None, None, output)
+                now = self.clock()
+                receipt = op.receipt(
+                    "undo", op.target(earlier, now), output, entry.sha256, entry.bytes, now
+                )
+                receipt = self._publish(receipt, op.receipt_path, None, None, output)
         append_event(
             TelemetryEvent(
                 ts=self.clock(),
@@ -351,45 +202,23 @@ class Publisher:
 
     def fork(self, session: LoadedSession) -> Receipt:
         """A plain copy under a new identity (snapshot first, like every publication)."""
-        canonical = str(session.path.resolve())
-        operation = operation_id(
-            OperationKind.FORK, session.provider, canonical, session.source_sha256
-        )
-        new_id = fork_session_id(operation)
-        directory = operations_dir(self.root)
-        receipt_path = directory / f"{operation}.json"
+        op = Operation.start(
+            OperationKind.FORK, session.provider, str(session.path.resolve()),
+            session.session_id, session.source_sha256, self.root,
+        )  # fmt: skip
         self._require_unchanged(session.path, session.source_sha256, "reading")
-        with _operation_lock(directory, operation):
-            earlier = _read_receipt(receipt_path)
-            if earlier is not None and (settled := _settled(earlier, receipt_path)) is not None:
+        with op.locked() as (earlier, settled):
+            if settled is not None:
                 return settled
             entry = self._snapshot(session, "fork", None)
-            output = rewrite_identity(session.data, session.provider, new_id)
-            target = (
-                Path(earlier.path)
-                if earlier
-                else fork_path(session.path, session.provider, new_id, self.clock())
+            output = rewrite_identity(session.data, session.provider, op.new_id)
+            now = self.clock()
+            receipt = op.receipt(
+                "fork", op.target(earlier, now), output, entry.sha256, len(session.data), now
             )
-            receipt = Receipt(
-                operation_id=operation,
-                kind=OperationKind.FORK,
-                provider=session.provider,
-                strategy="fork",
-                source_path=canonical,
-                source_session_id=session.session_id,
-                path=str(target),
-                session_id=new_id,
-                source_sha256=session.source_sha256,
-                output_sha256=hashlib.sha256(output).hexdigest(),
-                snapshot_manifest_sha256=entry.sha256,
-                bytes_before=len(session.data),
-                bytes_after=len(output),
-                reclaimed_bytes=max(0, len(session.data) - len(output)),
-                completed=False,
-                created_ts=self.clock(),
-                resume_command=resume_command(session.provider, new_id),
+            return self._publish(
+                receipt, op.receipt_path, session.path, session.source_sha256, output
             )
-            return self._publish(receipt, receipt_path, session.path, session.source_sha256, output)
 
     # --- steps -----------------------------------------------------------------------------
 
@@ -446,7 +275,7 @@ class Publisher:
     ) -> Receipt:
         target = Path(receipt.path)
         try:
-            _write_receipt(receipt_path, receipt)
+            write_receipt(receipt_path, receipt)
             self.fault("intent")
             if source is not None and source_sha256 is not None:
                 self._require_unchanged(source, source_sha256, "it was snapshotted")
@@ -461,7 +290,7 @@ class Publisher:
                     ) from None
             self.fault("publish")
             receipt = receipt.model_copy(update={"completed": True})
-            _write_receipt(receipt_path, receipt)
+            write_receipt(receipt_path, receipt)
             self.fault("complete")
         except OSError as error:
             raise PublishError(PublishErrorCode.IO, f"cannot publish: {describe(error)}") from None

@@ -1,0 +1,218 @@
+"""Publication bookkeeping: operation ids, receipts on disk, their lock, the fork's name.
+
+A receipt is written as an intent before the fork is published and replaced by a completed
+one after, under an exclusive per-operation lock; a rerun reads it back to answer without
+writing again (see adapters/publish.py for the sequence).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import orjson
+from pydantic import ValidationError
+
+from adapters.atomic import private_dir, replace_private
+from adapters.paths import data_dir
+from core.model import Provider
+from core.plan import Edit
+from core.receipt import OperationKind, Receipt, fork_session_id, operation_id
+
+
+class PublishErrorCode(StrEnum):
+    CONTROL_PLAN = "control_plan"
+    NOT_ADMITTED = "not_admitted"
+    SOURCE_CHANGED = "source_changed"
+    ALREADY_RUNNING = "already_running"
+    NEEDS_RECOVERY = "needs_recovery"
+    SNAPSHOT_MISMATCH = "snapshot_mismatch"
+    REWRITE_FAILED = "rewrite_failed"
+    NOT_SMALLER = "not_smaller"
+    VERIFY_FAILED = "verify_failed"
+    IDENTITY_OVERHEAD = "identity_overhead"
+    TARGET_EXISTS = "target_exists"
+    VAULT = "vault"
+    IO = "io"
+
+
+class PublishError(Exception):
+    """A refused or failed publication; one line, no transcript content."""
+
+    def __init__(self, code: PublishErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def operations_dir(root: Path | None = None) -> Path:
+    return private_dir((root or data_dir()) / "operations")
+
+
+def receipt_roots(root: Path | None = None) -> set[str]:
+    """Snapshot ids that receipts point at: prune keeps them (an undo needs them)."""
+    directory = (root or data_dir()) / "operations"
+    roots: set[str] = set()
+    if not directory.is_dir():
+        return roots
+    for path in directory.glob("*.json"):
+        receipt = read_receipt(path)
+        if receipt is not None:
+            roots.add(receipt.snapshot_manifest_sha256)
+    return roots
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def fork_path(source: Path, provider: Provider, session_id: str, now: float) -> Path:
+    """Claude: `<id>.jsonl` beside the source; Codex: `rollout-<local time>-<id>.jsonl`."""
+    if provider is Provider.CLAUDE:
+        return source.with_name(f"{session_id}.jsonl")
+    stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.localtime(now))
+    return source.with_name(f"rollout-{stamp}-{session_id}.jsonl")
+
+
+def resume_command(provider: Provider, session_id: str) -> str:
+    if provider is Provider.CLAUDE:
+        return f"claude --resume {session_id}"
+    return f"codex resume {session_id}"
+
+
+@contextmanager
+def operation_lock(directory: Path, operation: str) -> Iterator[None]:
+    fd = os.open(directory / f"{operation}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise PublishError(
+                PublishErrorCode.ALREADY_RUNNING,
+                "the same operation is already running in another process; try again shortly",
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def read_receipt(path: Path) -> Receipt | None:
+    try:
+        return Receipt.model_validate(orjson.loads(path.read_bytes()))
+    except FileNotFoundError:
+        return None
+    except (orjson.JSONDecodeError, ValidationError):
+        raise PublishError(
+            PublishErrorCode.NEEDS_RECOVERY,
+            f"receipt {path.name} is damaged; refusing to replay the operation",
+        ) from None
+
+
+def write_receipt(path: Path, receipt: Receipt) -> None:
+    replace_private(path, orjson.dumps(receipt.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
+
+
+def settled_receipt(receipt: Receipt, path: Path) -> Receipt | None:
+    """The earlier receipt when its fork is on disk with the promised bytes; None when the
+    earlier run stopped before publishing (safe to redo); an error when something else sits
+    at the fork's name."""
+    target = Path(receipt.path)
+    if not target.exists():
+        return None
+    if file_sha256(target) != receipt.output_sha256:
+        raise PublishError(
+            PublishErrorCode.NEEDS_RECOVERY,
+            f"{target} exists but differs from this operation's output; refusing speculative "
+            "replay",
+        )
+    if not receipt.completed:
+        receipt = receipt.model_copy(update={"completed": True})
+        write_receipt(path, receipt)
+    return receipt
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One apply, undo or fork: its deterministic id, the fork's id and its receipt file."""
+
+    kind: OperationKind
+    provider: Provider
+    source_path: str
+    source_session_id: str
+    source_sha256: str
+    id: str
+    new_id: str
+    receipt_path: Path
+
+    @classmethod
+    def start(
+        cls,
+        kind: OperationKind,
+        provider: Provider,
+        source_path: str,
+        source_session_id: str,
+        source_sha256: str,
+        root: Path | None,
+        edits: list[Edit] | None = None,
+        extra: str = "",
+    ) -> Operation:
+        operation = operation_id(kind, provider, source_path, source_sha256, edits, extra)
+        return cls(
+            kind, provider, source_path, source_session_id, source_sha256, operation,
+            fork_session_id(operation), operations_dir(root) / f"{operation}.json",
+        )  # fmt: skip
+
+    @contextmanager
+    def locked(self) -> Iterator[tuple[Receipt | None, Receipt | None]]:
+        """Held for the whole operation: (the earlier receipt, that receipt when its fork is
+        already published as promised)."""
+        with operation_lock(self.receipt_path.parent, self.id):
+            earlier = read_receipt(self.receipt_path)
+            yield earlier, (settled_receipt(earlier, self.receipt_path) if earlier else None)
+
+    def target(self, earlier: Receipt | None, now: float) -> Path:
+        if earlier is not None:
+            return Path(earlier.path)
+        return fork_path(Path(self.source_path), self.provider, self.new_id, now)
+
+    def receipt(
+        self,
+        strategy: str,
+        target: Path,
+        output: bytes,
+        snapshot: str,
+        bytes_before: int,
+        now: float,
+        tokens: tuple[int, int] = (0, 0),
+    ) -> Receipt:
+        return Receipt(
+            operation_id=self.id,
+            kind=self.kind,
+            provider=self.provider,
+            strategy=strategy,
+            source_path=self.source_path,
+            source_session_id=self.source_session_id,
+            path=str(target),
+            session_id=self.new_id,
+            source_sha256=self.source_sha256,
+            output_sha256=hashlib.sha256(output).hexdigest(),
+            snapshot_manifest_sha256=snapshot,
+            bytes_before=bytes_before,
+            bytes_after=len(output),
+            reclaimed_bytes=max(0, bytes_before - len(output)),
+            context_tokens_before=tokens[0],
+            context_tokens_after=tokens[1],
+            completed=False,
+            created_ts=now,
+            resume_command=resume_command(self.provider, self.new_id),
+        )
