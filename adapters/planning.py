@@ -3,6 +3,12 @@
 The source is read once into memory and bound to its sha256; every candidate is built from
 those bytes in memory (a temporary copy that never touches the disk), so an eval cannot
 disturb the session it measures, and `apply` can later refuse a source that moved on.
+
+Loading reads every line once (adapters.rewrite_lines.read_source): the elided-output heads,
+the card's scan of the file and verify's per-line facts come from that one pass. A session
+then keeps what its plans share: a PlanMemo (per-item card lines, each strategy's plan,
+admissions), a SourceRewriter (rewritten lines) and SourceChecks (the source's verify state),
+so an eval builds each candidate as an overlay of the source and verifies only its new lines.
 """
 
 from __future__ import annotations
@@ -14,23 +20,25 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 
 from adapters.config_file import ExternalCommand
 from adapters.external import STRATEGY_ID as EXTERNAL_ID
 from adapters.external import ExternalError, run_external
 from adapters.providers import parse_transcript
-from adapters.rewrite import RewriteError, apply_plan, payload_texts
+from adapters.rewrite import CardScanner, RewriteError
+from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
 from core.admission import Admission, admit, protected_tail_start
 from core.evaluation import EvalRow, RowStatus, mark_best
 from core.limits import EVAL_PAYLOAD_BYTES, MAX_PLAN_ITEMS, MAX_PLAN_SOURCE_BYTES
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
-from core.probes import Probe, extract_probes, probe_recall
-from core.strategies import STRATEGIES, EvalContext, UnknownStrategyError, plan_for
-from core.strategies.common import prefix_tokens
-from core.verify import verify
+from core.probes import Probe, ProbeScore, extract_probes, probe_recall, removed_lines
+from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
+from core.strategies.common import admit_with, prefix_tokens
+from core.verify import SourceChecks
 
 Progress = Callable[[int, int, str], None]
 """(done, total, what) while an eval runs."""
@@ -54,7 +62,12 @@ class PlanningError(Exception):
 
 @dataclass(frozen=True)
 class LoadedSession:
-    """A transcript read once: its bytes, their digest, the parse and elided-output heads."""
+    """A transcript read once: its bytes, their digest, the parse and elided-output heads.
+
+    What load_session's pass found besides (line starts, the card's scan, verify's line
+    facts) rides along; a session built without them computes each on first use. The memo,
+    rewriter and checks are made on first use and kept: they serve this session only.
+    """
 
     path: Path
     provider: Provider
@@ -62,13 +75,43 @@ class LoadedSession:
     source_sha256: str
     transcript: Transcript
     payloads: Mapping[int, str] = field(repr=False)
+    starts: list[int] | None = field(default=None, repr=False, compare=False)
+    card_scan: CardScanner | None = field(default=None, repr=False, compare=False)
+    checks: SourceChecks | None = field(default=None, repr=False, compare=False)
 
     @property
     def session_id(self) -> str:
         return self.transcript.session_id
 
     def context(self, live: bool) -> EvalContext:
-        return EvalContext(live=live, payloads=self.payloads)
+        return EvalContext(live=live, payloads=self.payloads, memo=self.memo)
+
+    @cached_property
+    def lines(self) -> SourceLines:
+        """The source's lines (as split_lines cuts them), sliced on demand."""
+        return SourceLines(self.data, self.starts)
+
+    @cached_property
+    def memo(self) -> PlanMemo:
+        return PlanMemo(self.transcript, self.payloads)
+
+    @cached_property
+    def rewriter(self) -> SourceRewriter:
+        return SourceRewriter(
+            self.data,
+            self.provider,
+            self.transcript,
+            lines=self.lines,
+            source_sha256=bytes.fromhex(self.source_sha256),
+            scan=self.card_scan,
+        )
+
+    @cached_property
+    def source_checks(self) -> SourceChecks:
+        """verify() of the source, kept line by line for its candidates."""
+        if self.checks is not None:
+            return self.checks
+        return SourceChecks(self.data, self.provider, None, self.lines.starts)
 
 
 def load_session(path: Path, provider: Provider) -> LoadedSession:
@@ -91,15 +134,17 @@ def load_session(path: Path, provider: Provider) -> LoadedSession:
             PlanningErrorCode.TOO_MANY_ITEMS,
             f"{len(transcript.items)} items, over the planning limit of {MAX_PLAN_ITEMS}",
         )
-    elidable = [item.line_index for item in transcript.items if item.elidable]
-    payloads = payload_texts(data, provider, elidable, EVAL_PAYLOAD_BYTES)
+    source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
     return LoadedSession(
         path=path,
         provider=provider,
         data=data,
         source_sha256=hashlib.sha256(data).hexdigest(),
         transcript=transcript,
-        payloads=payloads,
+        payloads=source.payloads,
+        starts=source.lines.starts,
+        card_scan=source.scan,
+        checks=source.checks,
     )
 
 
@@ -138,10 +183,11 @@ def plan_session(
     check_strategy(strategy, external)
     if strategy == EXTERNAL_ID and external is not None:
         return _plan_external(session, policy, external)
-    result = plan_for(strategy, session.transcript, policy, session.context(live))
+    ctx = session.context(live)
+    result = plan_for(strategy, session.transcript, policy, ctx)
     if isinstance(result, NoPlan):
         return PlanOutcome(strategy, result, None)
-    return PlanOutcome(strategy, result, admit(result, session.transcript, policy))
+    return PlanOutcome(strategy, result, admit_with(result, session.transcript, policy, ctx))
 
 
 def _plan_external(
@@ -178,15 +224,73 @@ def _plan_external(
 
 
 def candidate_bytes(session: LoadedSession, plan: CompactionPlan) -> bytes:
-    """The compacted transcript a file plan produces (identity unchanged)."""
-    return apply_plan(session.data, session.provider, plan, session.transcript)
+    """The compacted transcript a file plan produces (identity unchanged): apply_plan's
+    bytes, built from the session's rewriter."""
+    return session.rewriter.apply(plan)
+
+
+class _ProbeWitness:
+    """probe_recall with the payload texts cut down to what its answer depends on.
+
+    A probe is recalled when its line stays, or its text (never a line break) appears in a
+    kept item's summary, label or payload, or in the card. So probe_recall gives the same
+    score when each payload is replaced by the probe texts it holds, and only those of probes
+    whose line the plan removes matter: for each, one kept payload holding it (a witness) is
+    enough. Witnesses are searched lazily and remembered across plans, so a payload is read
+    at most once per probe text in a whole eval.
+    """
+
+    def __init__(
+        self, probes: list[Probe], transcript: Transcript, payloads: Mapping[int, str]
+    ) -> None:
+        self.probes = probes
+        self.transcript = transcript
+        self.payloads = payloads
+        self.exact = all("\n" not in probe.text for probe in probes)
+        visible = {
+            item.line_index for item in transcript.items if item.active and item.est_tokens > 0
+        }
+        self._lines = [line for line in payloads if line in visible]
+        self._hits: dict[str, list[int]] = {}
+        self._scanned: dict[str, int] = {}
+
+    def score(self, plan: CompactionPlan, tail_start: int | None) -> ProbeScore:
+        if not self.exact:
+            return probe_recall(self.probes, self.transcript, plan, tail_start, self.payloads)
+        removed = removed_lines(self.transcript, plan)
+        reduced: dict[int, list[str]] = {}
+        for text in sorted({p.text for p in self.probes if p.line in removed}):
+            line = self._witness(text, removed)
+            if line is not None:
+                reduced.setdefault(line, []).append(text)
+        texts = {line: "\n".join(found) for line, found in reduced.items()}
+        return probe_recall(self.probes, self.transcript, plan, tail_start, texts)
+
+    def _witness(self, text: str, removed: set[int]) -> int | None:
+        """A kept line whose payload holds `text`, or None."""
+        hits = self._hits.setdefault(text, [])
+        for line in hits:
+            if line not in removed:
+                return line
+        lines, payloads = self._lines, self.payloads
+        at = self._scanned.get(text, 0)
+        while at < len(lines):
+            line = lines[at]
+            at += 1
+            if text in payloads[line]:
+                hits.append(line)
+                if line not in removed:
+                    self._scanned[text] = at
+                    return line
+        self._scanned[text] = at
+        return None
 
 
 @dataclass
 class _EvalShared:
     """What every row of one eval reuses: the probes and where the protected tail starts."""
 
-    probes: list[Probe]
+    probes: _ProbeWitness
     tail_start: int | None
     source_findings: Counter[str]
     """What the source itself already gets from verify: a candidate is valid when it has no
@@ -206,11 +310,11 @@ def evaluate_session(
         check_strategy(name)
     transcript = session.transcript
     shared = _EvalShared(
-        probes=extract_probes(transcript, session.payloads),
-        tail_start=protected_tail_start(transcript, policy.keep_recent_tool_outputs),
-        source_findings=Counter(
-            f.code.value for f in verify(session.data, session.provider).findings
+        probes=_ProbeWitness(
+            extract_probes(transcript, session.payloads), transcript, session.payloads
         ),
+        tail_start=protected_tail_start(transcript, policy.keep_recent_tool_outputs),
+        source_findings=Counter(f.code.value for f in session.source_checks.report().findings),
     )
     rows: list[EvalRow] = []
     for done, name in enumerate(names):
@@ -251,7 +355,7 @@ def _evaluate_one(
             bytes_before=len(session.data),
         )
     plan = result
-    score = probe_recall(shared.probes, transcript, plan, shared.tail_start, session.payloads)
+    score = shared.probes.score(plan, shared.tail_start)
     digest = plan.digest
     row = EvalRow(
         strategy=name,
@@ -278,12 +382,12 @@ def _evaluate_one(
         )
     if plan.is_control:
         return row
-    candidate = candidate_bytes(session, plan)
-    report = verify(candidate, session.provider)
+    candidate = session.rewriter.overlay(plan)
+    report = session.source_checks.candidate_report(candidate.replaced, candidate.appended)
     added = Counter(f.code.value for f in report.findings) - shared.source_findings
     return row.model_copy(
         update={
-            "bytes_after": len(candidate),
+            "bytes_after": candidate.size,
             "valid": report.ok and not added,
             "verify_errors": report.errors,
             "verify_warnings": report.warnings,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -92,7 +92,7 @@ def encode_line(record: Record, ending: bytes) -> bytes:
     return orjson.dumps(record) + ending
 
 
-def decode_at(lines: list[bytes], index: int) -> Record:
+def decode_at(lines: Sequence[bytes], index: int) -> Record:
     """The record on line `index`; line_out_of_range or not_json otherwise."""
     if not 0 <= index < len(lines):
         raise RewriteError(
@@ -192,8 +192,13 @@ def cut_utf8(text: str, limit: int) -> str:
 
 def plan_seed(data: bytes, provider: Provider, plan: CompactionPlan) -> bytes:
     """What appended records' ids derive from: the provider, the source bytes, the plan."""
+    return plan_seed_of(hashlib.sha256(data).digest(), provider, plan)
+
+
+def plan_seed_of(source_sha256: bytes, provider: Provider, plan: CompactionPlan) -> bytes:
+    """plan_seed() given the sha256 digest of the source bytes."""
     digest = hashlib.sha256()
-    for part in (provider.value.encode(), hashlib.sha256(data).digest(), plan.model_dump_json()):
+    for part in (provider.value.encode(), source_sha256, plan.model_dump_json()):
         digest.update(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
     return digest.digest()
@@ -211,8 +216,19 @@ def derived_uuid(seed: bytes, purpose: str) -> str:
 # -- applying a plan ---------------------------------------------------------------------------
 
 
+class CardScanner(Protocol):
+    """A provider's CardScan: what its card needs from the file, fed record by record."""
+
+    def feed(self, index: int, record: Record) -> None: ...
+
+    def finish(self) -> None: ...
+
+
 class _Half(Protocol):
     """What each provider module (adapters.rewrite_claude / rewrite_codex) provides."""
+
+    @property
+    def CardScan(self) -> Callable[[str], CardScanner]: ...  # a class
 
     def has_image_output(self, record: Record) -> bool: ...
 
@@ -221,14 +237,26 @@ class _Half(Protocol):
         ...
 
     def card_records(
-        self, lines: list[bytes], transcript: Transcript, card: str, seed: bytes
+        self, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
     ) -> list[Record]:
         """The records that carry the state card `card`, to append after `lines`."""
+        ...
+
+    def card_records_scanned(
+        self, scan: Any, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
+    ) -> list[Record]:
+        """card_records() given `scan`, a CardScan of the lines (or of lines that differ
+        from them by elides only)."""
         ...
 
     def rewrite_identity_record(self, record: Record, new_id: str) -> bool: ...
 
     def payload_text(self, record: Record) -> str | None: ...
+
+
+def provider_half(provider: Provider) -> _Half:
+    """The provider's half (for adapters.rewrite_lines)."""
+    return _half(provider)
 
 
 def _half(provider: Provider) -> _Half:
@@ -254,7 +282,7 @@ def _elide_targets(plan: CompactionPlan) -> dict[int, ElideEdit]:
 
 
 def _elide_line(
-    lines: list[bytes], index: int, edit: ElideEdit, item: TranscriptItem | None, half: _Half
+    lines: Sequence[bytes], index: int, edit: ElideEdit, item: TranscriptItem | None, half: _Half
 ) -> bytes:
     record = decode_at(lines, index)
     if item is None or not item.elidable:

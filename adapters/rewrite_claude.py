@@ -9,6 +9,7 @@ the conversation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from adapters.claude import ClaudeState
@@ -89,36 +90,53 @@ def rewrite_identity_record(record: Record, new_id: str) -> bool:
     return True
 
 
-class _Scan:
+class CardScan:
     """What the card needs from the file: the live leaf (as the parser finds it), the links,
-    the newest timestamp and mode, the session id."""
+    the newest timestamp and mode, the session id. Fed every record in file order (`feed`),
+    then read after `finish`.
 
-    def __init__(self, lines: list[bytes], path: str) -> None:
-        state = ClaudeState(path)
+    An elide changes only tool_result contents, none of what the scan reads, so the scan of a
+    source serves every plan applied to it (adapters.rewrite_lines relies on that).
+    """
+
+    def __init__(self, path: str) -> None:
+        self._state = ClaudeState(path)
         self.parents: dict[str, str | None] = {}
         self.where: dict[str, tuple[Any, int]] = {}
         """uuid -> (record type, line)."""
         self.timestamp: str | None = None
         self.mode: str | None = None
+        self.leaf: str | None = None
+        self.session_id: str | None = None
+
+    @classmethod
+    def of(cls, lines: Sequence[bytes], path: str) -> CardScan:
+        scan = cls(path)
         for index, line in enumerate(lines):
             record = decode_line(line.strip())
-            if not isinstance(record, dict):
-                continue
-            kind = record.get("type")
-            uuid = record.get("uuid")
-            parent = record.get("parentUuid")
-            state.feed_parts(record, kind, uuid, parent)
-            if type(uuid) is str:
-                self.parents[uuid] = parent if type(parent) is str else None
-                self.where[uuid] = (kind, index)
-            stamp = record.get("timestamp")
-            if type(stamp) is str and stamp:
-                self.timestamp = stamp
-            mode = record.get("mode")
-            if kind == "mode" and type(mode) is str and mode:
-                self.mode = mode
-        self.leaf = state.leaf(self.parents)
-        self.session_id = state.session_id
+            if isinstance(record, dict):
+                scan.feed(index, record)
+        scan.finish()
+        return scan
+
+    def feed(self, index: int, record: Record) -> None:
+        kind = record.get("type")
+        uuid = record.get("uuid")
+        parent = record.get("parentUuid")
+        self._state.feed_parts(record, kind, uuid, parent)
+        if type(uuid) is str:
+            self.parents[uuid] = parent if type(parent) is str else None
+            self.where[uuid] = (kind, index)
+        stamp = record.get("timestamp")
+        if type(stamp) is str and stamp:
+            self.timestamp = stamp
+        mode = record.get("mode")
+        if kind == "mode" and type(mode) is str and mode:
+            self.mode = mode
+
+    def finish(self) -> None:
+        self.leaf = self._state.leaf(self.parents)
+        self.session_id = self._state.session_id
 
     def newest_user(self) -> int | None:
         """The line of the newest user record on the live branch."""
@@ -137,10 +155,16 @@ class _Scan:
 
 
 def card_records(
-    lines: list[bytes], transcript: Transcript, card: str, seed: bytes
+    lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
 ) -> list[Record]:
     """A user record holding `card` (its parent the live leaf), then last-prompt and mode."""
-    scan = _Scan(lines, transcript.path)
+    return card_records_scanned(CardScan.of(lines, transcript.path), lines, transcript, card, seed)
+
+
+def card_records_scanned(
+    scan: CardScan, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
+) -> list[Record]:
+    """card_records() with the scan of `lines` already made."""
     # Context fields come from the newest live user record, else from the leaf.
     sources: list[Record] = []
     for line in (scan.newest_user(), scan.leaf_line()):

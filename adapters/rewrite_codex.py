@@ -7,6 +7,7 @@ resume); calls and their `call_id`s stay. The card is a user `message` response_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -120,27 +121,50 @@ def rewrite_identity_record(record: Record, new_id: str) -> bool:
     return changed
 
 
+class CardScan:
+    """What the card needs from the file: the newest record's timestamp, and whether records
+    carry ordinals. Fed every record in file order (`feed`); an elide changes neither."""
+
+    def __init__(self, path: str) -> None:
+        self.timestamp: str | None = None
+        self.ordinals = False
+
+    @classmethod
+    def of(cls, lines: Sequence[bytes], path: str) -> CardScan:
+        scan = cls(path)
+        for index, line in enumerate(lines):
+            record = decode_line(line.strip())
+            if isinstance(record, dict):
+                scan.feed(index, record)
+        return scan
+
+    def feed(self, index: int, record: Record) -> None:
+        stamp = record.get("timestamp")
+        if type(stamp) is str:
+            self.timestamp = stamp
+        if type(record.get("ordinal")) is int:
+            self.ordinals = True
+
+    def finish(self) -> None:
+        pass
+
+
 def card_records(
-    lines: list[bytes], transcript: Transcript, card: str, seed: bytes
+    lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
 ) -> list[Record]:
     """One user message response_item holding `card`: the newest record's timestamp, and an
     `ordinal` (the new line's index) when the file's records carry one."""
-    timestamp: str | None = None
-    ordinals = False
-    for line in reversed(lines):
-        record = decode_line(line.strip())
-        if not isinstance(record, dict):
-            continue
-        stamp = record.get("timestamp")
-        if timestamp is None and type(stamp) is str:
-            timestamp = stamp
-        ordinals = ordinals or type(record.get("ordinal")) is int
-        if timestamp is not None and ordinals:
-            break
+    return card_records_scanned(CardScan.of(lines, transcript.path), lines, transcript, card, seed)
+
+
+def card_records_scanned(
+    scan: CardScan, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
+) -> list[Record]:
+    """card_records() with the scan of `lines` already made."""
     message: Record = {}
-    if timestamp is not None:
-        message["timestamp"] = timestamp
-    if ordinals:
+    if scan.timestamp is not None:
+        message["timestamp"] = scan.timestamp
+    if scan.ordinals:
         message["ordinal"] = len(lines)
     message["type"] = "response_item"
     message["payload"] = {

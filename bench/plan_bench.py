@@ -1,13 +1,20 @@
 """Planning figures on one big transcript: `python -m bench.plan_bench <provider> <path>`.
 
-Prints one JSON object: the full parse, the load planning does (read + parse + payload heads),
-each strategy's plan time, a full eval, and the state card's cost, each also as a ratio to one
-full parse. The trigger is lowered to 20k (floor 5k) so every strategy has something to do.
+Prints one JSON object: the full parse, the load planning does (read + parse + one pass over
+the lines), each strategy's plan time, a full eval, and the state card's cost, each also as a
+ratio to one full parse, and the peak RSS. The trigger is lowered to 20k (floor 5k) so every
+strategy has something to do.
+
+Every figure is cold: a loaded session keeps what its plans share (card lines, plans,
+rewritten lines), so each strategy is planned, and the eval run, on a fresh copy of the
+session as load_session returned it, and the card is built without a memo.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import resource
 import sys
 import time
 from pathlib import Path
@@ -35,12 +42,14 @@ def main(argv: list[str]) -> int:
 
     plan_ms: dict[str, float] = {}
     for name in STRATEGIES:
+        fresh = dataclasses.replace(session)
         started = time.perf_counter()
-        plan_session(session, name, POLICY)
+        plan_session(fresh, name, POLICY)
         plan_ms[name] = round((time.perf_counter() - started) * 1000, 1)
 
+    fresh = dataclasses.replace(session)
     started = time.perf_counter()
-    rows = evaluate_session(session, POLICY)
+    rows = evaluate_session(fresh, POLICY)
     eval_only_s = time.perf_counter() - started
     eval_s = load_s + eval_only_s  # what `gobtui eval` costs from the file
 
@@ -67,6 +76,7 @@ def main(argv: list[str]) -> int:
                 "card_ms": round(card_ms, 1),
                 "card_items": len(lines),
                 "card_bytes": len(card.render().encode()),
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             }
         )
     )

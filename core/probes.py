@@ -11,7 +11,7 @@ of one kind per line, chosen round-robin across kinds and sorted by (line, kind)
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -161,11 +161,42 @@ def _value(kind: ProbeKind, text: str, match: re.Match[str]) -> str | None:
     return match.group()
 
 
+_COMMAND_NEEDLES = tuple(command + " " for command in COMMANDS)
+_DECISION_NEEDLES = ("decide", "decision", "chose", "will use", "going with")
+_ERROR_NEEDLES = ("error[", "error: ", "FAILED", "panicked")
+
+
+def _may_match(kind: ProbeKind, text: str, lowered: Callable[[], str]) -> bool:
+    """A literal every match of `kind` contains: False means the pattern cannot match, so
+    the regex scan (slow on big payloads) is skipped without changing any result."""
+    if kind is ProbeKind.PATH:
+        return "/" in text
+    if kind is ProbeKind.FILE_NAME:
+        return "." in text
+    if kind is ProbeKind.COMMAND:
+        return any(needle in text for needle in _COMMAND_NEEDLES)
+    if kind is ProbeKind.DECISION:
+        if not text.isascii():
+            return True  # Unicode case folding is subtler than lower(): let the regex decide
+        folded = lowered()
+        return any(needle in folded for needle in _DECISION_NEEDLES)
+    if kind is ProbeKind.ERROR_SIGNATURE:
+        return any(needle in text for needle in _ERROR_NEEDLES)
+    return "_" in text or _CAMEL.search(text) is not None  # snake_case or camelCase
+
+
 def line_probes(text: str, line: int, kinds: frozenset[ProbeKind] = ALL_KINDS) -> list[Probe]:
     """The probes of one line's text, at most 4 per kind, kinds in order."""
     found: list[Probe] = []
+    folded: list[str] = []
+
+    def lowered() -> str:
+        if not folded:
+            folded.append(text.lower())
+        return folded[0]
+
     for kind, pattern in _MATCHERS:
-        if kind not in kinds:
+        if kind not in kinds or not _may_match(kind, text, lowered):
             continue
         seen: set[str] = set()
         for match in pattern.finditer(text):

@@ -17,16 +17,12 @@ sequence is a torn tail (partial_tail) rather than an invalid_utf8 transcript.
 
 from __future__ import annotations
 
-import json
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
 
-import orjson
 from pydantic import BaseModel, computed_field
 
 from core.limits import VERIFY_MAX_BYTES, VERIFY_MAX_RECORDS
 from core.model import Provider
-from core.verify_claude import ClaudeChecker
-from core.verify_codex import CodexChecker
 from core.verify_findings import (
     Finding,
     FindingCode,
@@ -34,18 +30,18 @@ from core.verify_findings import (
     LimitKind,
     Severity,
 )
+from core.verify_lines import LineFact, LineKind, LinePass, fact_reader, read_facts, read_line
 
 __all__ = [
     "Finding",
     "FindingCode",
     "LimitKind",
     "Severity",
+    "SourceChecks",
     "VerifyReport",
     "oversize_report",
     "verify",
 ]
-
-Record = dict[str, Any]
 
 
 class VerifyReport(BaseModel):
@@ -95,27 +91,26 @@ def oversize_report(size: int, provider: Provider) -> VerifyReport:
     return _report(provider, sink, 0, size)
 
 
-class RecordChecker(Protocol):
-    """A provider's checks: fed every object record in file order, then finished."""
-
-    def feed(self, line: int, record: Record) -> None: ...
-
-    def finish(self) -> None: ...
-
-
-def _checker(provider: Provider, sink: FindingSink) -> RecordChecker:
-    if provider is Provider.CLAUDE:
-        return ClaudeChecker(sink)
-    return CodexChecker(sink)
-
-
 def verify(data: bytes, provider: Provider) -> VerifyReport:
     """Every structural finding of one transcript's bytes."""
     size = len(data)
     if size > VERIFY_MAX_BYTES:
         return oversize_report(size, provider)
+    n_lines = _count_lines(data)
+    early = _early_report(data, n_lines, provider)
+    if early is not None:
+        return early
+    facts, starts = read_facts(data, n_lines, provider)
+    return _report_of_facts(provider, facts, lambda index: starts[index], size)
+
+
+def _count_lines(data: bytes) -> int:
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
+def _early_report(data: bytes, n_lines: int, provider: Provider) -> VerifyReport | None:
+    """The report of a transcript whose lines are not read: too many of them, or none."""
     sink = FindingSink()
-    n_lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
     if n_lines > VERIFY_MAX_RECORDS:
         # The reference reports bad UTF-8 before the record limit.
         bad_at = _utf8_error_offset(data)
@@ -125,112 +120,27 @@ def verify(data: bytes, provider: Provider) -> VerifyReport:
             sink.add(
                 FindingCode.TRANSCRIPT_LIMIT, None, LimitKind.RECORDS, n_lines, VERIFY_MAX_RECORDS
             )
-        return _report(provider, sink, 0, size)
+        return _report(provider, sink, 0, len(data))
     if not n_lines:
         sink.add(FindingCode.EMPTY, None)
-        return _report(provider, sink, 0, size)
-    checker = _checker(provider, sink)
-    try:
-        count = _read_lines(data, n_lines, sink, checker)
-    except _NotUtf8 as error:  # nothing else is worth saying
-        sink = FindingSink()
-        sink.add(FindingCode.INVALID_UTF8, None, error.offset)
-        return _report(provider, sink, 0, size)
-    checker.finish()
-    return _report(provider, sink, count, size)
+        return _report(provider, sink, 0, len(data))
+    return None
 
 
-class _DuplicateKey(Exception):
-    pass
-
-
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise _DuplicateKey
-    return obj
-
-
-def _strict_loads(line: bytes) -> Any:
-    """json.loads refusing duplicate keys (_DuplicateKey)."""
-    return json.loads(line, object_pairs_hook=_unique_object)
-
-
-class _NotUtf8(Exception):
-    def __init__(self, offset: int) -> None:
-        self.offset = offset
-
-
-def _read_lines(data: bytes, n_lines: int, sink: FindingSink, checker: RecordChecker) -> int:
-    """Feed each line's object record to the checker, note the generic findings; the count of
-    JSON values read. Raises _NotUtf8 (with the offset in `data`) at bad UTF-8."""
-    loads, dumps = orjson.loads, orjson.dumps
-    decode_error = orjson.JSONDecodeError
-    find, starts = data.find, data.startswith
-    feed = checker.feed
-    view = memoryview(data)  # lines are zero-copy slices
-    bad: list[int] = []
-    count = 0
-    start = 0
-    for index in range(n_lines):
-        end = find(b"\n", start)
-        if end < 0:
-            end = len(data)
-        line = view[start:end]
-        line_start, start = start, end + 1
-        try:
-            value = loads(line)
-        except decode_error:
-            try:
-                blank = _blank(bytes(line), open_tail=end == len(data))
-            except _NotUtf8 as error:
-                raise _NotUtf8(line_start + error.offset) from None
-            if blank:
-                sink.add(FindingCode.BLANK_LINE, index)
-            else:
-                bad.append(index)
-            continue
-        try:
-            encoded = dumps(value)
-            same = len(encoded) == end - line_start and starts(encoded, line_start)
-        except orjson.JSONEncodeError:  # orjson writes less deep a nesting than it reads
-            same = False
-        if not same:  # the slow, exact look for duplicate keys
-            try:
-                _strict_loads(bytes(line))
-            except _DuplicateKey:
-                sink.add(FindingCode.AMBIGUOUS_JSON, index)
-                continue
-            except (ValueError, RecursionError):
-                pass  # orjson read it: valid JSON
-        count += 1
-        if type(value) is dict:
-            if type(value.get("type")) is not str:
-                sink.add(FindingCode.INVALID_RECORD, index)
-            feed(index, value)
-        else:
-            sink.add(FindingCode.INVALID_RECORD, index)
-    if len(bad) == 1 and bad[0] == n_lines - 1:
-        # One bad line, the last: almost always a write torn by a live session.
-        sink.add(FindingCode.PARTIAL_TAIL, bad[0])
-    else:
-        for index in bad:
-            sink.add(FindingCode.INVALID_JSON, index)
-    return count
-
-
-def _blank(line: bytes, *, open_tail: bool) -> bool:
-    """A line orjson refused: blank (True) or not JSON (False). Raises _NotUtf8 unless the
-    bad UTF-8 is a tail torn inside a character (`open_tail`: the last line, no newline)."""
-    if not line.strip():
-        return True
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as error:
-        if open_tail and error.reason == "unexpected end of data":
-            return False
-        raise _NotUtf8(error.start) from None
-    return not text.strip()  # Unicode whitespace only
+def _report_of_facts(
+    provider: Provider, facts: Sequence[LineFact], line_start: Callable[[int], int], size: int
+) -> VerifyReport:
+    """The report of a transcript of `size` bytes whose lines have these facts."""
+    for index, fact in enumerate(facts):
+        if fact.kind is LineKind.NOT_UTF8:  # nothing else is worth saying
+            sink = FindingSink()
+            sink.add(FindingCode.INVALID_UTF8, None, line_start(index) + fact.offset)
+            return _report(provider, sink, 0, size)
+    checks = LinePass(provider)
+    for index, fact in enumerate(facts):
+        checks.feed(index, fact)
+    checks.finish(len(facts))
+    return _report(provider, checks.sink, checks.count, size)
 
 
 def _utf8_error_offset(data: bytes) -> int | None:
@@ -239,3 +149,173 @@ def _utf8_error_offset(data: bytes) -> int | None:
     except UnicodeDecodeError as error:
         return error.start
     return None
+
+
+class SourceChecks:
+    """verify() of one transcript kept line by line, so that a candidate built from it (its
+    lines, some replaced, maybe some appended) is verified by reading only the new lines.
+
+    `candidate_report(replaced, appended)` is verify() of the candidate's bytes: the source's
+    lines with replaced[i] in place of line i, then the appended lines (each piece one whole
+    line: its own "\n" ending it, the candidate's last line excepted). When every replaced
+    line says what the line it replaces said, the pass resumes from the source's state after
+    its last line; otherwise it runs over the facts again (new lines read once, memoized).
+    Anything else (a piece that is not one whole line, a limit crossed) is verified from the
+    joined bytes. `facts` and `starts` may come from a reader that already went through the
+    source (core.verify_lines.read_value, line by line): they must be what read_facts gives.
+    """
+
+    def __init__(
+        self,
+        data: bytes,
+        provider: Provider,
+        facts: list[LineFact] | None = None,
+        starts: list[int] | None = None,
+    ) -> None:
+        self.data = data
+        self.provider = provider
+        self._memo: dict[bytes, LineFact] = {}
+        self._record_fact = fact_reader(provider)
+        self._base_pass: LinePass | None = None
+        self._report: VerifyReport | None = None
+        n_lines = _count_lines(data)
+        self.readable = len(data) <= VERIFY_MAX_BYTES and 0 < n_lines <= VERIFY_MAX_RECORDS
+        self._bad_utf8 = False
+        if not self.readable:
+            self.facts: list[LineFact] = []
+            self.starts: list[int] = []
+            return
+        if facts is None or starts is None:
+            facts, starts = read_facts(data, n_lines, provider)
+        self.facts, self.starts = facts, starts
+        self._bad_utf8 = any(fact.kind is LineKind.NOT_UTF8 for fact in facts)
+
+    @property
+    def _base(self) -> LinePass | None:
+        """The pass fed every source line, not finished (None when a line is not UTF-8)."""
+        if self._base_pass is None and self.readable and not self._bad_utf8:
+            base = LinePass(self.provider)
+            for index, fact in enumerate(self.facts):
+                base.feed(index, fact)
+            self._base_pass = base
+        return self._base_pass
+
+    def report(self) -> VerifyReport:
+        """verify(data, provider)."""
+        if self._report is None:
+            if not self.readable:
+                self._report = verify(self.data, self.provider)
+            elif self._base is None:
+                starts = self.starts
+                self._report = _report_of_facts(
+                    self.provider, self.facts, lambda i: starts[i], len(self.data)
+                )
+            else:
+                checks = self._base.clone()
+                checks.finish(len(self.facts))
+                self._report = _report(self.provider, checks.sink, checks.count, len(self.data))
+        return self._report
+
+    def line(self, index: int) -> bytes:
+        """Source line `index` with its terminator."""
+        return self.data[self.starts[index] : self.starts[index + 1]]
+
+    def materialize(self, replaced: Mapping[int, bytes], appended: Sequence[bytes]) -> bytes:
+        """The candidate's bytes."""
+        if not replaced:
+            return self.data + b"".join(appended)
+        pieces: list[bytes] = []
+        at = 0
+        for index in sorted(replaced):
+            start, end = self._span(index)
+            pieces.append(self.data[at:start])
+            pieces.append(replaced[index])
+            at = end
+        pieces.append(self.data[at:])
+        pieces.extend(appended)
+        return b"".join(pieces)
+
+    def _span(self, index: int) -> tuple[int, int]:
+        if self.readable:
+            return self.starts[index], self.starts[index + 1]
+        # Not read line by line: find the line the slow way (only for materializing).
+        start = 0
+        for _ in range(index):
+            start = self.data.index(b"\n", start) + 1
+        end = self.data.find(b"\n", start)
+        return start, len(self.data) if end < 0 else end + 1
+
+    def candidate_report(
+        self, replaced: Mapping[int, bytes], appended: Sequence[bytes] = ()
+    ) -> VerifyReport:
+        """verify() of the candidate (see the class docstring)."""
+        n_source = len(self.facts)
+        if not self.readable or not self._whole_lines(replaced, appended):
+            return verify(self.materialize(replaced, appended), self.provider)
+        size = len(self.data) + sum(len(piece) for piece in appended)
+        for index, piece in replaced.items():
+            size += len(piece) - (self.starts[index + 1] - self.starts[index])
+        if size > VERIFY_MAX_BYTES:
+            return oversize_report(size, self.provider)
+        n_lines = n_source + len(appended)
+        if n_lines > VERIFY_MAX_RECORDS:
+            return verify(self.materialize(replaced, appended), self.provider)
+        new = {index: self._fact(piece) for index, piece in replaced.items()}
+        added = [self._fact(piece) for piece in appended]
+        facts = self.facts
+        if (
+            self._base is not None
+            and all(fact == facts[index] for index, fact in new.items())
+            and not any(fact.kind is LineKind.NOT_UTF8 for fact in added)
+        ):
+            checks = self._base.clone()
+            for offset, fact in enumerate(added):
+                checks.feed(n_source + offset, fact)
+            checks.finish(n_lines)
+            return _report(self.provider, checks.sink, checks.count, size)
+        merged = list(facts)
+        for index, fact in new.items():
+            merged[index] = fact
+        merged.extend(added)
+        return _report_of_facts(
+            self.provider, merged, lambda i: self._start(i, replaced, appended), size
+        )
+
+    def _start(self, index: int, replaced: Mapping[int, bytes], appended: Sequence[bytes]) -> int:
+        """Where the candidate's line `index` starts."""
+        starts = self.starts
+        n_source = len(self.facts)
+        before = min(index, n_source)
+        shift = sum(
+            len(piece) - (starts[i + 1] - starts[i]) for i, piece in replaced.items() if i < before
+        )
+        return starts[before] + shift + sum(len(piece) for piece in appended[: index - before])
+
+    def _whole_lines(self, replaced: Mapping[int, bytes], appended: Sequence[bytes]) -> bool:
+        """Each piece is one whole line: a "\n" at its end only, and absent only from the
+        candidate's last line; replaced lines are lines of the source."""
+        n_source = len(self.facts)
+        last = n_source - 1 if not appended else None
+        for index, piece in replaced.items():
+            if not 0 <= index < n_source or not _one_line(piece, index == last):
+                return False
+        if appended:
+            tail = replaced.get(n_source - 1, b"") or self.line(n_source - 1)
+            if not tail.endswith(b"\n"):
+                return False
+            final = len(appended) - 1
+            return all(_one_line(piece, i == final) for i, piece in enumerate(appended))
+        return True
+
+    def _fact(self, line: bytes) -> LineFact:
+        found = self._memo.get(line)
+        if found is None:
+            found = self._memo[line] = read_line(line, self._record_fact)
+        return found
+
+
+def _one_line(piece: bytes, may_be_open: bool) -> bool:
+    newline = piece.find(b"\n")
+    if newline < 0:
+        return may_be_open and bool(piece)
+    return newline == len(piece) - 1

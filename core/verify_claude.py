@@ -16,9 +16,9 @@ adapters/claude_items.py), reimplemented here because core does not import adapt
 from __future__ import annotations
 
 import re
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
-from core.verify_findings import FindingCode, FindingSink
+from core.verify_findings import FindingCode, FindingSink, RawFinding
 
 Record = dict[str, Any]
 
@@ -39,6 +39,77 @@ def valid_id(value: Any) -> TypeGuard[str]:
     return _CONTROL.search(value) is None
 
 
+class ClaudeFact(NamedTuple):
+    """What the Claude checks read from one record (a pure function of it): a file's checks
+    are a pass over these, so a record seen before is not read again."""
+
+    kind: str
+    """`type` when a string, else ""."""
+    has_uuid: bool
+    uuid: str | None
+    """`uuid` when a string."""
+    bad_uuid: bool
+    """The record has a `uuid` that valid_id() refuses."""
+    bad_parent: bool
+    """The record has a `uuid` and a `parentUuid` that is neither null nor a valid id."""
+    parent: str | None
+    """`parentUuid` when a string."""
+    leaf: str | None
+    """`leafUuid` when a string."""
+    has_sidechain: bool
+    sidechain: bool
+    """`isSidechain` is true."""
+    agent: bool
+    """`agentId` is a string."""
+    has_message: bool
+    """`message` is an object."""
+    msg_id: str | None
+    """An assistant's message.id when a string."""
+    ids: tuple[str, ...]
+    """An assistant's tool_use ids, or a user record's tool_result ids."""
+    role_ok: bool
+    """message.role equals the record's type."""
+
+
+def claude_fact(record: Record) -> ClaudeFact:
+    kind = record.get("type")
+    if type(kind) is not str:
+        kind = ""
+    uuid = record.get("uuid")
+    parent = record.get("parentUuid")
+    has_uuid = "uuid" in record
+    leaf = record.get("leafUuid")
+    message: Any = record.get("message")
+    has_message = type(message) is dict
+    msg_id: Any = None
+    ids: tuple[str, ...] = ()
+    role_ok = False
+    if has_message and (kind == "assistant" or kind == "user"):
+        content = message.get("content")
+        if kind == "assistant":
+            msg_id = message.get("id")
+            ids = _block_ids(content, "tool_use", "id")
+        else:
+            ids = _block_ids(content, "tool_result", "tool_use_id")
+        role_ok = message.get("role") == kind
+    return ClaudeFact(
+        kind=kind,
+        has_uuid=has_uuid,
+        uuid=uuid if type(uuid) is str else None,
+        bad_uuid=has_uuid and not valid_id(uuid),
+        bad_parent=has_uuid and not (parent is None or valid_id(parent)),
+        parent=parent if type(parent) is str else None,
+        leaf=leaf if type(leaf) is str else None,
+        has_sidechain="isSidechain" in record,
+        sidechain=record.get("isSidechain") is True,
+        agent=isinstance(record.get("agentId"), str),
+        has_message=has_message,
+        msg_id=msg_id if type(msg_id) is str else None,
+        ids=ids,
+        role_ok=role_ok,
+    )
+
+
 class _Branch:
     """What the live-branch walk needs, gathered in file order (see the module docstring)."""
 
@@ -54,24 +125,30 @@ class _Branch:
         self.calls: list[tuple[str | None, tuple[str, ...]]] = []
         self.answers: list[tuple[str | None, str | None, tuple[str, ...]]] = []
 
-    def feed(self, record: Record, kind: str, uuid: Any, parent: Any) -> None:
-        if type(uuid) is str:
-            self.parents[uuid] = parent if type(parent) is str else None
+    def clone(self) -> _Branch:
+        twin = _Branch()
+        twin.parents = dict(self.parents)
+        twin.subagent = self.subagent
+        twin.prompt_leaf = self.prompt_leaf
+        twin.newest_leaf = self.newest_leaf
+        twin.msg_ids = list(self.msg_ids)
+        twin.calls = list(self.calls)
+        twin.answers = list(self.answers)
+        return twin
+
+    def feed(self, fact: ClaudeFact) -> None:
+        kind, uuid = fact.kind, fact.uuid
+        if uuid is not None:
+            self.parents[uuid] = fact.parent
         if kind == "progress":
             return
-        sidechain = record.get("isSidechain")
-        if self.subagent is None and "isSidechain" in record:
-            self.subagent = sidechain is True and isinstance(record.get("agentId"), str)
+        if self.subagent is None and fact.has_sidechain:
+            self.subagent = fact.sidechain and fact.agent
         if kind == "last-prompt":
-            leaf = record.get("leafUuid")
-            if type(leaf) is str:
-                self.prompt_leaf = leaf
+            if fact.leaf is not None:
+                self.prompt_leaf = fact.leaf
             return
-        if (
-            type(uuid) is str
-            and kind in LEAF_TYPES
-            and not (sidechain is True and not self.subagent)
-        ):
+        if uuid is not None and kind in LEAF_TYPES and not (fact.sidechain and not self.subagent):
             self.newest_leaf = uuid
             self.prompt_leaf = None
 
@@ -87,10 +164,10 @@ class _Branch:
         return live
 
     def _rescue_siblings(self, live: set[str]) -> None:
-        live_msgs = {msg for uuid, msg in self.msg_ids if uuid in live}
-        for uuid, msg in self.msg_ids:
-            if uuid is not None and uuid not in live and msg in live_msgs:
-                live.add(uuid)
+        msg_ids = self.msg_ids
+        live_msgs = {msg for uuid, msg in msg_ids if uuid in live}
+        if live_msgs:
+            live.update([uuid for uuid, msg in msg_ids if msg in live_msgs and uuid is not None])
         open_calls: set[str] = set()
         for uuid, ids in self.calls:
             if uuid in live:
@@ -100,10 +177,10 @@ class _Branch:
                 open_calls.difference_update(ids)
         for uuid, parent, ids in self.answers:
             if (
-                uuid is not None
+                parent in live
+                and uuid is not None
                 and uuid not in live
-                and parent in live
-                and all(i in open_calls for i in ids)
+                and open_calls.issuperset(ids)
             ):
                 live.add(uuid)
                 open_calls.difference_update(ids)
@@ -126,106 +203,174 @@ ToolRef = tuple[str, int, str | None, bool]
 
 
 class ClaudeChecker:
-    """Linkage and chain-head checks in file order; pairing on the live branch at the end."""
+    """Linkage and chain-head checks in file order; pairing on the live branch at the end.
 
-    __slots__ = ("_add", "_branch", "_first_line", "_head", "_results", "_sink", "_uses", "_valid")
+    A clone (a candidate's checks resuming from its source's) remembers the checker it came
+    from and the facts fed since. When those add no tool ids and no node the source's
+    records point at, and the live walk from the new leaf enters the source where the
+    source's own walk starts, the live branch is the source's plus the new nodes, none of
+    them holding a tool id: the pairing findings are the source's, computed once.
+    """
+
+    __slots__ = (
+        "_add",
+        "_added",
+        "_branch",
+        "_first_line",
+        "_frozen",
+        "_head",
+        "_origin",
+        "_pairing_memo",
+        "_results",
+        "_sink",
+        "_uses",
+    )
 
     def __init__(self, sink: FindingSink) -> None:
         self._sink = sink
         self._add = sink.add
         self._first_line: dict[str, int] = {}
         """uuid -> the line that first used it."""
-        self._valid: set[str] = set()
-        """ids valid_id() accepted already."""
         self._branch = _Branch()
         self._uses: list[ToolRef] = []
         self._results: list[ToolRef] = []
         self._head: tuple[int, str] | None = None
         """The last last-prompt naming a leaf: (line, leafUuid)."""
+        self._origin: ClaudeChecker | None = None
+        self._added: list[ClaudeFact] = []
+        self._frozen = False
+        """Cloned: its state is its clones' origin, it takes no more lines."""
+        self._pairing_memo: tuple[str | None, frozenset[str], list[RawFinding]] | None = None
+
+    def clone(self, sink: FindingSink) -> ClaudeChecker:
+        """A checker in this one's state, reporting to `sink` (this one takes no more lines)."""
+        self._frozen = True
+        twin = ClaudeChecker(sink)
+        twin._first_line = dict(self._first_line)
+        twin._branch = self._branch.clone()
+        twin._uses = list(self._uses)
+        twin._results = list(self._results)
+        twin._head = self._head
+        twin._origin = self
+        return twin
 
     def feed(self, line: int, record: Record) -> None:
+        self.feed_fact(line, claude_fact(record))
+
+    def feed_fact(self, line: int, fact: Any) -> None:
+        if self._frozen:
+            raise ValueError("a checker that was cloned takes no more lines")
+        if self._origin is not None:
+            self._added.append(fact)
         add = self._add
-        kind = record.get("type")
-        if type(kind) is not str:
-            kind = ""
-        uuid = record.get("uuid")
-        parent = record.get("parentUuid")
-        if "uuid" in record:
-            valid = self._valid  # a parent is mostly the uuid of the line before: known
-            if type(uuid) is str and uuid in valid:
-                pass
-            elif valid_id(uuid):
-                valid.add(uuid)
-            else:
+        kind, uuid, parent = fact.kind, fact.uuid, fact.parent
+        if fact.has_uuid:
+            if fact.bad_uuid:
                 add(FindingCode.INVALID_UUID, line)
-            if parent is None or (type(parent) is str and parent in valid):
-                pass
-            elif valid_id(parent):
-                valid.add(parent)
-            else:
+            if fact.bad_parent:
                 add(FindingCode.INVALID_PARENT_UUID, line)
         if kind == "last-prompt":
-            leaf = record.get("leafUuid")
-            if type(leaf) is str:
+            leaf = fact.leaf
+            if leaf is not None:
                 self._head = (line, leaf)
-            if type(leaf) is not str or not leaf:
+            if not leaf:
                 add(FindingCode.INVALID_CHAIN_HEAD, line)
-        if type(uuid) is str:
+        if uuid is not None:
             first_line = self._first_line
-            if type(parent) is str and parent not in first_line:
+            if parent is not None and parent not in first_line:
                 add(FindingCode.BROKEN_PARENT_CHAIN, line)
             earlier = first_line.setdefault(uuid, line)
             if earlier != line:
                 add(FindingCode.DUPLICATE_UUID, line, earlier)
-        self._branch.feed(record, kind, uuid, parent)
-        if kind == "assistant" or kind == "user":
-            self._tools(line, record, kind, uuid if type(uuid) is str else None, parent)
+        self._branch.feed(fact)
+        if (kind == "assistant" or kind == "user") and fact.has_message:
+            self._tools(line, fact)
 
-    def _tools(self, line: int, record: Record, kind: str, uuid: str | None, parent: Any) -> None:
+    def _tools(self, line: int, fact: ClaudeFact) -> None:
         """The tool ids of an assistant or user record: for the sibling rescue, and for
         pairing when the record has the supported envelope (message.role == type)."""
-        message = record.get("message")
-        if type(message) is not dict:
-            return
-        content = message.get("content")
         branch = self._branch
-        if kind == "assistant":
-            msg_id = message.get("id")
-            if type(msg_id) is str:
-                branch.msg_ids.append((uuid, msg_id))
-            ids = _block_ids(content, "tool_use", "id")
+        uuid, ids = fact.uuid, fact.ids
+        if fact.kind == "assistant":
+            if fact.msg_id is not None:
+                branch.msg_ids.append((uuid, fact.msg_id))
             if ids:
                 branch.calls.append((uuid, ids))
             refs = self._uses
         else:
-            ids = _block_ids(content, "tool_result", "tool_use_id")
             if ids:
-                branch.answers.append((uuid, parent if type(parent) is str else None, ids))
+                branch.answers.append((uuid, fact.parent, ids))
             refs = self._results
-        if ids and message.get("role") == kind:
-            sidechain = record.get("isSidechain") is True
+        if ids and fact.role_ok:
+            sidechain = fact.sidechain
             refs.extend((tool_id, line, uuid, sidechain) for tool_id in ids)
 
     def finish(self) -> None:
         head = self._head
         if head is not None and head[1] not in self._first_line:
             self._add(FindingCode.MISSING_CHAIN_HEAD, head[0])
+        if self._uses or self._results:
+            found = self._origin_pairing()
+            for line, code, detail in self._pairing() if found is None else found:
+                self._add(code, line, *detail)
+
+    def _walk_start(self) -> str | None:
+        branch = self._branch
+        return branch.prompt_leaf if branch.prompt_leaf in branch.parents else branch.newest_leaf
+
+    def _pairing(self) -> list[RawFinding]:
+        """The pairing findings of the live branch."""
         uses, results = self._uses, self._results
-        if uses or results:
-            live = self._branch.live_uuids()
-            main_file = not self._branch.subagent
-            _check_pairing(
-                [u for u in uses if _is_live(u, live, main_file)],
-                [r for r in results if _is_live(r, live, main_file)],
-                self._sink,
-            )
+        live = self._branch.live_uuids()
+        if self._branch.subagent:
+            live_uses = [u for u in uses if u[2] is None or u[2] in live]
+            live_results = [r for r in results if r[2] is None or r[2] in live]
+        else:  # a main file's sidechain records are another context's
+            live_uses = [u for u in uses if not u[3] and (u[2] is None or u[2] in live)]
+            live_results = [r for r in results if not r[3] and (r[2] is None or r[2] in live)]
+        sink = FindingSink()
+        _check_pairing(live_uses, live_results, sink)
+        return sink.raw()
 
+    def _memo(self) -> tuple[str | None, frozenset[str], list[RawFinding]]:
+        """(where the live walk starts, every uuid a record or an answer points at, the
+        pairing findings) of this (frozen) checker."""
+        if self._pairing_memo is None:
+            branch = self._branch
+            pointed = {parent for parent in branch.parents.values() if parent is not None}
+            pointed.update(parent for _, parent, _ in branch.answers if parent is not None)
+            self._pairing_memo = (self._walk_start(), frozenset(pointed), self._pairing())
+        return self._pairing_memo
 
-def _is_live(ref: ToolRef, live: set[str], main_file: bool) -> bool:
-    _id, _line, uuid, sidechain = ref
-    if sidechain and main_file:
-        return False  # another context (a subagent's), only linked into this file
-    return uuid is None or uuid in live
+    def _origin_pairing(self) -> list[RawFinding] | None:
+        """The origin's pairing findings when they are this checker's (see the class
+        docstring), else None."""
+        origin = self._origin
+        if origin is None:
+            return None
+        branch, was = self._branch, origin._branch
+        if (
+            len(self._uses) != len(origin._uses)
+            or len(self._results) != len(origin._results)
+            or len(branch.msg_ids) != len(was.msg_ids)
+            or len(branch.calls) != len(was.calls)
+            or len(branch.answers) != len(was.answers)
+            or branch.subagent != was.subagent
+        ):
+            return None
+        new = {fact.uuid for fact in self._added if fact.uuid is not None}
+        start, pointed, findings = origin._memo()
+        if any(uuid in was.parents or uuid in pointed for uuid in new):
+            return None
+        parents = branch.parents
+        node = self._walk_start()
+        path: set[str] = set()
+        while node is not None and node in new and node not in path:
+            path.add(node)
+            node = parents[node]
+        if node in path or node != start:
+            return None
+        return findings
 
 
 def _check_pairing(uses: list[ToolRef], results: list[ToolRef], sink: FindingSink) -> None:
@@ -236,9 +381,7 @@ def _check_pairing(uses: list[ToolRef], results: list[ToolRef], sink: FindingSin
             first_use[tool_id] = line
         else:
             sink.add(FindingCode.DUPLICATE_TOOL_CALL_ID, line, earlier)
-    last_result: dict[str, int] = {}
-    for tool_id, line, _uuid, _side in results:
-        last_result[tool_id] = line
+    last_result = {ref[0]: ref[1] for ref in results}  # the last result of each id
     for tool_id, line, _uuid, _side in uses:
         if last_result.get(tool_id, -1) <= line:
             sink.add(FindingCode.ORPHANED_TOOL_USE, line)

@@ -15,7 +15,7 @@ outside it: a warning, since a rewrite could not be trusted to keep it intact.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.limits import VERIFY_MAX_CONTEXT_ITEMS
 from core.verify_claude import valid_id
@@ -117,6 +117,41 @@ def _entry(line: int, item: Any) -> Entry:
     return (line, supported_item(item), kind if type(kind) is str else None, call_id(item))
 
 
+class CodexFact(NamedTuple):
+    """What the Codex checks read from one record (a pure function of it)."""
+
+    has_ordinal: bool
+    ordinal: int | None
+    """The ordinal when it is an integer in [0, 2^64), else None."""
+    kind: Any
+    history: tuple[Entry, ...] | None
+    """A compacted record's replacement_history as entries (lines 0), when it is a list of at
+    most VERIFY_MAX_CONTEXT_ITEMS items; a response_item's payload entry, when an object."""
+    history_size: int
+    """A compacted record's replacement_history length, -1 when it is not a list."""
+
+
+def codex_fact(record: Record) -> CodexFact:
+    has_ordinal = "ordinal" in record
+    ordinal = record.get("ordinal")
+    valid = has_ordinal and type(ordinal) is int and 0 <= ordinal < ORDINAL_END
+    kind = record.get("type")
+    history: tuple[Entry, ...] | None = None
+    size = -1
+    if kind == "compacted":
+        payload = record.get("payload")
+        items = payload.get("replacement_history") if type(payload) is dict else None
+        if type(items) is list:
+            size = len(items)
+            if size <= VERIFY_MAX_CONTEXT_ITEMS:
+                history = tuple(_entry(0, item) for item in items)
+    elif kind == "response_item":
+        payload = record.get("payload")
+        if type(payload) is dict:
+            history = (_entry(0, payload),)
+    return CodexFact(has_ordinal, ordinal if valid else None, kind, history, size)
+
+
 class CodexChecker:
     """Ordinals and record shapes in file order; the effective context is kept as small
     entries (not the records) and paired at the end."""
@@ -132,41 +167,50 @@ class CodexChecker:
         self._stopped = False
         """The effective context went over its limit: the reference stops checking there."""
 
+    def clone(self, sink: FindingSink) -> CodexChecker:
+        """A checker in this one's state, reporting to `sink`."""
+        twin = CodexChecker(sink)
+        twin._previous = self._previous
+        twin._effective = list(self._effective)
+        twin._stopped = self._stopped
+        return twin
+
     def feed(self, line: int, record: Record) -> None:
+        self.feed_fact(line, codex_fact(record))
+
+    def feed_fact(self, line: int, fact: Any) -> None:
         if self._stopped:
             return
         add = self._add
-        if "ordinal" in record:
-            ordinal = record["ordinal"]
-            if type(ordinal) is int and 0 <= ordinal < ORDINAL_END:
+        if fact.has_ordinal:
+            ordinal = fact.ordinal
+            if ordinal is not None:
                 previous = self._previous
                 if previous is not None and ordinal < previous[0]:
                     add(FindingCode.NON_MONOTONIC_ORDINAL, line, previous[1])
                 self._previous = (ordinal, line)
             else:
                 add(FindingCode.INVALID_ORDINAL, line)
-        kind = record.get("type")
+        kind = fact.kind
         effective = self._effective
         if kind == "compacted":
             effective.clear()  # the new window replaces everything before it
-            payload = record.get("payload")
-            history = payload.get("replacement_history") if type(payload) is dict else None
-            if type(history) is not list:
+            if fact.history_size < 0:
                 add(FindingCode.MALFORMED_COMPACTED, line)
-            elif len(history) > VERIFY_MAX_CONTEXT_ITEMS:
+            elif fact.history is None:
                 add(
                     FindingCode.TRANSCRIPT_LIMIT,
                     line,
                     LimitKind.HISTORY_ITEMS,
-                    len(history),
+                    fact.history_size,
                     VERIFY_MAX_CONTEXT_ITEMS,
                 )
             else:
-                effective.extend([_entry(line, item) for item in history])
+                effective.extend([(line, s, k, i) for _, s, k, i in fact.history])
         elif kind == "response_item":
-            payload = record.get("payload")
-            if type(payload) is dict:
-                effective.append(_entry(line, payload))
+            if fact.history is not None:
+                _, supported, item_kind, tool_id = fact.history[0]
+                effective.append((line, supported, item_kind, tool_id))
             else:
                 add(FindingCode.INVALID_RESPONSE_ITEM, line)
         if len(effective) > VERIFY_MAX_CONTEXT_ITEMS:

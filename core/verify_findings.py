@@ -109,6 +109,8 @@ class Finding(BaseModel):
 
 
 Detail = int | LimitKind
+RawFinding = tuple[int | None, FindingCode, tuple[Detail, ...]]
+"""(line, code, detail) as a FindingSink holds it."""
 
 
 class FindingSink:
@@ -117,7 +119,16 @@ class FindingSink:
     __slots__ = ("_raw",)
 
     def __init__(self) -> None:
-        self._raw: list[tuple[int | None, FindingCode, tuple[Detail, ...]]] = []
+        self._raw: list[RawFinding] = []
+
+    def raw(self) -> list[RawFinding]:
+        """What was added, in order."""
+        return list(self._raw)
+
+    def copy(self) -> FindingSink:
+        twin = FindingSink()
+        twin._raw = list(self._raw)
+        return twin
 
     def add(self, code: FindingCode, line: int | None, *detail: Detail) -> None:
         self._raw.append((line, code, detail))

@@ -13,10 +13,11 @@ from core.strategies.auto import Auto
 from core.strategies.cache_aware import CacheAware
 from core.strategies.cache_edits import CacheEdits
 from core.strategies.cliff import Cliff
-from core.strategies.common import NO_CONTEXT, EvalContext, Strategy
+from core.strategies.common import NO_CONTEXT, EvalContext, Strategy, evaluate_with
 from core.strategies.compacted import Compacted
 from core.strategies.dedupe import Dedupe
 from core.strategies.elide import Elide
+from core.strategies.memo import PlanMemo
 from core.strategies.micro import Micro
 from core.strategies.middle import Middle
 from core.strategies.sawtooth import Sawtooth
@@ -27,30 +28,49 @@ __all__ = [
     "NO_CONTEXT",
     "STRATEGIES",
     "EvalContext",
+    "PlanMemo",
     "Strategy",
     "UnknownStrategyError",
     "get",
     "plan_for",
 ]
 
-# The reference's registration order (cliff last: an explicit or preset strategy).
-STRATEGIES: dict[str, Strategy] = {
-    strategy.id: strategy
-    for strategy in (
-        Auto(),
-        Scored(),
-        CacheEdits(),
+
+def _registry() -> dict[str, Strategy]:
+    """One instance per id, auto holding the very instances it delegates to (so a memo shares
+    their plans between auto and their own rows)."""
+    idle: tuple[Strategy, ...] = (
         CacheAware(),
-        Sawtooth(),
+        Scored(),
         Elide(),
+        Compacted(),
         Dedupe(),
         Micro(),
         Middle(),
-        Compacted(),
         Structured(),
-        Cliff(),
     )
-}
+    cache_edits, sawtooth = CacheEdits(), Sawtooth()
+    by_id: dict[str, Strategy] = {s.id: s for s in (*idle, cache_edits, sawtooth, Cliff())}
+    by_id["auto"] = Auto(idle, cache_edits, sawtooth)
+    # The reference's registration order (cliff last: an explicit or preset strategy).
+    order = (
+        "auto",
+        "scored",
+        "cache_edits",
+        "cache_aware",
+        "sawtooth",
+        "elide",
+        "dedupe",
+        "micro",
+        "middle",
+        "compacted",
+        "structured",
+        "cliff",
+    )
+    return {name: by_id[name] for name in order}
+
+
+STRATEGIES: dict[str, Strategy] = _registry()
 
 
 class UnknownStrategyError(ValueError):
@@ -93,7 +113,7 @@ def plan_for(
 
     if before < policy.effective_trigger():
         return no_plan(NoPlanReason.BELOW_TRIGGER)
-    plan = strategy.evaluate(transcript, policy, ctx)
+    plan = evaluate_with(strategy, transcript, policy, ctx)
     if plan is None:
         return no_plan(NoPlanReason.STRATEGY_RETURNED_NO_PLAN)
     if not policy.accepts_savings(plan.context_tokens_before, plan.context_tokens_after):

@@ -6,13 +6,15 @@ structured are evaluated; plans admission refuses are dropped, plans that pass t
 minimum-savings gate beat those that do not, and the highest
 savings x (prefix / before)^3 wins (the earlier strategy on a tie). The winner is renamed
 `auto`. The cube rewards leaving the prompt-cache prefix intact.
+
+Its strategies are evaluated and admitted through the context's memo: an eval that also runs
+them on their own (the registry hands auto its own instances) computes each plan once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.admission import admit
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan
 from core.policy import PolicyConfig
@@ -23,7 +25,9 @@ from core.strategies.common import (
     EvalContext,
     Strategy,
     above_trigger,
+    admit_with,
     elidable_tokens,
+    evaluate_with,
     prefix_tokens,
 )
 from core.strategies.compacted import Compacted
@@ -61,7 +65,12 @@ def select(transcript: Transcript, live: bool) -> str:
 class Auto:
     id = "auto"
 
-    def __init__(self, idle: Sequence[Strategy] | None = None) -> None:
+    def __init__(
+        self,
+        idle: Sequence[Strategy] | None = None,
+        cache_edits: Strategy | None = None,
+        sawtooth: Strategy | None = None,
+    ) -> None:
         self.idle: tuple[Strategy, ...] = tuple(
             idle
             if idle is not None
@@ -76,6 +85,8 @@ class Auto:
                 Structured(),
             )
         )
+        self.cache_edits: Strategy = cache_edits if cache_edits is not None else CacheEdits()
+        self.sawtooth: Strategy = sawtooth if sawtooth is not None else Sawtooth()
 
     def evaluate(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
@@ -86,8 +97,8 @@ class Auto:
             return self._live(transcript, policy, ctx)
         best: tuple[tuple[bool, float], Strategy, CompactionPlan] | None = None
         for strategy in self.idle:
-            plan = strategy.evaluate(transcript, policy, ctx)
-            if plan is None or not admit(plan, transcript, policy).admitted:
+            plan = evaluate_with(strategy, transcript, policy, ctx)
+            if plan is None or not admit_with(plan, transcript, policy, ctx).admitted:
                 continue
             gate = policy.accepts_savings(plan.context_tokens_before, plan.context_tokens_after)
             key = (gate, cache_preservation_score(plan, transcript))
@@ -108,11 +119,13 @@ class Auto:
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext
     ) -> CompactionPlan | None:
         chain: tuple[Strategy, ...] = (
-            (CacheEdits(), Sawtooth()) if transcript.provider is Provider.CLAUDE else (Sawtooth(),)
+            (self.cache_edits, self.sawtooth)
+            if transcript.provider is Provider.CLAUDE
+            else (self.sawtooth,)
         )
         for strategy in chain:
-            plan = strategy.evaluate(transcript, policy, ctx)
-            if plan is not None and admit(plan, transcript, policy).admitted:
+            plan = evaluate_with(strategy, transcript, policy, ctx)
+            if plan is not None and admit_with(plan, transcript, policy, ctx).admitted:
                 return plan.model_copy(
                     update={
                         "strategy": self.id,

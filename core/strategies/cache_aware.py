@@ -29,7 +29,14 @@ class CacheAware:
             return None
         before = transcript.context_tokens()
         ordered = list(reversed(candidates(transcript, policy)))
-        chosen = choose_with_digest(transcript, before, policy.floor_tokens, ordered, ctx.payloads)
+        chosen = choose_with_digest(
+            transcript,
+            before,
+            policy.floor_tokens,
+            ordered,
+            ctx.payloads,
+            ctx.cards_for(transcript),
+        )
         if chosen is None:
             return None
         first = chosen.lines[0]

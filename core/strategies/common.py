@@ -1,4 +1,5 @@
-"""What the strategies share: the Strategy protocol, eligibility, savings, choose_with_digest."""
+"""What the strategies share: the Strategy protocol, eligibility, savings, choose_with_digest,
+and the memoized forms of evaluation, admission and the state card (core.strategies.memo)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.admission import elidable_items, protected_lines
-from core.digest import state_card_digest
+from core.admission import Admission, admit, elidable_items, protected_lines
+from core.digest import CardMemo, state_card_digest
 from core.limits import STUB_BUDGET_BYTES
 from core.model import Transcript, TranscriptItem
 from core.plan import (
@@ -19,6 +20,7 @@ from core.plan import (
     InjectDigestEdit,
 )
 from core.policy import PolicyConfig
+from core.strategies.memo import PlanMemo
 from core.tokens import estimate_tokens
 
 
@@ -27,11 +29,22 @@ class EvalContext:
     """What only the host knows: whether the session is live, and elided payload texts.
 
     `payloads` maps a line index to its payload text (or its head); the state card scans it
-    for salient lines. Without it, cards use item summaries only.
+    for salient lines. Without it, cards use item summaries only. `memo` (made for the
+    transcript being planned and these payloads) shares work between strategies and plans.
     """
 
     live: bool = False
     payloads: Mapping[int, str] | None = None
+    memo: PlanMemo | None = None
+
+    def memo_for(self, transcript: Transcript) -> PlanMemo | None:
+        """The memo when it was made for this transcript and these payloads."""
+        memo = self.memo
+        return memo if memo is not None and memo.serves(transcript, self.payloads) else None
+
+    def cards_for(self, transcript: Transcript) -> CardMemo | None:
+        memo = self.memo_for(transcript)
+        return memo.cards if memo is not None else None
 
 
 NO_CONTEXT = EvalContext()
@@ -48,6 +61,31 @@ class Strategy(Protocol):
     ) -> CompactionPlan | None:
         """A plan, or None below the effective trigger or when there is nothing to do."""
         ...
+
+
+def evaluate_with(
+    strategy: Strategy, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext
+) -> CompactionPlan | None:
+    """strategy.evaluate(...), answered by the context's memo when it holds the answer."""
+    memo = ctx.memo_for(transcript)
+    if memo is None:
+        return strategy.evaluate(transcript, policy, ctx)
+    return memo.plan(strategy, policy, ctx.live, lambda: strategy.evaluate(transcript, policy, ctx))
+
+
+def admit_with(
+    plan: CompactionPlan, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext
+) -> Admission:
+    """admit(...), answered by the context's memo when it holds the answer."""
+    memo = ctx.memo_for(transcript)
+    if memo is None:
+        return admit(plan, transcript, policy)
+    return memo.admission(plan, policy)
+
+
+def state_card(transcript: Transcript, lines: Iterable[int], ctx: EvalContext) -> DigestBlock:
+    """The state card over `lines`, with the context's payloads and memo."""
+    return state_card_digest(transcript, lines, ctx.payloads, ctx.cards_for(transcript))
 
 
 def above_trigger(transcript: Transcript, policy: PolicyConfig) -> bool:
@@ -106,14 +144,18 @@ def choose_with_digest(
     floor: int,
     ordered: Sequence[TranscriptItem],
     payloads: Mapping[int, str] | None = None,
+    memo: CardMemo | None = None,
 ) -> Chosen | None:
     """Choose candidates in order until the projection plus the card's overhead is at the
     floor (reference `choose_with_digest`); None when nothing was chosen.
 
     A first pass walks to the floor; the card over that choice costs tokens, so later passes
     walk on to floor - overhead, until at the floor, out of candidates, or a pass adds nothing
-    (best effort: the minimum-savings gate decides later).
+    (best effort: the minimum-savings gate decides later). Every pass's card comes from one
+    CardMemo (`memo` when it serves this transcript and these payloads).
     """
+    if memo is None or not memo.serves(transcript, payloads):
+        memo = CardMemo(transcript, payloads)
     projected = before
     chosen: list[TranscriptItem] = []
     index = 0
@@ -128,7 +170,7 @@ def choose_with_digest(
         if not chosen:
             return None
         lines = sorted(item.line_index for item in chosen)
-        digest = state_card_digest(transcript, lines, payloads)
+        digest = state_card_digest(transcript, lines, payloads, memo)
         overhead = digest.estimate_overhead()
         after = max(0, projected) + overhead
         if after <= floor or index >= len(ordered) or (added == 0 and target != floor):

@@ -7,7 +7,6 @@ adapter option, not a planning concern).
 
 from __future__ import annotations
 
-from core.digest import state_card_digest
 from core.model import Transcript
 from core.plan import CompactionPlan
 from core.policy import PolicyConfig
@@ -17,6 +16,7 @@ from core.strategies.common import (
     above_trigger,
     build_plan,
     candidates,
+    state_card,
     walk_to_floor,
 )
 
@@ -34,7 +34,7 @@ class Compacted:
         if not chosen:
             return None
         lines = [item.line_index for item in chosen]
-        digest = state_card_digest(transcript, lines, ctx.payloads)
+        digest = state_card(transcript, lines, ctx)
         return build_plan(
             self.id,
             f"compacted: stub {len(lines)} stale tool outputs oldest first and inject a state "

@@ -40,7 +40,12 @@ class Dedupe:
         ]
         before = transcript.context_tokens()
         chosen = choose_with_digest(
-            transcript, before, policy.floor_tokens, duplicates, ctx.payloads
+            transcript,
+            before,
+            policy.floor_tokens,
+            duplicates,
+            ctx.payloads,
+            ctx.cards_for(transcript),
         )
         if chosen is None:
             return None

@@ -39,7 +39,9 @@ class Micro:
         kept = {line for lines in by_tool.values() for line in lines[-MICRO_KEEP_PER_LABEL:]}
         older = [item for item in candidates(transcript, policy) if item.line_index not in kept]
         before = transcript.context_tokens()
-        chosen = choose_with_digest(transcript, before, policy.floor_tokens, older, ctx.payloads)
+        chosen = choose_with_digest(
+            transcript, before, policy.floor_tokens, older, ctx.payloads, ctx.cards_for(transcript)
+        )
         if chosen is None:
             return None
         return build_plan(

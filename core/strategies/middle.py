@@ -29,7 +29,9 @@ class Middle:
         head = {item.line_index for item in elidable_items(transcript)[:keep]}
         middle = [item for item in candidates(transcript, policy) if item.line_index not in head]
         before = transcript.context_tokens()
-        chosen = choose_with_digest(transcript, before, policy.floor_tokens, middle, ctx.payloads)
+        chosen = choose_with_digest(
+            transcript, before, policy.floor_tokens, middle, ctx.payloads, ctx.cards_for(transcript)
+        )
         if chosen is None:
             return None
         return build_plan(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import heapq
 import math
 
-from core.digest import state_card_digest
 from core.model import Transcript, TranscriptItem
 from core.plan import CompactionPlan
 from core.policy import PolicyConfig
@@ -24,6 +23,7 @@ from core.strategies.common import (
     build_plan,
     candidates,
     elision_savings,
+    state_card,
 )
 
 SCORE_SCALE = 1_000_000
@@ -79,7 +79,7 @@ class Scored:
         if not chosen:
             return None
         lines = sorted(item.line_index for item in chosen)
-        digest = state_card_digest(transcript, lines, ctx.payloads)
+        digest = state_card(transcript, lines, ctx)
         saved = sum(elision_savings(item) for item in chosen)
         cutoff = f"keep-score cutoff {threshold}" if threshold is not None else "no cutoff"
         return build_plan(

@@ -4,7 +4,6 @@ stands in for what was masked (it is not semantic summarization)."""
 
 from __future__ import annotations
 
-from core.digest import state_card_digest
 from core.model import Transcript
 from core.plan import CompactionPlan
 from core.policy import PolicyConfig
@@ -15,6 +14,7 @@ from core.strategies.common import (
     build_plan,
     candidates,
     elision_savings,
+    state_card,
 )
 
 KEEP_TAIL_ITEMS = 24
@@ -36,7 +36,7 @@ class Structured:
         if not chosen:
             return None
         lines = [item.line_index for item in chosen]
-        digest = state_card_digest(transcript, lines, ctx.payloads)
+        digest = state_card(transcript, lines, ctx)
         before = transcript.context_tokens()
         saved = sum(elision_savings(item) for item in chosen)
         return build_plan(

@@ -6,13 +6,15 @@ from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adapters import claude
+from core import probes as probes_module
 from core.limits import MAX_PROBES
 from core.model import ItemKind, Transcript
 from core.plan import CacheEditEdit, CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
 from core.policy import PolicyConfig
-from core.probes import KIND_CAPS, ProbeKind, extract_probes, line_probes, probe_recall
+from core.probes import KIND_CAPS, Probe, ProbeKind, extract_probes, line_probes, probe_recall
 from core.strategies import get
 from tests.core.transcripts import item, output, transcript, transcripts
 
@@ -138,3 +140,55 @@ def test_real_fixture_recall(fixtures_dir: Path) -> None:
     plain = probe_recall(probes, t, elide)
     carded = probe_recall(probes, t, compacted)
     assert 0.0 < plain.recall <= carded.recall <= 1.0  # the card only adds visible text
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "we decided to",
+                "DECISION:",
+                "Chosen path",
+                "will use uv",
+                "going with it",
+                "error: boom",
+                "error[E0308]",
+                "FAILED tests",
+                "panicked at",
+                "git status -s",
+                "pytest -x",
+                "src/app/main.py",
+                "./run.sh",
+                "~/notes.md",
+                "config.toml",
+                "snake_case_name",
+                "camelCaseName",
+                "plain words only",
+                "İ dotted",
+                "ſtrange",
+                "decİde",
+                "\n",
+                " ",
+                "a/b",
+                "x.y",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_prefilters_never_change_the_probes(parts: list[str]) -> None:
+    """The literal prefilters only skip scans that could not match."""
+    text = " ".join(parts)
+    slow: list[Probe] = []
+    for kind, pattern in probes_module._MATCHERS:
+        seen: set[str] = set()
+        for match in pattern.finditer(text):
+            value = probes_module._value(kind, text, match)
+            if value is None or not probes_module._fits(value) or value in seen:
+                continue
+            seen.add(value)
+            slow.append(Probe(kind, value, 3))
+            if len(seen) >= 4:
+                break
+    assert line_probes(text, 3) == slow

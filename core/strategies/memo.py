@@ -1,0 +1,68 @@
+"""What planning one transcript can share between strategies, passes and plans.
+
+`auto` evaluates eight strategies an eval then runs on their own, every card-writing strategy
+builds cards over mostly the same items, and each plan is admitted by auto and again by the
+host. A PlanMemo keeps those answers for one transcript and payload map: the per-item card
+lines (any policy), each strategy's plan by (strategy object, policy, live), and each plan's
+admission by its edits. Everything it holds is a pure function of those keys, so an answer
+from the memo is the answer a fresh computation would give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from core.admission import Admission, admit
+from core.digest import CardMemo
+from core.model import Transcript
+from core.plan import CompactionPlan, Edit
+from core.policy import PolicyConfig
+
+PlanKey = tuple[int, PolicyConfig, bool]
+AdmissionKey = tuple[int, int, int, PolicyConfig]
+
+
+class PlanMemo:
+    """Shared answers for one transcript and payload map (see the module docstring).
+
+    A memo answers only for the very transcript and payload map it was made with; callers
+    check `serves` first (the helpers of core.strategies.common do).
+    """
+
+    __slots__ = ("_admissions", "_plans", "cards")
+
+    def __init__(self, transcript: Transcript, payloads: Mapping[int, str] | None = None) -> None:
+        self.cards = CardMemo(transcript, payloads)
+        self._plans: dict[PlanKey, tuple[object, CompactionPlan | None]] = {}
+        self._admissions: dict[AdmissionKey, tuple[list[Edit], Admission]] = {}
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.cards.transcript
+
+    def serves(self, transcript: Transcript, payloads: Mapping[int, str] | None) -> bool:
+        return self.cards.serves(transcript, payloads)
+
+    def plan(
+        self,
+        strategy: object,
+        policy: PolicyConfig,
+        live: bool,
+        compute: Callable[[], CompactionPlan | None],
+    ) -> CompactionPlan | None:
+        """The strategy's answer under `policy`, computed once. Keyed by the strategy object
+        (kept alive here, so its id is not reused): two instances may be configured apart."""
+        key = (id(strategy), policy, live)
+        found = self._plans.get(key)
+        if found is None:
+            found = self._plans[key] = (strategy, compute())
+        return found[1]
+
+    def admission(self, plan: CompactionPlan, policy: PolicyConfig) -> Admission:
+        """admit(plan, ...), once per edit list: admission reads a plan's edits and its token
+        figures only, so a renamed copy (auto's) shares the answer of the plan it copies."""
+        key = (id(plan.edits), plan.context_tokens_before, plan.context_tokens_after, policy)
+        found = self._admissions.get(key)
+        if found is None:
+            found = self._admissions[key] = (plan.edits, admit(plan, self.transcript, policy))
+        return found[1]

@@ -1,0 +1,300 @@
+"""core.digest's fast selection and memoized card equal the slow line-by-line reference.
+
+The reference below is the card as it was first written: every line of the payload head read
+in turn with the marker lists and the two patterns. The fast path searches needles in folded
+text; these tests draw payloads rich in markers, near-markers, case tricks (U+0130, dotless i,
+long s, the Kelvin sign, final sigma) and every str.splitlines() line break.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core import digest
+from core.digest import CardMemo, salient_payload_lines, state_card_digest
+from core.limits import (
+    DIGEST_ENTRY_MAX_BYTES,
+    DIGEST_LIST_MAX,
+    DIGEST_SUMMARY_MAX_BYTES,
+    SALIENT_LINES_PER_ITEM,
+    SALIENT_SCAN_BYTES,
+)
+from core.model import ItemKind, Transcript, TranscriptItem
+from core.plan import DigestBlock
+from tests.core.transcripts import item, output, transcript
+
+SETTINGS = settings(max_examples=50, deadline=None)
+
+# -- the slow reference ------------------------------------------------------------------------
+
+_DECISION = re.compile(
+    r"\b(?:decided|decide|decision|we will|we'll|will use|chose|chosen|going with)\b"
+    r"|\buse\b[^.;\n]{1,60}?\binstead\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(
+    r"\b(?:not|never|don['’]?t|do not|does not|must not|mustn['’]?t|cannot|can['’]?t"
+    r"|shouldn['’]?t|should not|won['’]?t|avoid|no longer)\b",
+    re.IGNORECASE,
+)
+_ALNUM = re.compile(r"\w")
+
+
+def ref_salience(line: str) -> str | None:
+    lowered = line.lower()
+    if any(marker in lowered for marker in digest.ERROR_MARKERS):
+        return "error"
+    if any(marker in lowered for marker in digest.OPEN_TASK_MARKERS):
+        return "open_task"
+    if _DECISION.search(line) or _NEGATION.search(line):
+        return "decision"
+    return None
+
+
+def ref_meaningful(line: str) -> str | None:
+    stripped = line.strip().lstrip("…. \t").strip()
+    if len(_ALNUM.findall(stripped[:64])) < 3:
+        return None
+    return stripped
+
+
+def ref_payload_lines(payload: str) -> list[tuple[str | None, str]]:
+    head = payload[:SALIENT_SCAN_BYTES]
+    lines = head.splitlines()
+    if len(payload) > SALIENT_SCAN_BYTES and lines:
+        lines.pop()
+    kept: list[tuple[str | None, str]] = []
+    first = True
+    for raw in lines:
+        line = ref_meaningful(raw)
+        if line is None:
+            continue
+        kind = ref_salience(line)
+        if kind is not None or first:
+            kept.append((kind, line))
+        first = False
+        if len(kept) >= SALIENT_LINES_PER_ITEM:
+            break
+    return kept
+
+
+def ref_cut(text: str, limit: int) -> str:
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    return data[: max(0, limit - 3)].decode("utf-8", "ignore") + "..."
+
+
+def ref_card(
+    t: Transcript, chosen_lines: Iterable[int], payloads: Mapping[int, str] | None
+) -> DigestBlock:
+    chosen = set(chosen_lines)
+    items = [i for i in t.items if i.line_index in chosen]
+    lists: dict[str, list[str]] = {k: [] for k in ("error", "open", "dec", "plain", "files")}
+    seen: set[str] = set()
+
+    def add(target: str, text: str) -> None:
+        entry = ref_cut(" ".join(text.split()), DIGEST_ENTRY_MAX_BYTES)
+        key = entry.casefold()
+        if not entry or key in seen or len(lists[target]) >= DIGEST_LIST_MAX:
+            return
+        seen.add(key)
+        lists[target].append(entry)
+
+    slot = {"error": "error", "open_task": "open", "decision": "dec"}
+    concepts: set[str] = set()
+    for it in items:
+        name = digest.tool_name(it.label)
+        if name:
+            concepts.add(name)
+        text = (it.summary or it.label).strip()
+        plain = "files" if "/" in text or it.kind is ItemKind.TOOL_RESULT else "plain"
+        if text:
+            kind = ref_salience(text)
+            add(slot[kind] if kind else plain, text)
+        payload = payloads.get(it.line_index) if payloads else None
+        for kind, line in ref_payload_lines(payload) if payload else []:
+            add(slot[kind] if kind else plain, line)
+    goal = ref_cut(digest.goal_of(t), DIGEST_ENTRY_MAX_BYTES)
+    card = DigestBlock(
+        goal=goal,
+        summary=ref_cut(goal, DIGEST_SUMMARY_MAX_BYTES)
+        if goal
+        else f"gobtui state card covering {len(items)} elided items",
+        concepts=sorted(concepts)[:DIGEST_LIST_MAX],
+        files_touched=lists["files"],
+        decisions=(lists["dec"] + lists["plain"])[:DIGEST_LIST_MAX],
+        errors=lists["error"],
+        open_tasks=lists["open"],
+        current_work=ref_cut(digest.current_work_of(t), DIGEST_ENTRY_MAX_BYTES),
+        context=f"provider: {t.provider.value}",
+        covers_items=len(items),
+    )
+    return digest._fit(card)
+
+
+# -- generated payloads --------------------------------------------------------------------------
+
+PIECES = [
+    *digest.ERROR_MARKERS,
+    *digest.OPEN_TASK_MARKERS,
+    "decided",
+    "We will",
+    "we'll",
+    "Will Use",
+    "chosen",
+    "going with",
+    "use the cache instead",
+    "use x. instead",
+    "not",
+    "NOT",
+    "nothing",
+    "never",
+    "don't",
+    "don’t",
+    "dont",
+    "do not",
+    "Cannot",
+    "can't",
+    "shouldn’t",
+    "won't",
+    "avoid",
+    "no longer",
+    "İ",
+    "ı",
+    "ſ",
+    "K",
+    "ΣΑΣ",
+    "…",
+    "...",
+    "é",
+    "💡",
+    " ",
+    "\t",
+    "ab",
+    "x_1",
+    "12",
+    "/path/to/f.py",
+    "erro",
+    "r",
+    "fail",
+    "nevermind",
+    "instea",
+    "stderr",
+    "todos",
+    "\n",
+    "\n",
+    "\n",
+    "\r\n",
+    "\r",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x85",
+    "\u2028",
+    "\u2029",
+]
+payloads = st.one_of(
+    st.lists(st.sampled_from(PIECES), max_size=80).map("".join),
+    st.text(max_size=200),
+    # heads longer than the scan window, cut mid-line or on a line end
+    st.tuples(
+        st.lists(st.sampled_from(PIECES), min_size=1, max_size=12).map("".join),
+        st.integers(SALIENT_SCAN_BYTES - 40, SALIENT_SCAN_BYTES + 40),
+        st.lists(st.sampled_from(PIECES), max_size=20).map("".join),
+    ).map(lambda t: ("x" * 30 + "\n" + t[0] * (t[1] // max(1, len(t[0]))))[: t[1]] + t[2]),
+)
+
+
+def as_reference(found: list[tuple[digest.Salience | None, str]]) -> list[tuple[str | None, str]]:
+    return [(kind.value if kind else None, line) for kind, line in found]
+
+
+@SETTINGS
+@given(payloads)
+def test_fast_selection_equals_the_line_by_line_reference(payload: str) -> None:
+    assert as_reference(salient_payload_lines(payload)) == ref_payload_lines(payload)
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+def test_salience_equals_the_reference(line: str) -> None:
+    assert (kind.value if (kind := digest.salience(line)) else None) == ref_salience(line)
+
+
+def test_selection_examples_stay_as_documented() -> None:
+    payload = "…   hdr\nplain line\nwe will use X\nerror: boom\nTODO: later\nmore error\nnot this"
+    assert as_reference(salient_payload_lines(payload)) == [
+        (None, "hdr"),
+        ("decision", "we will use X"),
+        ("error", "error: boom"),
+        ("open_task", "TODO: later"),
+    ]
+    # U+0130 lowercases to two characters: read line by line, same answer
+    assert as_reference(salient_payload_lines("İİİ ok\nİ failed")) == [
+        (None, "İİİ ok"),
+        ("error", "İ failed"),
+    ]
+
+
+def test_every_marker_and_fixed_word_holds_a_needle() -> None:
+    needles = digest._NEEDLES_OF_ERRORS + digest._NEEDLES_OF_OPEN_TASKS
+    for marker in digest.ERROR_MARKERS + digest.OPEN_TASK_MARKERS:
+        assert any(needle in marker for needle in needles), marker
+    words = [
+        "decided", "decide", "decision", "we will", "we'll", "will use", "chose", "chosen",
+        "going with", "use it instead", "not", "never", "dont", "don't", "don’t", "do not",
+        "does not", "must not", "mustnt", "mustn't", "mustn’t", "cannot", "cant", "can't",
+        "can’t", "shouldnt", "shouldn't", "shouldn’t", "should not", "wont", "won't", "won’t",
+        "avoid", "no longer",
+    ]  # fmt: skip
+    for word in words:
+        assert any(needle in word for needle in digest._NEEDLES_OF_DECISIONS), word
+
+
+# -- whole cards -----------------------------------------------------------------------------
+
+
+@st.composite
+def transcripts_with_payloads(draw: st.DrawFn) -> tuple[Transcript, dict[int, str]]:
+    items: list[TranscriptItem] = [item(0, ItemKind.USER, summary=draw(st.sampled_from(PIECES)))]
+    texts: dict[int, str] = {}
+    for line in range(1, draw(st.integers(1, 14))):
+        label = draw(st.sampled_from(["Read", "Bash(ls)", "grep x", "", "edit"]))
+        summary = draw(st.one_of(st.none(), st.lists(st.sampled_from(PIECES), max_size=6)))
+        items.append(output(line, 3000, label=label, summary="".join(summary) if summary else None))
+        if draw(st.booleans()):
+            texts[line] = draw(payloads)
+    return transcript(items), texts
+
+
+@SETTINGS
+@given(transcripts_with_payloads(), st.data())
+def test_cards_equal_the_reference_with_and_without_a_memo(
+    case: tuple[Transcript, dict[int, str]], data: st.DataObject
+) -> None:
+    t, texts = case
+    memo = CardMemo(t, texts)
+    lines = [i.line_index for i in t.items]
+    for _ in range(3):  # passes over overlapping choices share the memo
+        chosen = data.draw(st.lists(st.sampled_from(lines), unique=True))
+        expected = ref_card(t, chosen, texts)
+        assert state_card_digest(t, chosen, texts) == expected
+        assert state_card_digest(t, chosen, texts, memo) == expected
+
+
+def test_a_memo_serves_only_its_own_transcript_and_payloads() -> None:
+    first = transcript([output(1, 4000, label="Read", summary="error in a")])
+    other = transcript([output(1, 4000, label="Bash", summary="all fine here")])
+    memo = CardMemo(first, {1: "x"})
+    assert memo.serves(first, memo.payloads)
+    assert not memo.serves(first, {1: "x"})  # an equal map is not the same map
+    assert not memo.serves(other, memo.payloads)
+    state_card_digest(first, [1], memo.payloads, memo)
+    card = state_card_digest(other, [1], memo.payloads, memo)
+    assert card == ref_card(other, [1], memo.payloads)
+    assert card.concepts == ["bash"]

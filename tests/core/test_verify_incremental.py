@@ -1,0 +1,283 @@
+"""core.verify.SourceChecks: a candidate verified line by line gives verify()'s very report.
+
+Candidates are drawn from generated Claude and Codex files and from every shared fixture:
+some lines replaced (by other lines of the file, edited records, blank, broken, ambiguous or
+non-UTF-8 lines, pieces that are not one whole line), some lines appended (card-like records
+hanging off the leaf, records reusing ids, tool calls and results, last-prompt heads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adapters.rewrite import split_lines
+from core.model import Provider
+from core.verify import SourceChecks, verify
+from tests.adapters.transcript_files import claude_files, codex_files
+
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+files = st.sampled_from([Provider.CLAUDE, Provider.CODEX]).flatmap(
+    lambda provider: (claude_files() if provider is Provider.CLAUDE else codex_files()).map(
+        lambda data: (provider, data)
+    )
+)
+FIXTURES = sorted(
+    (f"{kind}/{path.name}", Provider.CLAUDE if kind == "claude" else Provider.CODEX)
+    for kind in ("claude", "codex")
+    for path in (Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / kind).glob(
+        "*.jsonl"
+    )
+)
+
+
+def _records(lines: list[bytes]) -> list[dict[str, Any]]:
+    found = []
+    for line in lines:
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if type(value) is dict:
+            found.append(value)
+    return found
+
+
+PIECE_KINDS = (
+    *("copy", "edit", "card", "prompt", "mode", "call", "result", "reuse", "codex"),
+    *("blank", "broken", "ambiguous", "utf8", "spaced", "two_lines", "list"),
+)
+
+
+@st.composite
+def pieces(draw: st.DrawFn, lines: list[bytes], final: bool = False) -> bytes:
+    """One new line for a candidate (its "\\n" dropped now and then when `final`)."""
+    records = _records(lines)
+    uuids = [r["uuid"] for r in records if type(r.get("uuid")) is str] or ["u-none"]
+    ids = [
+        b.get("id") or b.get("tool_use_id")
+        for r in records
+        if type(r.get("message")) is dict and type(r["message"].get("content")) is list
+        for b in r["message"]["content"]
+        if type(b) is dict and (b.get("id") or b.get("tool_use_id"))
+    ] or ["toolu_x"]
+    kind = draw(st.sampled_from(PIECE_KINDS))
+    fresh = draw(st.sampled_from(["n-1", "n-2", "n-3"]))
+    record: Any
+    if kind == "copy" and lines:
+        piece = draw(st.sampled_from(lines))
+        return piece if piece.endswith(b"\n") else piece + b"\n"
+    if kind == "edit" and records:
+        record = dict(draw(st.sampled_from(records)))
+        record[draw(st.sampled_from(["note", "uuid", "parentUuid", "type"]))] = draw(
+            st.sampled_from([fresh, None, 7, draw(st.sampled_from(uuids))])
+        )
+    elif kind == "card":
+        record = {
+            "parentUuid": draw(st.sampled_from([*uuids, None, fresh])),
+            "type": "user",
+            "message": {"role": "user", "content": "[gobtui state card]\ngoal: x"},
+            "uuid": fresh,
+        }
+    elif kind == "prompt":
+        record = {"type": "last-prompt", "leafUuid": draw(st.sampled_from([fresh, *uuids, ""]))}
+    elif kind == "mode":
+        record = {"type": "mode", "mode": "normal", "isSidechain": draw(st.booleans())}
+    elif kind == "call":
+        record = {
+            "type": "assistant",
+            "uuid": fresh,
+            "parentUuid": draw(st.sampled_from(uuids)),
+            "message": {
+                "id": "m-new",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": draw(st.sampled_from(ids)), "name": "x"}],
+            },
+        }
+    elif kind == "result":
+        record = {
+            "type": "user",
+            "uuid": fresh,
+            "parentUuid": draw(st.sampled_from([*uuids, fresh])),
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": draw(st.sampled_from(ids))}],
+            },
+        }
+    elif kind == "reuse":
+        record = {"type": "user", "uuid": draw(st.sampled_from(uuids)), "parentUuid": fresh}
+    elif kind == "codex":
+        record = {
+            "type": "response_item",
+            "ordinal": draw(st.integers(-1, 5)),
+            "payload": draw(
+                st.sampled_from(
+                    [
+                        {"type": "message", "role": "user", "content": []},
+                        {"type": "function_call", "call_id": "c1", "name": "x"},
+                        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+                        {"type": "compaction"},
+                    ]
+                )
+            ),
+        }
+    elif kind == "blank":
+        return draw(st.sampled_from([b"\n", b"  \n", b"\xe2\x80\x83\n"]))
+    elif kind == "broken":
+        return b'{"type": "user", \n'
+    elif kind == "ambiguous":
+        return b'{"type":"user","type":"assistant"}\n'
+    elif kind == "utf8":
+        return draw(st.sampled_from([b'{"a":"\xff"}\n', b'{"type":"x"}\xe2\x82\n']))
+    elif kind == "spaced":
+        return b'{ "type": "system", "uuid": "' + fresh.encode() + b'" }\r\n'
+    elif kind == "two_lines":
+        return b'{"type":"x"}\n{"type":"y"}\n'
+    else:
+        record = [1, 2]
+    piece = orjson.dumps(record) + b"\n"
+    if final and draw(st.booleans()):
+        piece = piece[:-1]
+    return piece
+
+
+def _materialize(lines: list[bytes], replaced: dict[int, bytes], appended: list[bytes]) -> bytes:
+    return b"".join(replaced.get(i, line) for i, line in enumerate(lines)) + b"".join(appended)
+
+
+def check_candidates(data: bytes, provider: Provider, draw: st.DataObject) -> None:
+    checks = SourceChecks(data, provider)
+    assert checks.report() == verify(data, provider)
+    lines = split_lines(data)
+    for _ in range(3):  # candidates share the source's state and the memo of new lines
+        replaced: dict[int, bytes] = {}
+        if lines:
+            for index in draw.draw(st.lists(st.integers(0, len(lines) - 1), max_size=4)):
+                replaced[index] = draw.draw(pieces(lines, final=index == len(lines) - 1))
+        count = draw.draw(st.integers(0, 4))
+        appended = [draw.draw(pieces(lines, final=i == count - 1)) for i in range(count)]
+        expected = verify(_materialize(lines, replaced, appended), provider)
+        assert checks.candidate_report(replaced, appended) == expected
+    assert checks.report() == verify(data, provider)  # candidates leave the source's state
+
+
+@SETTINGS
+@given(files, st.data())
+def test_candidates_of_generated_files(file: tuple[Provider, bytes], draw: st.DataObject) -> None:
+    check_candidates(file[1], file[0], draw)
+
+
+@pytest.mark.parametrize(("name", "provider"), FIXTURES)
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(draw=st.data())
+def test_candidates_of_fixtures(
+    name: str, provider: Provider, fixtures_dir: Path, draw: st.DataObject
+) -> None:
+    check_candidates((fixtures_dir / name).read_bytes(), provider, draw)
+
+
+def test_unchanged_and_card_like_candidates_reuse_the_source_pairing(
+    fixture_copy: Callable[..., Path],
+) -> None:
+    data = fixture_copy("claude/marot__spotter__tool_heavy.jsonl").read_bytes()
+    checks = SourceChecks(data, Provider.CLAUDE)
+    source = checks.report()
+    assert checks.candidate_report({}, []) == source
+    leaf = [r for r in _records(split_lines(data)) if r.get("type") in ("user", "assistant")][-1]
+    card = orjson.dumps(
+        {"parentUuid": leaf["uuid"], "type": "user", "message": {"role": "user", "content": "c"}}
+        | {"uuid": "card-1"}
+    )
+    prompt = orjson.dumps({"type": "last-prompt", "leafUuid": "card-1"})
+    appended = [card + b"\n", prompt + b"\n"]
+    expected = verify(data + b"".join(appended), Provider.CLAUDE)
+    assert checks.candidate_report({}, appended) == expected
+    assert checks._base is not None
+    assert checks._base.checker._pairing_memo is not None  # type: ignore[union-attr]
+
+
+def test_empty_and_oversized_sources_fall_back_to_verify() -> None:
+    checks = SourceChecks(b"", Provider.CODEX)
+    assert checks.report() == verify(b"", Provider.CODEX)
+    added = [b'{"type":"response_item","payload":{"type":"reasoning"}}\n']
+    assert checks.candidate_report({}, added) == verify(added[0], Provider.CODEX)
+
+
+def _claude(*records: dict[str, Any]) -> list[bytes]:
+    return [orjson.dumps({"sessionId": "s"} | r) + b"\n" for r in records]
+
+
+def _call(uuid: str, parent: str | None, tool: str) -> dict[str, Any]:
+    content = [{"type": "tool_use", "id": tool, "name": "Read"}]
+    message = {"id": f"m-{uuid}", "role": "assistant", "content": content}
+    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "message": message}
+
+
+def _answer(uuid: str, parent: str, tool: str) -> dict[str, Any]:
+    content = [{"type": "tool_result", "tool_use_id": tool, "content": "ok"}]
+    message = {"role": "user", "content": content}
+    return {"type": "user", "uuid": uuid, "parentUuid": parent, "message": message}
+
+
+# a -> b (calls t1) -> c (answers t1); a -> d (calls t2, never answered: a dead branch)
+BRANCHES = _claude(
+    {"type": "user", "uuid": "a", "parentUuid": None, "message": {"role": "user", "content": "go"}},
+    _call("d", "a", "t2"),
+    _call("b", "a", "t1"),
+    _answer("c", "b", "t1"),
+)
+
+
+@pytest.mark.parametrize(
+    "appended",
+    [
+        # the head moves to the dead branch: t2 becomes an orphaned call
+        [{"type": "last-prompt", "leafUuid": "d"}],
+        # a new leaf hanging off the dead branch
+        [{"type": "user", "uuid": "n", "parentUuid": "d", "message": {"role": "user"}}],
+        # a new record reusing a live uuid, re-parented onto the dead branch
+        [{"type": "user", "uuid": "c", "parentUuid": "d", "message": {"role": "user"}}],
+        # the card the rewriter appends: off the live leaf, then its head
+        [
+            {"type": "user", "uuid": "n", "parentUuid": "c", "message": {"role": "user"}},
+            {"type": "last-prompt", "leafUuid": "n"},
+        ],
+    ],
+)
+def test_new_lines_that_move_the_live_branch(appended: list[dict[str, Any]]) -> None:
+    data = b"".join(BRANCHES)
+    checks = SourceChecks(data, Provider.CLAUDE)
+    assert checks.report() == verify(data, Provider.CLAUDE)
+    pieces = _claude(*appended)
+    expected = verify(data + b"".join(pieces), Provider.CLAUDE)
+    assert checks.candidate_report({}, pieces) == expected
+
+
+def test_a_source_record_pointing_at_a_new_uuid() -> None:
+    # e points at "n" (unknown: broken chain); an appended n joins e's branch to the head
+    source = [
+        *BRANCHES,
+        *_claude({"type": "system", "uuid": "e", "parentUuid": "n"}),
+        *_claude(_answer("f", "e", "t2")),
+    ]
+    data = b"".join(source)
+    checks = SourceChecks(data, Provider.CLAUDE)
+    pieces = _claude(
+        {"type": "user", "uuid": "n", "parentUuid": "d", "message": {"role": "user"}},
+        {"type": "last-prompt", "leafUuid": "f"},
+    )
+    expected = verify(data + b"".join(pieces), Provider.CLAUDE)
+    assert checks.candidate_report({}, pieces) == expected
+    assert [f.code.value for f in expected.findings] != [
+        f.code.value for f in checks.report().findings
+    ]
