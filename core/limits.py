@@ -115,6 +115,9 @@ MAX_PROBES = 64
 PROBE_MIN_BYTES = 3
 PROBE_MAX_BYTES = 64
 PROBES_PER_KIND_PER_LINE = 4
+PROBE_PAYLOAD_CHARS = 2048
+"""Probes come from each output's first 2,048 characters: the reference scans the raw file in
+Rust; a Python regex scan of every byte of a 200 MB session would cost many parses."""
 
 # --- eval ---
 MAX_MISSED_PROBES_SHOWN = 8
@@ -207,3 +210,13 @@ DIFF_CONTEXT_LINES = 3
 DIFF_MATCH_BUDGET = 250_000
 """difflib matches a changed middle of at most this many line pairs (old x new); larger ones
 are compared line by line (same length) or shown as one replaced block."""
+
+# --- dashboard apply and vault screens (gobtui/publishing.py, gobtui/screens/vault*.py) ---
+VAULT_VIEW_PAGE_BYTES = 16 * 1024
+"""The record viewer reads one record in pages of this many bytes (read_record's maximum)."""
+VAULT_VIEW_SEARCH_RESULTS = 50
+"""Matching records the record browser highlights per search (search's maximum)."""
+VAULT_VIEW_RECALL_LIMIT = 50
+"""State cards the recall screen lists per query."""
+VAULT_VIEW_PROGRESS_RECORDS = 2_000
+"""The record browser reports its scan's progress every this many records."""

@@ -15,7 +15,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.limits import MAX_PROBES, PROBE_MAX_BYTES, PROBE_MIN_BYTES, PROBES_PER_KIND_PER_LINE
+from core.limits import (
+    MAX_PROBES,
+    PROBE_MAX_BYTES,
+    PROBE_MIN_BYTES,
+    PROBE_PAYLOAD_CHARS,
+    PROBES_PER_KIND_PER_LINE,
+)
 from core.model import Transcript
 from core.plan import CacheEditEdit, CompactionPlan
 
@@ -232,6 +238,8 @@ def extract_probes(
         if not item.active or item.est_tokens <= 0:
             continue
         payload = payloads.get(item.line_index) if payloads else None
+        if payload is not None:
+            payload = payload[:PROBE_PAYLOAD_CHARS]  # a bounded scan per item, however big
         text = _item_text(item.summary, item.label, payload)
         for probe in line_probes(text, item.line_index, frozenset(wanted)):
             by_kind[probe.kind].append(probe)
