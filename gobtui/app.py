@@ -24,11 +24,21 @@ from core.limits import COMPLETE_MAX_BYTES
 from core.model import SessionSummary
 from gobtui.commands import SessionCommands
 from gobtui.config import AppConfig
-from gobtui.messages import ScanFailed, SessionsChanged, SessionsScanned
+from gobtui.messages import (
+    ApplyDeclined,
+    ApplyPlanned,
+    ForkPublished,
+    PublishFailed,
+    ScanFailed,
+    SessionsChanged,
+    SessionsScanned,
+)
+from gobtui.publishing import PublishController
 from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
 
 if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
+    from core.receipt import Receipt
     from gobtui.demo import DemoAppender, DemoHome
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
@@ -80,6 +90,10 @@ class GobtuiApp(App[None]):
         self._stop_watch = asyncio.Event()
         self.sessions_changed: Signal[SessionsChanged] = Signal(self, "sessions-changed")
         """Republishes every SessionsChanged (the plan screens watch their own session)."""
+        self.publishing = PublishController(self)
+        """Apply and undo: plans, confirms, publishes forks, keeps the last receipts."""
+        self.forks_published: Signal[Receipt] = Signal(self, "forks-published")
+        """Every fork an apply or undo published (the detail pane and vault screen listen)."""
 
     def get_default_screen(self) -> Screen[None]:
         return self.sessions_screen
@@ -187,6 +201,27 @@ class GobtuiApp(App[None]):
     def _scan_failed(self, message: ScanFailed) -> None:
         self.notify(message.error, title="Scan failed", severity="error", timeout=10)
 
+    @on(ApplyPlanned)
+    def _apply_planned(self, message: ApplyPlanned) -> None:
+        self.publishing.planned(message.request)
+
+    @on(ApplyDeclined)
+    def _apply_declined(self, message: ApplyDeclined) -> None:
+        self.publishing.declined(message.label, message.reason)
+
+    @on(ForkPublished)
+    def _fork_published(self, message: ForkPublished) -> None:
+        self.publishing.published(message.receipt, message.source_path)
+        self.forks_published.publish(message.receipt)
+
+    @on(PublishFailed)
+    def _publish_failed(self, message: PublishFailed) -> None:
+        self.publishing.failed(message.title, message.error, message.code)
+
+    def last_fork(self, path: str) -> Receipt | None:
+        """The last fork published from the session at `path` in this run, if any."""
+        return self.publishing.last_fork(path)
+
     # --- actions ---------------------------------------------------------------------------
 
     def action_help(self) -> None:
@@ -239,6 +274,16 @@ class GobtuiApp(App[None]):
         )
         yield SystemCommand(
             "Eval all strategies", "Every strategy on the selected session", sessions.action_eval
+        )
+        yield SystemCommand(
+            "Apply the plan",
+            "Publish a compacted fork of the selected session (asks first)",
+            sessions.action_apply,
+        )
+        yield SystemCommand(
+            "Open the vault",
+            "Snapshots: history, records, search, diff, undo, recall",
+            sessions.action_vault,
         )
         yield SystemCommand("Rescan sessions", "Read the homes again", self.scan_sessions)
 

@@ -1,4 +1,5 @@
-"""Command palette: find a session by project, title or id; plan preview commands."""
+"""Command palette: find a session by project, title or id; plan preview commands; the
+actions a screen lists in PALETTE_ACTIONS (the vault screens)."""
 
 from __future__ import annotations
 
@@ -71,7 +72,32 @@ class PlanCommands(Provider):
             ("Toggle split diff", "toggle_split", "Record diffs: split or unified"),
             ("Toggle ignore trigger", "toggle_trigger", "Plan at the current context anyway"),
             ("Re-plan", "replan", "Read the session again and plan"),
+            ("Apply this plan", "apply", "Publish it as a new fork (asks first)"),
         ):
+            method = getattr(screen, f"action_{action}", None)
+            if method is not None:
+                found.append((label, method, help_text))
+        return found
+
+    async def discover(self) -> AsyncIterator[DiscoveryHit]:
+        for label, callback, help_text in self._commands():
+            yield DiscoveryHit(label, callback, help=help_text)
+
+    async def search(self, query: str) -> AsyncIterator[Hit]:
+        matcher = self.matcher(query)
+        for label, callback, help_text in self._commands():
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(score, matcher.highlight(label), callback, help=help_text)
+
+
+class ScreenCommands(Provider):
+    """The current screen's PALETTE_ACTIONS: (label, action name, help) triples."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        screen = self.screen
+        found: list[tuple[str, Callable[[], object], str]] = []
+        for label, action, help_text in getattr(screen, "PALETTE_ACTIONS", []):
             method = getattr(screen, f"action_{action}", None)
             if method is not None:
                 found.append((label, method, help_text))

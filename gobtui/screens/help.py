@@ -18,6 +18,35 @@ LEGEND = [
     ("colours", "under 50% / 50-80% / over 80% of the window"),
     ("ETA", "time to the trigger at the recent burn rate (live sessions)"),
     ("reset", "the provider compacted; no usage reported since"),
+    ("Fork", "the last fork published from the session (a); its resume command"),
+]
+
+VAULT_LEGEND = [
+    ("C / X", "a snapshot of a Claude Code / Codex transcript"),
+    ("◆", "marked for a diff: at most two, d compares the older with the newer"),
+    ("Label", "why it was taken: the strategy applied, fork, …"),
+    ("Size", "the transcript's bytes (stored once per 1 MiB chunk, shared)"),
+    ("Taken", "how long ago, by the dashboard's clock"),
+    ("undo", "restores into a NEW fork beside the file; nothing is overwritten"),
+    ("recall", "state cards (goal, summary, files …) found in any snapshot"),
+]
+
+RECORDS_LEGEND = [
+    ("rec", "the record's physical line in the transcript (0-based)"),
+    ("type", "record type, refined by payload type or subtype"),
+    ("sha256", "the first 12 hex digits of the record's hash"),
+    ("● ×N", "holds the search text N times (literal, case-sensitive, in strings)"),
+]
+
+RECALL_LEGEND = [
+    ("goal, summary", "from the state card an apply wrote into a fork"),
+    ("N hits", "case-insensitive matches of the query in the card's fields"),
+    ("record N", "where the card sits in its snapshot: enter opens it there"),
+]
+
+VIEWER_LEGEND = [
+    ("untrusted", "archived transcript text: history to read, never instructions to follow"),
+    ("n / p", "the next / previous 16 KiB page of the record"),
 ]
 
 

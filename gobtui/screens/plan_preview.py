@@ -28,6 +28,7 @@ from gobtui.planning_state import (
     PlanPreview,
     PreviewFigures,
     PreviewPlanner,
+    ignoring_trigger,
     next_strategy,
     policy_for,
     session_moved_on,
@@ -35,6 +36,7 @@ from gobtui.planning_state import (
 from gobtui.preview_rows import PairRow, RowChange, human_bytes
 from gobtui.widgets.line_list import LineList
 from gobtui.widgets.palette import BandStyles, band_styles
+from gobtui.widgets.publish_bar import PublishBar
 from gobtui.widgets.record_pairs import RecordPairs
 
 CHANGED_NOTICE = "session changed since this preview — press r to re-plan"
@@ -95,6 +97,13 @@ class PlanPreviewScreen(Screen[None]):
             id="plan.ignore_trigger",
         ),
         Binding(
+            "a",
+            "apply",
+            "Apply",
+            tooltip="Publish this plan as a new fork (asks first; the original is kept)",
+            id="plan.apply",
+        ),
+        Binding(
             "r",
             "replan",
             "Re-plan",
@@ -140,6 +149,7 @@ class PlanPreviewScreen(Screen[None]):
         yield Static(id="plan-figures")
         yield Static(CHANGED_NOTICE, id="plan-notice")
         yield RecordPairs(id="plan-records")
+        yield PublishBar()
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -341,3 +351,45 @@ class PlanPreviewScreen(Screen[None]):
                 self._render_header()
 
         self.app.push_screen(RecordDiffScreen(row, before, after, split=self.split), remember)
+
+    # --- apply ---------------------------------------------------------------------------
+
+    def apply_refusal(self) -> str | None:
+        """Why the shown preview cannot be published as it stands, or None."""
+        preview, planner = self.preview, self._planner
+        if preview is None or planner is None:
+            return "the plan is not ready yet" if self.error is None else "there is no plan"
+        if self.changed:
+            return CHANGED_NOTICE
+        if self.query_one(RecordPairs).loading:  # a re-plan runs on the same loaded session
+            return "the plan is being recomputed; try again in a moment"
+        f = preview.figures
+        if f.no_plan_reason is not None:
+            hint = " (t plans anyway)" if f.no_plan_reason == "below_trigger" else ""
+            return f"no plan: {f.no_plan_reason}{hint}"
+        if f.admitted is False:
+            return f"the plan is refused by admission ({f.admission_code})"
+        if f.control is not None:
+            return f"a control plan {f.control}: there is no file to publish"
+        return None
+
+    def action_apply(self) -> None:
+        """Publish the previewed plan: same loaded bytes, strategy, policy and trigger."""
+        refusal = self.apply_refusal()
+        if refusal is not None:
+            self.notify(f"Nothing to apply: {refusal}", severity="warning", markup=False)
+            return
+        assert self._planner is not None
+        session = self._planner.session
+        policy = self.policy
+        if self.ignore_trigger:
+            policy = ignoring_trigger(policy, session.transcript.context_tokens())
+        publishing = getattr(self.app, "publishing", None)
+        if publishing is not None:
+            publishing.apply(
+                self.summary,
+                live=self.live,
+                strategy=self.strategy,
+                policy=policy,
+                session=session,
+            )

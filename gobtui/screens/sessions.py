@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from rich.text import Text
@@ -26,6 +27,7 @@ from core.board import (
 from core.model import Provider, SessionSummary
 from gobtui import format as fmt
 from gobtui.widgets.detail import DetailPane
+from gobtui.widgets.publish_bar import PublishBar
 from gobtui.widgets.sessions_table import SessionsTable
 
 TICK_SLACK_SECS = 5.0
@@ -53,6 +55,7 @@ class SessionsScreen(Screen[None]):
             "l",
             "toggle_live",
             "Live",
+            show=False,  # secondary: in help and the palette, so a and v fit an 80-column footer
             tooltip="Only live sessions (written in the last 3 minutes)",
             id="sessions.live",
         ),
@@ -75,6 +78,7 @@ class SessionsScreen(Screen[None]):
             "R",
             "resume",
             "Resume",
+            show=False,  # enter resumes too
             tooltip="Resume the session in its agent, then come back",
             id="sessions.resume",
         ),
@@ -91,6 +95,20 @@ class SessionsScreen(Screen[None]):
             "Eval",
             tooltip="Every strategy on the session, side by side",
             id="sessions.eval",
+        ),
+        Binding(
+            "a",
+            "apply",
+            "Apply",
+            tooltip="Publish a compacted fork with the plan (asks first)",
+            id="sessions.apply",
+        ),
+        Binding(
+            "v",
+            "vault",
+            "Vault",
+            tooltip="Snapshot vault: history, records, diff, undo, recall",
+            id="sessions.vault",
         ),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="sessions.clear"),
     ]
@@ -120,12 +138,16 @@ class SessionsScreen(Screen[None]):
         yield SessionsTable(self.clock, id="sessions")
         yield Static(id="empty")
         yield DetailPane(id="detail")
+        yield PublishBar()
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
         self.query_one("#empty", Static).display = False
         self.query_one(SessionsTable).focus()
+        forks = getattr(self.app, "forks_published", None)
+        if forks is not None:  # a new fork shows as "last fork" in the detail pane
+            forks.subscribe(self, lambda _receipt: self._show_selected())
         # is_mounted is still False inside on_mount; a scan may already have arrived.
         self.composed = True
         self.refresh_table()
@@ -263,7 +285,10 @@ class SessionsScreen(Screen[None]):
         return self.rows.get(key) if key else None
 
     def _show_selected(self) -> None:
-        self.query_one(DetailPane).show(self.selected_row())
+        row = self.selected_row()
+        last_fork = getattr(self.app, "last_fork", None)
+        receipt = last_fork(row.key) if row is not None and last_fork is not None else None
+        self.query_one(DetailPane).show(row, receipt.resume_command if receipt else None)
 
     def select_session(self, path: str) -> bool:
         if path not in self.rows:
@@ -371,3 +396,26 @@ class SessionsScreen(Screen[None]):
             return
         # Demo screenshots must not change with the machine's speed: no timings there.
         self.app.push_screen(EvalScreen(row.summary, live=row.live, show_timings=not self.demo))
+
+    # --- apply and vault -----------------------------------------------------------------
+
+    def action_apply(self) -> None:
+        row = self.selected_row()
+        if row is None:
+            self.notify("No session selected.", severity="warning")
+            return
+        publishing = getattr(self.app, "publishing", None)
+        if publishing is not None:
+            publishing.apply(row.summary, live=row.live)
+
+    def action_vault(self) -> None:
+        from gobtui.screens.vault import VaultScreen
+
+        row = self.selected_row()
+        projects: dict[str, str] = {}
+        for known in self.rows.values():  # snapshots name canonical paths
+            projects[known.summary.session_id] = known.project
+            projects[known.key] = known.project
+            projects[os.path.realpath(known.key)] = known.project
+        session_id = row.summary.session_id if row is not None else None
+        self.app.push_screen(VaultScreen(self.clock, projects=projects, session_id=session_id))

@@ -34,8 +34,9 @@ def compaction_marks(summary: SessionSummary, width: int) -> str:
     return "".join(line).rstrip()
 
 
-def facts(row: BoardRow, styles: BandStyles) -> Table:
-    """At most seven lines, so the pane fits under the table in an 80x24 pane."""
+def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None) -> Table:
+    """At most seven lines (eight after a fork), so the pane fits under the table in an 80x24
+    pane. `last_fork` is the resume command of the fork last published from this session."""
     s = row.summary
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold", no_wrap=True, min_width=8)
@@ -92,11 +93,13 @@ def facts(row: BoardRow, styles: BandStyles) -> Table:
         grid.add_row("History", " · ".join(extra))
     grid.add_row("Path", fmt.display_path(s.path))
     grid.add_row("Resume", Text(s.resume_command(), styles.accent))
+    if last_fork:
+        grid.add_row("Fork", Text(f"last fork: {last_fork}", styles.ok))
     return grid
 
 
 class DetailPane(Vertical):
-    """Shows one BoardRow; `show(None)` clears it."""
+    """Shows one BoardRow (and its last fork's resume command); `show(None)` clears it."""
 
     DEFAULT_CSS = """
     DetailPane { height: auto; }
@@ -114,7 +117,7 @@ class DetailPane(Vertical):
         yield Sparkline([], summary_function=max, id="detail-spark")
         yield Static(id="detail-marks")
 
-    def show(self, row: BoardRow | None) -> None:
+    def show(self, row: BoardRow | None, last_fork: str | None = None) -> None:
         self.row = row
         facts_widget = self.query_one("#detail-facts", Static)
         spark = self.query_one("#detail-spark", Sparkline)
@@ -124,6 +127,6 @@ class DetailPane(Vertical):
             spark.data = []
             marks.update("")
             return
-        facts_widget.update(facts(row, band_styles(self.app)))
+        facts_widget.update(facts(row, band_styles(self.app), last_fork))
         spark.data = [float(s.context_tokens) for s in row.summary.usage_history]
         marks.update(compaction_marks(row.summary, spark.size.width or 60))

@@ -1,0 +1,124 @@
+"""What the dashboard settles before it publishes anything: the plan to apply (or why there is
+none) and the exact words of the confirm modals.
+
+No Textual here: the publishing controller calls `prepare_apply` from a thread worker, and
+tests call it directly on real files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from adapters.planning import LoadedSession, PlanningError, candidate_bytes, plan_session
+from adapters.rewrite import RewriteError
+from core.board import project_name
+from core.model import SessionSummary
+from core.plan import CompactionPlan, NoPlan, NoPlanReason
+from core.policy import PolicyConfig
+from core.vault_model import IndexEntry
+from gobtui import format as fmt
+from gobtui.preview_rows import human_bytes
+
+
+class NothingToApply(Exception):
+    """A one-line reason the session gets no fork (no plan, refused, control plan ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyRequest:
+    """An admitted file plan bound to the bytes it was planned on, ready to publish."""
+
+    summary: SessionSummary
+    session: LoadedSession
+    plan: CompactionPlan
+    policy: PolicyConfig
+    candidate_bytes: int
+    """Size of the compacted copy before the fork gets its new identity (hence "~")."""
+
+    @property
+    def source_bytes(self) -> int:
+        return len(self.session.data)
+
+
+def no_plan_reason(result: NoPlan, strategy: str) -> str:
+    before = fmt.tokens(result.context_tokens_before)
+    trigger = fmt.tokens(result.effective_trigger_tokens)
+    match result.reason_code:
+        case NoPlanReason.BELOW_TRIGGER:
+            return (
+                f"below its trigger (context {before}, trigger {trigger}); "
+                "p previews it, and t there plans anyway"
+            )
+        case NoPlanReason.MINIMUM_SAVINGS_NOT_MET:
+            return f"{strategy} would save under the minimum of {fmt.tokens(result.min_savings_tokens)}"
+        case NoPlanReason.STRATEGY_RETURNED_NO_PLAN:
+            return f"{strategy} finds nothing to compact at context {before}"
+        case _:
+            return f"no plan ({result.reason_code.value})"
+
+
+def prepare_apply(
+    summary: SessionSummary,
+    session: LoadedSession,
+    strategy: str,
+    policy: PolicyConfig,
+    live: bool,
+) -> ApplyRequest:
+    """Plan `session` and check the plan can become a fork; NothingToApply says why not."""
+    try:
+        outcome = plan_session(session, strategy, policy, live)
+    except PlanningError as error:
+        raise NothingToApply(str(error)) from None
+    result = outcome.result
+    if isinstance(result, NoPlan):
+        raise NothingToApply(no_plan_reason(result, strategy))
+    if outcome.plan is None:
+        code = outcome.admission.code if outcome.admission else None
+        raise NothingToApply(f"the {strategy} plan is refused by admission ({code or 'refused'})")
+    plan = outcome.plan
+    if plan.is_control or not plan.rewrites_file:
+        raise NothingToApply(
+            f"{strategy} asks the provider to compact (run /compact in the agent); "
+            "there is no file to publish"
+        )
+    try:
+        size = len(candidate_bytes(session, plan))
+    except (RewriteError, ValueError) as error:
+        first = str(error).strip().splitlines()
+        raise NothingToApply(
+            f"the plan cannot be applied: {first[0] if first else error}"
+        ) from None
+    return ApplyRequest(summary, session, plan, policy, size)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def session_label(summary: SessionSummary) -> str:
+    """`ledgerly (32e873de)`: the project, and the id that tells its sessions apart."""
+    return f"{project_name(summary)} ({fmt.short_id(summary.session_id)})"
+
+
+def apply_question(request: ApplyRequest) -> str:
+    plan = request.plan
+    where = fmt.display_path(str(Path(request.summary.path).parent))
+    return (
+        f"Publish {_article(plan.strategy)} {plan.strategy} fork of "
+        f"{session_label(request.summary)} — "
+        f"{fmt.tokens(plan.context_tokens_before)} → {fmt.tokens(plan.context_tokens_after)} "
+        f"tokens, {human_bytes(request.source_bytes)} → ~{human_bytes(request.candidate_bytes)} "
+        f"— new file beside {where}; the original is snapshotted into the vault first and "
+        "never modified."
+    )
+
+
+def undo_question(entry: IndexEntry, project: str | None, age: str) -> str:
+    label = f"{project} ({fmt.short_id(entry.session_id)})" if project else entry.session_id
+    where = fmt.display_path(str(Path(entry.path).parent))
+    return (
+        f"Restore snapshot {entry.sha256[:12]} of {label} — {entry.strategy or 'unlabelled'}, "
+        f"{human_bytes(entry.bytes)}, {entry.record_count:,} records, taken {age} — into a new "
+        f"fork beside {where}; the snapshot is verified first, and no existing file is modified."
+    )

@@ -1,0 +1,192 @@
+"""`r` in the vault: the state cards every snapshot holds, searched by words.
+
+Empty query: every card, newest first. A query ranks cards by case-insensitive hits over all
+their fields. Each result shows the card's goal and summary and the snapshot it comes from;
+enter opens that snapshot's records at the card's record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from adapters.vault_recovery import recall
+from core.limits import VAULT_VIEW_RECALL_LIMIT
+from core.vault_model import IndexEntry, RecallHit, RecallResult, VaultError
+from gobtui import format as fmt
+from gobtui.messages import CardsRecalled, VaultFailed
+from gobtui.publishing import publishing_of
+from gobtui.screens.error import ErrorScreen
+from gobtui.screens.help import RECALL_LEGEND
+from gobtui.vault_rows import age
+from gobtui.widgets.palette import BandStyles, band_styles
+from gobtui.widgets.record_pairs import clean
+
+
+class RecallScreen(Screen[None]):
+    AUTO_FOCUS = "#recall-query"
+    HELP_LEGEND = RECALL_LEGEND
+    HELP_LEGEND_TITLE = "Reading the cards"
+    BINDINGS = [
+        Binding("escape", "close", "Back", tooltip="Back to the vault", id="recall.close"),
+        Binding(
+            "down",
+            "results",
+            "Results",
+            show=False,
+            tooltip="From the query to the results",
+            id="recall.results",
+        ),
+    ]
+
+    def __init__(
+        self,
+        clock: Callable[[], float],
+        entries: list[IndexEntry],
+        projects: Mapping[str, str],
+    ) -> None:
+        super().__init__()
+        self.clock = clock
+        self.entries = {e.sha256: e for e in reversed(entries)}  # the newest entry per id wins
+        self.projects = projects
+        self.result: RecallResult | None = None
+        self.error: str | None = None
+        self.query_text: str | None = None
+        self._focus_results = False
+        self._request = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="recall-title")
+        yield Input(
+            placeholder="recall: words of a goal, file, error… (enter)",
+            id="recall-query",
+            compact=True,
+        )
+        yield OptionList(id="recall-results")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._run, None)  # `loading` needs the list mounted
+
+    def _run(self, query: str | None) -> None:
+        self._request += 1
+        self.query_text = query
+        self.result = None
+        self.query_one(OptionList).loading = True
+        self._render_title()
+        self._recall(self._request, query)
+
+    @work(thread=True, exclusive=True, group="recall")
+    def _recall(self, request: int, query: str | None) -> None:
+        try:
+            vault = publishing_of(self.app).open_vault()
+            result = recall(vault, query, VAULT_VIEW_RECALL_LIMIT)
+        except VaultError as error:
+            self.post_message(VaultFailed(request, "recall", str(error), error.code, error.damaged))
+            return
+        self.post_message(CardsRecalled(request, result))
+
+    @on(CardsRecalled)
+    def _recalled(self, message: CardsRecalled) -> None:
+        if message.request != self._request:
+            return
+        self.result, self.error = message.result, None
+        options = self.query_one(OptionList)
+        options.loading = False
+        options.clear_options()
+        styles = band_styles(self.app)
+        options.add_options(
+            Option(self._card_text(hit, styles), id=str(k))
+            for k, hit in enumerate(message.result.results)
+        )
+        if options.option_count:
+            options.highlighted = 0
+            if self._focus_results:  # a submitted query moves on to its results
+                options.focus()
+        self._focus_results = False
+        self._render_title()
+
+    @on(VaultFailed)
+    def _failed(self, message: VaultFailed) -> None:
+        if message.request != self._request:
+            return
+        self.error = message.error
+        options = self.query_one(OptionList)
+        options.loading = False
+        options.clear_options()  # never a partial list
+        self._render_title()
+        title = "The vault cannot be read" if message.damaged else "Cannot recall"
+        self.app.push_screen(ErrorScreen(title, message.error, code=message.code))
+
+    def _card_text(self, hit: RecallHit, styles: BandStyles) -> Text:
+        card = hit.card
+        entry = self.entries.get(hit.snapshot_sha256)
+        who = self.projects.get(hit.path) or self.projects.get(hit.session_id)
+        label = entry.strategy if entry is not None and entry.strategy else "snapshot"
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f"{who or fmt.short_id(hit.session_id)}", style="bold")
+        text.append(f" · {label} {hit.snapshot_sha256[:8]} · {age(self.clock(), hit.ts)}")
+        text.append(f" · record {hit.record_index}")
+        if hit.hits:
+            text.append(f" · {hit.hits} hits", styles.accent)
+        for name, value in (("goal", card.goal), ("summary", card.summary or card.current_work)):
+            if value:
+                text.append(f"\n  {name}: ", styles.muted)
+                text.append(clean(value))
+        if card.files_touched:
+            text.append("\n  files: ", styles.muted)
+            text.append(clean(", ".join(card.files_touched[:4])))
+        return text
+
+    def _render_title(self) -> None:
+        styles = band_styles(self.app)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("RECALL ", style="reverse bold")
+        query = f"“{fmt.ellipsize(self.query_text, 24)}”" if self.query_text else "every card"
+        text.append(f" {query}", style="bold")
+        if self.error is not None:
+            text.append(f" · cannot recall: {self.error}", styles.alert)
+        elif self.result is None:
+            text.append(" · reading every snapshot…", styles.muted)
+        else:
+            r = self.result
+            text.append(f" · {r.cards_matched} cards in {r.snapshots_scanned} snapshots")
+            if r.truncated:
+                text.append(f" (best {len(r.results)} shown)")
+            if not r.results:
+                text.append(" · none: cards appear in forks an apply wrote", styles.muted)
+        self.query_one("#recall-title", Static).update(text)
+
+    @on(Input.Submitted, "#recall-query")
+    def _submitted(self, event: Input.Submitted) -> None:
+        self._focus_results = True  # once they arrive: the list cannot take focus while loading
+        self._run(event.value.strip() or None)
+
+    def action_results(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected, "#recall-results")
+    def _open(self, event: OptionList.OptionSelected) -> None:
+        from gobtui.screens.vault_records import VaultRecordsScreen
+
+        if self.result is None or event.option.id is None:
+            return
+        hit = self.result.results[int(event.option.id)]
+        entry = self.entries.get(hit.snapshot_sha256)
+        if entry is None:
+            self.notify("That snapshot is no longer in the index (reload the vault).")
+            return
+        project = self.projects.get(hit.path) or self.projects.get(hit.session_id)
+        self.app.push_screen(
+            VaultRecordsScreen(entry, project, self.clock, record=hit.record_index)
+        )
+
+    def action_close(self) -> None:
+        self.dismiss(None)

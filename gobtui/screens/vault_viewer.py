@@ -1,0 +1,176 @@
+"""enter on a record: its archived text, 16 KiB at a time (n/pgdn next page, p/pgup back).
+
+Every page is a fresh read_record from the vault in a thread worker (the snapshot is verified
+on every read). The header says what this is: untrusted archived data, shown as text with
+control characters removed, never followed as instructions.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from adapters.vault_recovery import read_record
+from core.limits import VAULT_VIEW_PAGE_BYTES
+from core.vault_model import IndexEntry, RecordPage, VaultError
+from gobtui import format as fmt
+from gobtui.messages import RecordPageRead, VaultFailed
+from gobtui.preview_rows import human_bytes
+from gobtui.publishing import publishing_of
+from gobtui.screens.error import ErrorScreen
+from gobtui.screens.help import VIEWER_LEGEND
+from gobtui.vault_rows import RecordRow
+from gobtui.widgets.palette import band_styles
+from gobtui.widgets.record_pairs import clean
+
+UNTRUSTED = "untrusted archived data"
+
+
+class RecordText(VerticalScroll, inherit_bindings=False):
+    """Scrolls a page with the arrows; pgup/pgdn are left to the screen, which pages."""
+
+    BINDINGS = [
+        Binding("up,k", "scroll_up", "Up", show=False),
+        Binding("down,j", "scroll_down", "Down", show=False),
+        Binding("home", "scroll_home", "Top", show=False),
+        Binding("end", "scroll_end", "Bottom", show=False),
+    ]
+
+
+class RecordViewerScreen(Screen[None]):
+    HELP_LEGEND = VIEWER_LEGEND
+    HELP_LEGEND_TITLE = "Reading a record"
+    BINDINGS = [
+        Binding("escape", "close", "Back", tooltip="Back to the records", id="viewer.close"),
+        Binding(
+            "n,pagedown",
+            "page(1)",
+            "Next page",
+            key_display="n",
+            tooltip="The next 16 KiB of the record",
+            id="viewer.next",
+        ),
+        Binding(
+            "p,pageup",
+            "page(-1)",
+            "Prev page",
+            key_display="p",
+            tooltip="The previous 16 KiB of the record",
+            id="viewer.prev",
+        ),
+    ]
+
+    def __init__(self, entry: IndexEntry, row: RecordRow, project: str | None) -> None:
+        super().__init__()
+        self.entry = entry
+        self.row = row
+        self.project = project
+        self.offsets: list[int] = [0]
+        """Start of every page read so far, the shown one last (p pops back)."""
+        self.page: RecordPage | None = None
+        self.error: str | None = None
+        self.reading = False
+        self._request = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="viewer-title")
+        with RecordText(id="viewer-scroll"):
+            yield Static(id="viewer-content")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#viewer-scroll").focus()
+        self.call_after_refresh(self._read, 0)  # `loading` needs the scroll view mounted
+
+    def _read(self, offset: int) -> None:
+        self._request += 1
+        self.reading = True
+        self.query_one("#viewer-scroll").loading = True
+        self._render_title()
+        self._read_page(self._request, offset)
+
+    @work(thread=True, exclusive=True, group="viewer-read")
+    def _read_page(self, request: int, offset: int) -> None:
+        try:
+            vault = publishing_of(self.app).open_vault()
+            page = read_record(
+                vault, self.entry.sha256, self.row.index, offset, VAULT_VIEW_PAGE_BYTES
+            )
+        except VaultError as error:
+            self.post_message(VaultFailed(request, "read", str(error), error.code, error.damaged))
+            return
+        self.post_message(RecordPageRead(request, page))
+
+    @on(RecordPageRead)
+    def _page_read(self, message: RecordPageRead) -> None:
+        if message.request != self._request:
+            return
+        self.reading, self.page, self.error = False, message.page, None
+        scroll = self.query_one(RecordText)
+        scroll.loading = False
+        content = Text(clean(message.page.content), overflow="fold")
+        self.query_one("#viewer-content", Static).update(content)
+        scroll.scroll_home(animate=False)
+        if self.focused is None:
+            scroll.focus()
+        self.refresh_bindings()
+        self._render_title()
+
+    @on(VaultFailed)
+    def _failed(self, message: VaultFailed) -> None:
+        if message.request != self._request:
+            return
+        self.reading, self.error = False, message.error
+        self.query_one("#viewer-scroll").loading = False
+        self.query_one("#viewer-content", Static).update("")
+        self._render_title()
+        title = "The snapshot cannot be read" if message.damaged else "Cannot read the record"
+        self.app.push_screen(ErrorScreen(title, message.error, code=message.code))
+
+    def _render_title(self) -> None:
+        styles = band_styles(self.app)
+        row = self.row
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("RECORD ", style="reverse bold")
+        text.append(f" {row.index} · {row.kind}", style="bold")
+        text.append(f" · {human_bytes(row.size)} · sha256 {row.sha256_prefix}")
+        who = self.project or fmt.short_id(self.entry.session_id)
+        text.append(f" · {who} {self.entry.sha256[:8]}")
+        text.append("\n")
+        text.append(f" {UNTRUSTED} ", styles.warn + Style(reverse=True))
+        page = self.page
+        if self.error is not None:
+            text.append(f" cannot read: {self.error}", styles.alert)
+        elif page is None:
+            text.append(" reading…", styles.muted)
+        else:
+            end = page.next_offset if page.next_offset is not None else page.record_bytes
+            text.append(f" page {len(self.offsets)} · bytes {page.offset:,}–{end:,}")
+            text.append(f" of {page.record_bytes:,}")
+            text.append(" · end" if page.next_offset is None else " · n: next page", styles.muted)
+        text.append(" · text to read, never instructions", styles.muted)
+        self.query_one("#viewer-title", Static).update(text)
+
+    def action_page(self, step: int) -> None:
+        if self.reading or self.page is None:
+            return
+        if step > 0:
+            if self.page.next_offset is None:
+                self.notify("That was the last page of the record.", timeout=3)
+                return
+            self.offsets.append(self.page.next_offset)
+        else:
+            if len(self.offsets) == 1:
+                self.notify("This is the first page.", timeout=3)
+                return
+            self.offsets.pop()
+        self._read(self.offsets[-1])
+
+    def action_close(self) -> None:
+        self.dismiss(None)

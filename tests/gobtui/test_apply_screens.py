@@ -1,0 +1,716 @@
+"""Apply (`a`) and the vault screens (`v`) under Pilot, on the demo home and a real vault.
+
+Everything is checked on disk or against the services called directly: the fork file and
+its receipt, the untouched source, the vault's index, search and read_record pages. The
+vault lives under the GOBTUI_DATA_DIR the autouse fixture points at a temporary folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from textual.message import Message
+from textual.notifications import Notify
+from textual.pilot import Pilot
+from textual.widgets import DataTable, ProgressBar, Static
+
+from adapters.vault import Vault
+from adapters.vault_recovery import read_record, recall, search
+from core.board import BoardRow
+from core.model import Provider
+from core.plan import CompactionPlan
+from core.receipt import OperationKind, Receipt
+from core.vault_model import IndexEntry, SnapshotDiff
+from gobtui.app import GobtuiApp
+from gobtui.planning_state import ignoring_trigger, policy_for
+from gobtui.screens.confirm import ConfirmScreen
+from gobtui.screens.error import ErrorScreen
+from gobtui.screens.plan_preview import PlanPreviewScreen
+from gobtui.screens.vault import VaultScreen
+from gobtui.screens.vault_diff import DiffSummaryScreen
+from gobtui.screens.vault_recall import RecallScreen
+from gobtui.screens.vault_records import RecordList, VaultRecordsScreen
+from gobtui.screens.vault_viewer import UNTRUSTED, RecordViewerScreen
+from gobtui.vault_rows import diff_order, entry_matches, type_counts
+from gobtui.widgets.detail import DetailPane
+from gobtui.widgets.publish_bar import PublishBar, PublishState
+
+from .conftest import FROZEN_NOW
+
+OVER_TRIGGER = "ledgerly"  # the demo session the default policy plans (auto, a file plan)
+BELOW_TRIGGER = "spotlight-api"  # live, so auto asks the API to drop results (a control plan)
+IDLE_BELOW_TRIGGER = "pg-migrate"  # idle: auto plans a file plan with a state card
+BIG_RECORDS = "codex/jazzyalex__agent-sessions__small.jsonl"  # a 25 KB record: two pages
+
+
+class Toasts:
+    """Collects every notification the app raises (toasts are off under run_test)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, Notify):
+            self.seen.append(f"{message.notification.title}: {message.notification.message}")
+
+    def has(self, text: str) -> bool:
+        return any(text in toast for toast in self.seen)
+
+
+async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.pause(0.05)
+
+
+async def select(app: GobtuiApp, project: str) -> BoardRow:
+    await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+    row = next(r for r in app.sessions_screen.rows.values() if r.project == project)
+    assert app.sessions_screen.select_session(row.key)
+    return row
+
+
+def fork_of(app: GobtuiApp, row: BoardRow) -> Receipt | None:
+    return app.last_fork(row.key)
+
+
+async def apply_and_confirm(app: GobtuiApp, pilot: Pilot[None], row: BoardRow) -> Receipt:
+    await pilot.press("a")
+    await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+    await pilot.press("y")
+    await until(lambda: fork_of(app, row) is not None and not app.publishing.busy, pilot)
+    receipt = fork_of(app, row)
+    assert receipt is not None
+    await until(lambda: receipt.path in app.sessions_screen.rows, pilot)
+    return receipt
+
+
+def confirm_text(app: GobtuiApp) -> str:
+    assert isinstance(app.screen, ConfirmScreen)
+    return str(app.screen.query_one("#confirm-question", Static).render())
+
+
+def plain(widget: Static) -> str:
+    """What a Static shows (Text or a Rich table) as plain text."""
+    console = Console(width=200, file=io.StringIO(), record=True)
+    console.print(widget.content)
+    return console.export_text()
+
+
+def detail_text(app: GobtuiApp) -> str:
+    pane = app.sessions_screen.query_one(DetailPane)
+    return plain(pane.query_one("#detail-facts", Static))
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+async def open_vault(app: GobtuiApp, pilot: Pilot[None]) -> VaultScreen:
+    await pilot.press("v")
+    screen = app.screen
+    assert isinstance(screen, VaultScreen)
+    await until(lambda: screen.loaded, pilot)
+    await pilot.pause()
+    return screen
+
+
+def snapshot_file(path: Path, provider: Provider, session_id: str, label: str, ts: float) -> str:
+    return Vault().snapshot(path, provider, session_id, label, ts).sha256
+
+
+# --- apply -------------------------------------------------------------------------------------
+
+
+async def test_a_confirms_then_publishes_the_fork(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    toasts = Toasts()
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        source = Path(row.summary.path)
+        before = source.read_bytes()
+        session_id = row.summary.session_id
+        progress: list[tuple[int, int]] = []
+        shown = app.publishing._progress
+
+        def record(what: str, done: int, total: int) -> None:
+            progress.append((done, total))
+            shown(what, done, total)
+
+        app.publishing._progress = record  # type: ignore[method-assign]
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        # The board's `a` again while this one waits: refused with a notice, not queued.
+        assert app.publishing.busy
+        app.sessions_screen.action_apply()
+        await pilot.pause()
+        assert toasts.has("already running")
+        assert len(app.screen_stack) == 2
+        question = confirm_text(app)
+        assert (
+            f"Publish an auto fork of {OVER_TRIGGER} ({session_id[:8]}) — 311k → 232k tokens"
+            in (question)
+        )
+        assert "new file beside ~/demo/claude/projects/-home-dev-src-ledgerly;" in question
+        assert "snapshotted into the vault first and never modified" in question
+        await pilot.press("enter")
+        await until(lambda: fork_of(app, row) is not None and not app.publishing.busy, pilot)
+        receipt = fork_of(app, row)
+        assert receipt is not None and receipt.kind is OperationKind.APPLY
+        fork = Path(receipt.path)
+        # On disk: the fork beside the source, smaller; the source byte-identical.
+        assert fork.is_file() and fork.parent == source.parent and fork != source
+        assert sha256_of(fork) == receipt.output_sha256
+        assert fork.stat().st_size == receipt.bytes_after < len(before)
+        assert source.read_bytes() == before
+        entries = Vault().entries()
+        assert [(e.session_id, e.sha256, e.strategy) for e in entries] == [
+            (session_id, receipt.snapshot_manifest_sha256, "auto")
+        ]
+        assert entries[0].source_sha256 == hashlib.sha256(before).hexdigest()
+        # The 1.6 MB source streamed into the vault in 1 MiB chunks, the bar following it.
+        assert progress == [(1024 * 1024, len(before)), (len(before), len(before))]
+        assert not app.sessions_screen.query_one(PublishBar).display
+        # On screen: the toast, the fork as a board row, "last fork" in the detail pane.
+        assert toasts.has(f"Fork published — resume: claude --resume {receipt.session_id}")
+        await until(lambda: receipt.path in app.sessions_screen.rows, pilot)
+        assert app.sessions_screen.rows[receipt.path].summary.session_id == receipt.session_id
+        assert app.sessions_screen.selected_row() is not None
+        assert app.sessions_screen.selected_row().key == row.key  # type: ignore[union-attr]
+        await pilot.pause()
+        assert f"last fork: claude --resume {receipt.session_id}" in detail_text(app)
+
+
+async def test_cancel_writes_nothing(demo_app_factory: Callable[..., GobtuiApp]) -> None:
+    toasts = Toasts()
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24), message_hook=toasts) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        folder = Path(row.summary.path).parent
+        listing = sorted(folder.iterdir())
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        await pilot.press("n")
+        await until(lambda: not app.publishing.busy, pilot)
+        assert app.screen is app.sessions_screen
+        assert toasts.has("Cancelled; nothing was written.")
+        assert sorted(folder.iterdir()) == listing
+        assert not Vault().root.exists()
+        assert fork_of(app, row) is None
+        # escape cancels as well, and a later apply is not refused as "running"
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        await pilot.press("escape")
+        await until(lambda: not app.publishing.busy, pilot)
+        assert sorted(folder.iterdir()) == listing
+        assert not toasts.has("already running")
+
+
+async def test_a_session_without_a_plan_says_why(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    toasts = Toasts()
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
+        row = await select(app, BELOW_TRIGGER)
+        listing = sorted(Path(row.summary.path).parent.iterdir())
+        await pilot.press("a")
+        await until(lambda: toasts.has("Nothing to apply"), pilot)
+        assert toasts.has(f"No fork for {BELOW_TRIGGER} ({row.summary.session_id[:8]}): below")
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert not app.publishing.busy
+        assert sorted(Path(row.summary.path).parent.iterdir()) == listing
+        assert not Vault().root.exists()
+
+
+async def preview_ignoring_trigger(
+    app: GobtuiApp, pilot: Pilot[None], project: str
+) -> tuple[BoardRow, PlanPreviewScreen]:
+    row = await select(app, project)
+    await pilot.press("p")
+    screen = app.screen
+    assert isinstance(screen, PlanPreviewScreen)
+    await until(lambda: screen.preview is not None, pilot)
+    first = screen.preview
+    await pilot.press("t")  # below the trigger: plan anyway
+    await until(lambda: screen.preview is not first and screen.preview is not None, pilot)
+    return row, screen
+
+
+async def test_a_in_the_preview_publishes_the_previewed_plan(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row, screen = await preview_ignoring_trigger(app, pilot, IDLE_BELOW_TRIGGER)
+        assert screen.preview is not None
+        figures = screen.preview.figures
+        assert figures.context_after is not None and figures.control is None
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        assert f"{IDLE_BELOW_TRIGGER} ({row.summary.session_id[:8]})" in confirm_text(app)
+        await pilot.press("y")
+        await until(lambda: fork_of(app, row) is not None and not app.publishing.busy, pilot)
+        receipt = fork_of(app, row)
+        assert receipt is not None
+        assert app.screen is screen
+        assert receipt.strategy == screen.strategy
+        assert receipt.context_tokens_before == figures.context_before
+        assert receipt.context_tokens_after == figures.context_after
+        assert Path(receipt.path).is_file()
+
+
+async def test_a_control_plan_in_the_preview_is_not_published(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    toasts = Toasts()
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
+        _, screen = await preview_ignoring_trigger(app, pilot, BELOW_TRIGGER)  # live: cache_edits
+        assert screen.preview is not None and screen.preview.figures.control is not None
+        await pilot.press("a")
+        await until(lambda: toasts.has("Nothing to apply"), pilot)
+        assert toasts.has("control plan") and toasts.has("no file to publish")
+        assert app.screen is screen and not app.publishing.busy
+        assert not Vault().root.exists()
+
+
+async def test_a_publish_error_opens_the_error_modal(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        with Path(row.summary.path).open("ab") as handle:  # the session moves on meanwhile
+            handle.write(b'{"type":"mode","mode":"normal"}\n')
+        await pilot.press("y")
+        await until(lambda: isinstance(app.screen, ErrorScreen), pilot)
+        error = app.screen
+        assert isinstance(error, ErrorScreen)
+        assert error.title_text == "Apply failed"
+        assert error.code == "source_changed"
+        assert "changed since planning" in error.message and "Traceback" not in error.message
+        assert fork_of(app, row) is None and not app.publishing.busy
+        await pilot.press("escape")
+        assert app.screen is app.sessions_screen
+
+
+# --- vault -------------------------------------------------------------------------------------
+
+
+async def test_undo_from_the_vault_creates_another_fork(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    toasts = Toasts()
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        source = Path(row.summary.path)
+        original = source.read_bytes()
+        applied = await apply_and_confirm(app, pilot, row)
+        vault = await open_vault(app, pilot)
+        assert [e.sha256 for e in vault.entries] == [applied.snapshot_manifest_sha256]
+        table = vault.query_one(DataTable)
+        assert table.row_count == 1
+        assert OVER_TRIGGER in str(table.get_row_at(0)[2])
+        await pilot.press("u")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        assert f"Restore snapshot {applied.snapshot_manifest_sha256[:12]}" in confirm_text(app)
+        await pilot.press("y")
+        await until(lambda: fork_of(app, row) is not applied and not app.publishing.busy, pilot)
+        restored = fork_of(app, row)
+        assert restored is not None and restored.kind is OperationKind.UNDO
+        assert restored.path != applied.path and restored.session_id != applied.session_id
+        fork = Path(restored.path)
+        assert fork.is_file() and sha256_of(fork) == restored.output_sha256
+        # The restored fork is the original transcript under a new identity: same size.
+        assert fork.stat().st_size == len(original)
+        assert source.read_bytes() == original and Path(applied.path).is_file()
+        assert toasts.has(f"resume: claude --resume {restored.session_id}")
+        await until(lambda: restored.path in app.sessions_screen.rows, pilot)
+        assert app.screen is vault
+
+
+async def test_a_damaged_chunk_shows_the_error_modal_and_no_rows(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        sha = snapshot_file(
+            Path(row.summary.path), Provider.CLAUDE, row.summary.session_id, "manual", FROZEN_NOW
+        )
+        chunk = next(iter(sorted(Vault().chunks_dir.iterdir())))
+        data = bytearray(chunk.read_bytes())
+        data[100] ^= 0x01
+        chunk.write_bytes(bytes(data))
+        vault = await open_vault(app, pilot)
+        assert [e.sha256 for e in vault.entries] == [sha]  # the index itself is intact
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, ErrorScreen), pilot)
+        error = app.screen
+        assert isinstance(error, ErrorScreen)
+        assert f"chunk {chunk.name} fails its hash check" in error.message
+        assert error.code == "damaged_chunk"
+        assert "Traceback" not in error.message
+        await pilot.press("escape")
+        records = app.screen
+        assert isinstance(records, VaultRecordsScreen)
+        assert records.rows is None and records.query_one(RecordList).row_count() == 0
+        assert "cannot read" in str(records.query_one("#records-title", Static).render())
+        await pilot.press("escape")
+        assert app.screen is vault
+        await pilot.press("u")  # undo refuses a snapshot that does not verify
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        await pilot.press("y")
+        await until(lambda: isinstance(app.screen, ErrorScreen), pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert app.screen.title_text == "Undo failed"
+        assert chunk.name in app.screen.message
+        assert fork_of(app, row) is None
+
+
+async def test_the_record_browser_pages_a_record(
+    demo_app_factory: Callable[..., GobtuiApp],
+    fixture_copy: Callable[[str], Path],
+) -> None:
+    path = fixture_copy(BIG_RECORDS)
+    sha = snapshot_file(path, Provider.CODEX, "fixture-session", "manual", FROZEN_NOW - 90)
+    lines = path.read_bytes().split(b"\n")
+    big = max(range(len(lines)), key=lambda i: len(lines[i]))
+    assert len(lines[big]) > 16 * 1024
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+        await open_vault(app, pilot)
+        await pilot.press("enter")
+        browser = app.screen
+        assert isinstance(browser, VaultRecordsScreen)
+        await until(lambda: browser.rows is not None, pilot)
+        assert browser.rows is not None
+        assert [r.index for r in browser.rows] == list(range(len(browser.rows)))
+        assert [r.size for r in browser.rows] == [len(line) for line in lines[: len(browser.rows)]]
+        assert browser.rows[big].sha256_prefix == hashlib.sha256(lines[big]).hexdigest()[:12]
+        browser.query_one(RecordList).move_cursor(big)
+        await pilot.press("enter")
+        viewer = app.screen
+        assert isinstance(viewer, RecordViewerScreen)
+        await until(lambda: viewer.page is not None, pilot)
+        first = read_record(Vault(), sha, big, 0, 16 * 1024)
+        assert viewer.page == first and first.next_offset is not None
+        title = str(viewer.query_one("#viewer-title", Static).render())
+        assert (
+            UNTRUSTED in title and f"bytes 0–{first.next_offset:,} of {len(lines[big]):,}" in title
+        )
+        shown = str(viewer.query_one("#viewer-content", Static).render())
+        assert shown.replace("\n", "")[:200] == first.content[:200]
+        await pilot.press("n")
+        await until(lambda: viewer.page is not None and viewer.page.offset > 0, pilot)
+        second = read_record(Vault(), sha, big, first.next_offset, 16 * 1024)
+        assert viewer.page == second
+        await pilot.press("pageup")
+        await until(lambda: viewer.page is not None and viewer.page.offset == 0, pilot)
+        assert viewer.page == first
+
+
+async def test_search_marks_the_matching_records(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        sha = snapshot_file(
+            Path(row.summary.path), Provider.CLAUDE, row.summary.session_id, "manual", FROZEN_NOW
+        )
+        await open_vault(app, pilot)
+        await pilot.press("enter")
+        browser = app.screen
+        assert isinstance(browser, VaultRecordsScreen)
+        await until(lambda: browser.rows is not None, pilot)
+        await pilot.press("slash", *"Bash", "enter")
+        await until(lambda: browser.result is not None, pilot)
+        direct = search(Vault(), sha, "Bash", 50)
+        records = browser.query_one(RecordList)
+        assert records.matches == {m.record_index: m.match_count for m in direct.matches}
+        assert records.matches and records.rows[records.cursor].index == min(records.matches)
+        title = str(browser.query_one("#records-title", Static).render())
+        assert f"“Bash”: {direct.matched_records:,} records" in title
+        ordered = sorted(records.matches)
+        await pilot.press("n")
+        assert records.rows[records.cursor].index == ordered[1]
+        drawn = records.render_row(records.cursor, 100, False).text
+        assert drawn.startswith("● ") and f"×{records.matches[ordered[1]]}" in drawn
+
+
+async def test_two_marked_snapshots_diff_and_history_filters(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    toasts = Toasts()
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        other = next(r for r in app.sessions_screen.rows.values() if r.project == BELOW_TRIGGER)
+        source = Path(row.summary.path)
+        sid = row.summary.session_id
+        a = snapshot_file(source, Provider.CLAUDE, sid, "manual", FROZEN_NOW - 3600)
+        snapshot_file(
+            Path(other.summary.path),
+            Provider.CLAUDE,
+            other.summary.session_id,
+            "manual",
+            FROZEN_NOW - 1800,
+        )
+        with source.open("ab") as handle:
+            handle.write(b'{"type":"mode","mode":"normal"}\n')
+        b = snapshot_file(source, Provider.CLAUDE, sid, "auto", FROZEN_NOW - 60)
+        vault = await open_vault(app, pilot)
+        assert len(vault.entries) == 3
+        assert vault.selected_entry() is not None and vault.selected_entry().sha256 == b  # type: ignore[union-attr]
+        await pilot.press("h")  # this session's history only
+        table = vault.query_one(DataTable)
+        assert table.row_count == 2
+        await pilot.press("m", "down", "m")
+        assert len(vault.marks) == 2
+        await pilot.press("h", "up")  # every snapshot again; the other session's
+        assert table.row_count == 3
+        assert vault.selected_entry() is not None
+        assert vault.selected_entry().session_id == other.summary.session_id  # type: ignore[union-attr]
+        await pilot.press("m")  # a third mark is refused
+        assert len(vault.marks) == 2 and toasts.has("Two snapshots are marked already")
+        marked = str(vault.query_one("#vault-title", Static).render())
+        assert f"{a[:8]} → {b[:8]} marked: d diffs them" in marked
+        await pilot.press("d")
+        await until(lambda: isinstance(app.screen, DiffSummaryScreen), pilot)
+        diff_screen = app.screen
+        assert isinstance(diff_screen, DiffSummaryScreen)
+        direct = Vault().diff(a, b)
+        assert diff_screen.diff == direct
+        assert (diff_screen.older.sha256, diff_screen.newer.sha256) == (a, b)
+        assert len(direct.added) == 1 and not direct.removed
+        summary = str(diff_screen.query_one("#vdiff-summary", Static).render())
+        assert f"records {direct.records_a:,} → {direct.records_b:,}" in summary
+        assert "1 added" in summary and "0 removed" in summary
+        types = [
+            line.split()
+            for line in plain(diff_screen.query_one("#vdiff-types", Static)).splitlines()
+        ]
+        assert [
+            "mode",
+            f"{direct.types_a.get('mode', 0):,}",
+            f"{direct.types_b['mode']:,}",
+            "+1",
+        ] in types
+        await pilot.press("escape")
+        await pilot.press("slash", *"spotlight")
+        await pilot.pause()
+        assert table.row_count == 1
+        assert vault.selected_entry() is not None
+        assert vault.selected_entry().session_id == other.summary.session_id  # type: ignore[union-attr]
+
+
+async def test_recall_lists_the_cards_of_a_fork_snapshot(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        receipt = await apply_and_confirm(app, pilot, row)
+        snapshot_file(Path(receipt.path), Provider.CLAUDE, receipt.session_id, "fork", FROZEN_NOW)
+        await open_vault(app, pilot)
+        await pilot.press("r")
+        screen = app.screen
+        assert isinstance(screen, RecallScreen)
+        await until(lambda: screen.result is not None, pilot)
+        direct = recall(Vault(), None, 50)
+        assert screen.result == direct and direct.results
+        card = direct.results[0].card
+        goal = card.goal.split()[0]
+        await pilot.press(*goal, "enter")
+        await until(lambda: screen.result is not None and screen.query_text == goal, pilot)
+        assert screen.result is not None and screen.result.results
+        assert all(hit.hits > 0 for hit in screen.result.results)
+        await pilot.press("enter")  # the first card: its snapshot's records, at the card
+        browser = app.screen
+        assert isinstance(browser, VaultRecordsScreen)
+        await until(lambda: browser.rows is not None, pilot)
+        records = browser.query_one(RecordList)
+        assert records.rows[records.cursor].index == screen.result.results[0].record_index
+
+
+def test_prepare_apply_matches_the_planner(demo_app_factory: Callable[..., GobtuiApp]) -> None:
+    """The apply request is the policy's admitted plan, and the question names it exactly."""
+    from adapters.planning import candidate_bytes, load_session, plan_session
+    from gobtui.apply_flow import NothingToApply, apply_question, prepare_apply
+
+    app = demo_app_factory()
+    store = app.store
+    summaries = {s.path: s for s in store.scan(FROZEN_NOW)}
+    ledgerly = next(s for s in summaries.values() if s.cwd and s.cwd.endswith(OVER_TRIGGER))
+    session = load_session(Path(ledgerly.path), ledgerly.provider)
+    policy, strategy = policy_for(ledgerly)
+    request = prepare_apply(ledgerly, session, strategy, policy, live=False)
+    plan = plan_session(session, strategy, policy).plan
+    assert isinstance(plan, CompactionPlan) and request.plan == plan
+    assert request.candidate_bytes == len(candidate_bytes(session, plan))
+    assert "1.6 MB → ~1.3 MB" in apply_question(request)
+    spotlight = next(s for s in summaries.values() if s.cwd and s.cwd.endswith(BELOW_TRIGGER))
+    below = load_session(Path(spotlight.path), spotlight.provider)
+    with pytest.raises(NothingToApply, match="below its trigger"):
+        prepare_apply(spotlight, below, strategy, policy, live=False)
+    lowered = ignoring_trigger(policy, below.transcript.context_tokens())
+    assert prepare_apply(spotlight, below, strategy, lowered, live=False).plan.rewrites_file
+
+
+async def test_the_publish_bar_shows_the_snapshot_progress(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+        bar = app.sessions_screen.query_one(PublishBar)
+        assert not bar.display
+        app.publishing._set_state(PublishState("snapshotting the source…", 0, 2048))
+        app.publishing._progress("snapshotting the source…", 1024, 2048)
+        await pilot.pause()
+        assert bar.display
+        progress = bar.query_one(ProgressBar)
+        assert (progress.total, progress.progress) == (2048, 1024)
+        assert "snapshotting" in str(bar.query_one("#publish-what", Static).render())
+        app.publishing._set_state(None)
+        await pilot.pause()
+        assert not bar.display
+
+
+async def test_the_palette_opens_the_vault_and_its_actions(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        snapshot_file(
+            Path(row.summary.path), Provider.CLAUDE, row.summary.session_id, "manual", FROZEN_NOW
+        )
+        await pilot.press("ctrl+p", *"Open the vault")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, VaultScreen), pilot)
+        vault = app.screen
+        assert isinstance(vault, VaultScreen)
+        await until(lambda: vault.loaded, pilot)
+        await pilot.press("ctrl+p", *"Toggle session history")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until(lambda: vault.history_of == row.summary.session_id, pilot)
+
+
+async def test_vault_keys_can_be_remapped_by_binding_id(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory(keymap={"sessions.vault": "V", "vault.mark": "x"})
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        snapshot_file(
+            Path(row.summary.path), Provider.CLAUDE, row.summary.session_id, "manual", FROZEN_NOW
+        )
+        await pilot.press("V")
+        vault = app.screen
+        assert isinstance(vault, VaultScreen)
+        await until(lambda: vault.loaded, pilot)
+        await pilot.press("x")
+        assert vault.marks == [0]
+
+
+# --- the vault screens' pure helpers -----------------------------------------------------------
+
+
+def entry(serial: int, session: str = "s1", label: str = "auto") -> IndexEntry:
+    return IndexEntry(
+        ts=FROZEN_NOW - 100 + serial,  # a larger serial is a newer snapshot
+        sha256=f"{serial:064x}",
+        path=f"/home/dev/.claude/projects/p/{session}.jsonl",
+        session_id=session,
+        provider=Provider.CLAUDE,
+        bytes=10,
+        record_count=1,
+        source_sha256="b" * 64,
+        strategy=label,
+    )
+
+
+def test_entry_matches_every_shown_field_case_insensitively() -> None:
+    item = entry(1, session="32e873de-71ac", label="cache_aware")
+    for text in ("", "LEDGER", "32E873", "Cache_", "claude", "/p/", f"{1:064x}"[-6:]):
+        assert entry_matches(item, text, "ledgerly"), text
+    assert not entry_matches(item, "pg-migrate", "ledgerly")
+    assert not entry_matches(item, "ledger", None)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=2, max_size=2, unique=True), st.integers(10, 14))
+def test_diff_order_is_older_then_newer(marked: list[int], size: int) -> None:
+    entries = [entry(size - position) for position in range(size)]  # newest first
+    older, newer = diff_order(marked, entries)
+    assert older.ts < newer.ts
+    assert {entries.index(older), entries.index(newer)} == set(marked)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["user", "assistant", "mode", "x:y"]), st.integers(1, 9)),
+    st.dictionaries(st.sampled_from(["user", "assistant", "mode", "x:y"]), st.integers(1, 9)),
+)
+def test_type_counts_cover_both_sides_changes_first(a: dict[str, int], b: dict[str, int]) -> None:
+    diff = SnapshotDiff(
+        a="a" * 64,
+        b="b" * 64,
+        records_a=sum(a.values()),
+        records_b=sum(b.values()),
+        added=[],
+        removed=[],
+        unchanged=0,
+        types_a=a,
+        types_b=b,
+    )
+    rows = type_counts(diff)
+    assert {r.kind for r in rows} == set(a) | set(b)
+    assert sum(r.a for r in rows) == diff.records_a and sum(r.b for r in rows) == diff.records_b
+    changed = [r.delta != 0 for r in rows]
+    assert changed == sorted(changed, reverse=True)
+
+
+async def test_a_damaged_index_shows_no_list_at_all(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        snapshot_file(
+            Path(row.summary.path), Provider.CLAUDE, row.summary.session_id, "manual", FROZEN_NOW
+        )
+        with Vault().index_path.open("ab") as handle:
+            handle.write(b'{"ts": "not a number"}\n')
+        await pilot.press("v")
+        await until(lambda: isinstance(app.screen, ErrorScreen), pilot)
+        error = app.screen
+        assert isinstance(error, ErrorScreen)
+        assert error.code == "damaged_index" and "index line 2 is invalid" in error.message
+        await pilot.press("escape")
+        vault = app.screen
+        assert isinstance(vault, VaultScreen)
+        assert vault.entries == [] and vault.query_one(DataTable).row_count == 0
+        assert "cannot read the vault" in str(vault.query_one("#vault-title", Static).render())

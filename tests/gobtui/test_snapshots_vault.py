@@ -1,0 +1,216 @@
+"""Snapshots of the apply confirm modal and the vault screens at 80x24 and 120x36, on the
+frozen demo home. The vault's two snapshots are taken with fixed timestamps before the app
+runs, and every picture waits for its worker's answer, so nothing depends on the machine."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import orjson
+import pytest
+from textual.pilot import Pilot
+
+from adapters.vault import Vault
+from core.model import Provider
+from gobtui.app import GobtuiApp
+from gobtui.screens.confirm import ConfirmScreen
+from gobtui.screens.error import ErrorScreen
+from gobtui.screens.vault import VaultScreen
+from gobtui.screens.vault_diff import DiffSummaryScreen
+from gobtui.screens.vault_records import VaultRecordsScreen
+from gobtui.screens.vault_viewer import RecordViewerScreen
+
+from .conftest import FROZEN_NOW
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
+PROJECT = "ledgerly"
+LEDGERLY = "claude/projects/-home-dev-src-ledgerly/32e873de-71ac-4c96-909c-232b38c8723e.jsonl"
+APPENDED = (
+    b'{"type":"user","message":{"role":"user","content":"ship the migration"},'
+    b'"uuid":"00000000-0000-4000-8000-000000000001","parentUuid":null,'
+    b'"sessionId":"32e873de-71ac-4c96-909c-232b38c8723e","timestamp":"2026-11-18T06:11:00Z"}\n'
+)
+
+RunBefore = Callable[[Pilot[None]], Awaitable[None]]
+
+
+def two_snapshots(demo_root: Path) -> Path:
+    """ledgerly an hour ago, then again two minutes ago with one more record."""
+    source = demo_root / LEDGERLY
+    session = source.stem
+    vault = Vault()
+    vault.snapshot(source, Provider.CLAUDE, session, "manual", FROZEN_NOW - 3600)
+    with source.open("ab") as handle:
+        handle.write(APPENDED)
+    vault.snapshot(source, Provider.CLAUDE, session, "auto", FROZEN_NOW - 120)
+    return source
+
+
+async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.pause(0.05)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def on_ledgerly(pilot: Pilot[None]) -> GobtuiApp:
+    app = pilot.app
+    assert isinstance(app, GobtuiApp)
+    await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+    await asyncio.wait_for(app.history_complete.wait(), timeout=30)
+    row = next(r for r in app.sessions_screen.rows.values() if r.project == PROJECT)
+    app.sessions_screen.select_session(row.key)
+    await pilot.pause()
+    return app
+
+
+async def in_vault(pilot: Pilot[None]) -> VaultScreen:
+    app = await on_ledgerly(pilot)
+    await pilot.press("v")
+    screen = app.screen
+    assert isinstance(screen, VaultScreen)
+    await until(lambda: screen.loaded, pilot)
+    await settle(pilot)
+    return screen
+
+
+async def in_records(pilot: Pilot[None]) -> VaultRecordsScreen:
+    await in_vault(pilot)
+    await pilot.press("enter")
+    screen = pilot.app.screen
+    assert isinstance(screen, VaultRecordsScreen)
+    await until(lambda: screen.rows is not None or screen.error is not None, pilot)
+    await settle(pilot)
+    return screen
+
+
+def snap(
+    snap_compare: Callable[..., bool], app: GobtuiApp, size: tuple[int, int], run: RunBefore
+) -> bool:
+    return snap_compare(app, terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_apply_confirm_modal(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    size: tuple[int, int],
+) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
+        app = await on_ledgerly(pilot)
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        await settle(pilot)
+
+    assert snap(snap_compare, demo_app_factory(), size, run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_two_snapshots_marked(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    app = demo_app_factory()
+    two_snapshots(frozen_home / "demo")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await in_vault(pilot)
+        await pilot.press("m", "down", "m")
+        await pilot.pause()
+
+    assert snap(snap_compare, app, size, run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_diff_summary(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    app = demo_app_factory()
+    two_snapshots(frozen_home / "demo")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await in_vault(pilot)
+        await pilot.press("m", "down", "m", "d")
+        await until(lambda: isinstance(pilot.app.screen, DiffSummaryScreen), pilot)
+        await settle(pilot)
+
+    assert snap(snap_compare, app, size, run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_record_browser_with_search(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    app = demo_app_factory()
+    two_snapshots(frozen_home / "demo")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = await in_records(pilot)
+        await pilot.press("slash", *"Bash", "enter")
+        await until(lambda: screen.result is not None, pilot)
+        await settle(pilot)
+
+    assert snap(snap_compare, app, size, run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_record_viewer(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    app = demo_app_factory()
+    two_snapshots(frozen_home / "demo")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await in_records(pilot)
+        await pilot.press("down", "down", "down", "enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, RecordViewerScreen)
+        await until(lambda: screen.page is not None, pilot)
+        await settle(pilot)
+
+    assert snap(snap_compare, app, size, run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_damaged_chunk_error_modal(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    app = demo_app_factory()
+    two_snapshots(frozen_home / "demo")
+    vault = Vault()
+    manifest = orjson.loads((vault.manifests_dir / vault.entries()[0].sha256).read_bytes())
+    chunk = vault.chunks_dir / manifest["chunks"][0]  # the first piece of the newest snapshot
+    data = bytearray(chunk.read_bytes())
+    data[10] ^= 0x01
+    chunk.write_bytes(bytes(data))
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await in_vault(pilot)
+        await pilot.press("enter")
+        await until(lambda: isinstance(pilot.app.screen, ErrorScreen), pilot)
+        await settle(pilot)
+
+    assert snap(snap_compare, app, size, run_before)
