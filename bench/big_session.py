@@ -17,10 +17,35 @@ import orjson
 SESSION_ID = "b16b16b1-6b16-4b16-8b16-b16b16b16b16"
 TARGET_BYTES = 200_000_000
 OUTPUT_BYTES = (2_000, 14_000)
-WORDS = (
-    "def class return import self value error result config path test build cache token "
-    "context window session record parse verify plan apply fork vault chunk manifest index"
-).split()
+WORDS = [
+    "def",
+    "class",
+    "return",
+    "import",
+    "self",
+    "value",
+    "error",
+    "result",
+    "config",
+    "path",
+    "test",
+    "build",
+    "cache",
+    "token",
+    "context",
+    "window",
+    "session",
+    "record",
+    "parse",
+    "verify",
+    "plan",
+    "apply",
+    "fork",
+    "vault",
+    "chunk",
+    "manifest",
+    "index",
+]
 
 
 def _text(rng: random.Random, size: int) -> str:
