@@ -28,6 +28,7 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest -n 2 --dist loadfile -p no:cacheprovider
+	$(BIN)/pytest -p no:cacheprovider -p no:xdist -m forks tests/adapters
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run

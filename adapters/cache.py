@@ -14,9 +14,11 @@ import logging
 import os
 import shutil
 import sqlite3
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache, partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -27,7 +29,7 @@ import orjson
 from adapters.jsonl import LineCursor
 from adapters.paths import cache_dir
 from adapters.providers import state_class
-from adapters.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
+from adapters.reader import PARSER_VERSION, FileCursor, Rows, StateFor, open_cursor
 from core.model import Coverage, Provider, SessionSummary
 
 log = logging.getLogger(__name__)
@@ -37,8 +39,6 @@ CACHE_TIMEOUT_SECS = 2.0
 """SQLite busy timeout: another gobtui holding the lock costs a miss, not a hang."""
 DIR_MODE = 0o700
 
-StateFor = Callable[[Provider], type[TailState]]
-
 
 @dataclass(slots=True)
 class CachedCursor:
@@ -47,8 +47,11 @@ class CachedCursor:
     """The summary stored with the cursor (validating it is cheaper than rebuilding it)."""
 
 
+_BODY_SUFFIX = "\x00body"
+
+
 def _body_key(path: str) -> str:
-    return path + "\x00body"
+    return path + _BODY_SUFFIX
 
 
 class UnsafeCacheValue(Exception):
@@ -128,6 +131,103 @@ def _summary_of(cursor: FileCursor, data: Any) -> SessionSummary | None:
     return summary
 
 
+# -- the rows: a cursor's head (stat figures and summary) and its body, as JSON ---------------
+
+_HEAD_KEYS = ("parser_version", "provider", "path", "inode", "size", "mtime_ns", "records")
+
+
+def encode_entry(cursor: FileCursor, summary: SessionSummary | None) -> Rows:
+    """The head (stat figures, and the summary) and the body (everything) of a cursor.
+
+    Raises TypeError when the state holds something JSON cannot carry.
+    """
+    body = cursor.to_json()
+    head = {key: body[key] for key in _HEAD_KEYS}
+    if summary is not None:
+        # Kept as a JSON string: pydantic validates JSON faster than parsed dicts.
+        head["summary_json"] = summary.model_dump_json()
+    return orjson.dumps(head), orjson.dumps(body)
+
+
+def _checked(path: str, raw: bytes) -> dict[str, Any]:
+    data = orjson.loads(raw)
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    if data.get("parser_version") != PARSER_VERSION or data.get("path") != path:
+        raise ValueError("stale entry")
+    return data
+
+
+def decode_head(
+    path: str, raw: bytes, state_for: StateFor, load_body: Callable[[Provider], FileCursor]
+) -> CachedCursor:
+    """A cursor with its stat figures only (`load_body` brings the rest when needed), and its
+    summary when the head holds this cursor's. Raises on anything malformed (untrusted bytes)."""
+    data = _checked(path, raw)
+    provider = Provider(data["provider"])
+    cursor = FileCursor(
+        provider=provider,
+        path=path,
+        inode=int(data["inode"]),
+        size=int(data["size"]),
+        mtime_ns=int(data["mtime_ns"]),
+        lines=LineCursor(),
+        state=state_for(provider)(path),
+        records=int(data["records"]),
+        body=lambda: load_body(provider),
+    )
+    return CachedCursor(cursor, _summary_of(cursor, data.get("summary_json")))
+
+
+def decode_body(path: str, raw: bytes, state_for: StateFor) -> FileCursor:
+    """The whole cursor. Raises on anything malformed or inconsistent (untrusted bytes)."""
+    data = _checked(path, raw)
+    provider = Provider(data["provider"])
+    lines = LineCursor.from_json(data["lines"])
+    size = int(data["size"])
+    if min(lines.offset, lines.line_index, lines.skipping, size) < 0 or lines.read_pos > size:
+        raise ValueError("inconsistent offsets")
+    state = state_for(provider).from_json(path, data["state"])
+    return FileCursor(
+        provider=provider,
+        path=path,
+        inode=int(data["inode"]),
+        size=size,
+        mtime_ns=int(data["mtime_ns"]),
+        lines=lines,
+        state=state,
+        records=int(data["records"]),
+        bad_reasons=Counter({str(k): int(v) for k, v in data["bad_reasons"].items()}),
+        coverage=Coverage(data["coverage"]),
+    )
+
+
+def decode_rows(path: str, rows: Rows, state_for: StateFor) -> CachedCursor:
+    """A cursor and its summary from rows just made (a cold-read helper's): the body is
+    decoded only when the file changes."""
+    head, body = rows
+    return decode_head(path, head, state_for, lambda _: decode_body(path, body, state_for))
+
+
+_UPSERT = (
+    "INSERT INTO Cache(key, raw, store_time, expire_time, access_time, access_count, tag,"
+    " size, mode, filename, value) VALUES (?, 1, ?, NULL, ?, 0, NULL, 0, ?, NULL, ?)"
+    " ON CONFLICT(key, raw) DO UPDATE SET store_time = excluded.store_time,"
+    " expire_time = NULL, access_time = excluded.access_time, access_count = 0, tag = NULL,"
+    " size = 0, mode = excluded.mode, filename = NULL, value = excluded.value"
+)
+"""diskcache's row for an inline raw value (what Cache.set writes through JsonOnlyDisk), for
+many keys in one statement: Cache.set costs five statements a key. Its triggers keep the
+count and size settings right. A planted row's value file is left alone, as remove() does."""
+_HEADS = (
+    "SELECT key, mode, filename, value FROM Cache"
+    " WHERE (expire_time IS NULL OR expire_time > ?) AND raw = 1 AND key IN ({marks})"
+)
+"""The head rows of many paths (Cache.get's query, for many keys)."""
+_HEADS_BATCH = 500
+"""Paths a query (SQLite allows 999 parameters in older builds)."""
+
+
 class SummaryCache:
     """path -> FileCursor, validated by parser version; see the module docstring."""
 
@@ -139,7 +239,7 @@ class SummaryCache:
         size_limit: int = CACHE_SIZE_LIMIT,
     ) -> None:
         self.directory = directory if directory is not None else cache_dir() / "cursors"
-        self._state_for = state_for
+        self._state_for: StateFor = cache(state_for)  # asked once a row: a lookup, not a call
         self._size_limit = size_limit
         self.recovered = False
         """True when a damaged cache was moved aside on open."""
@@ -186,17 +286,50 @@ class SummaryCache:
         entry = self.get_entry(path)
         return entry.cursor.loaded() if entry is not None else None
 
-    def get_entry(self, path: str) -> CachedCursor | None:
-        """The cursor's head (stat figures and summary); its body is decoded only on use."""
-        raw = self._fetch(path)
+    def get_entry(self, path: str, heads: dict[str, bytes] | None = None) -> CachedCursor | None:
+        """The cursor's head (stat figures and summary); its body is decoded only on use.
+
+        `heads` (from head_rows) answers instead of a query per path: a path not in it is a miss.
+        """
+        raw = self._fetch(path) if heads is None else heads.get(path)
         if raw is None:
             return None
         try:
-            return self._decode_head(path, raw)
+            return decode_head(path, raw, self._state_for, partial(self._load_body, path))
         except Exception as error:  # untrusted bytes: any failure is a miss
             log.debug("dropping cache entry for %s: %r", path, error)
             self.delete(path)
             return None
+
+    def head_rows(self, paths: list[str]) -> dict[str, bytes]:
+        """The stored heads of `paths` (those there are), in a few queries: a scan looks up
+        every file it finds, and one query a file costs more than the decoding."""
+        if self._cache is None:
+            return {}
+        heads: dict[str, bytes] = {}
+        unsafe: list[str] = []
+        try:
+            con = self._cache._con  # diskcache reads one key a query; this is its own table
+            for start in range(0, len(paths), _HEADS_BATCH):
+                batch = paths[start : start + _HEADS_BATCH]
+                query = _HEADS.format(marks=",".join("?" * len(batch)))
+                for key, mode, filename, value in con.execute(query, (time.time(), *batch)):
+                    # What JsonOnlyDisk.fetch checks: inline raw bytes, never a value file.
+                    if (
+                        mode == diskcache.core.MODE_RAW
+                        and filename is None
+                        and type(value) is bytes
+                    ):
+                        heads[key] = value
+                    else:
+                        unsafe.append(key)
+        except (sqlite3.Error, OSError) as error:
+            log.warning("cache %s unreadable: %s", self.directory, error)
+            return {}
+        for key in unsafe:
+            log.warning("dropping cache entry for %s: not an inline JSON value", key)
+            self.delete(key)
+        return heads
 
     def _fetch(self, key: str) -> bytes | None:
         if self._cache is None:
@@ -209,100 +342,51 @@ class SummaryCache:
             return None
         return raw if isinstance(raw, bytes) else None
 
-    def _decode_head(self, path: str, raw: bytes) -> CachedCursor:
-        data = orjson.loads(raw)
-        if not isinstance(data, dict):
-            raise ValueError("not an object")
-        if data.get("parser_version") != PARSER_VERSION or data.get("path") != path:
-            raise ValueError("stale entry")
-        provider = Provider(data["provider"])
-        state_class_ = self._state_for(provider)
-        cursor = FileCursor(
-            provider=provider,
-            path=path,
-            inode=int(data["inode"]),
-            size=int(data["size"]),
-            mtime_ns=int(data["mtime_ns"]),
-            lines=LineCursor(),
-            state=state_class_(path),
-            records=int(data["records"]),
-            body=lambda: self._load_body(path, provider),
-        )
-        return CachedCursor(cursor, _summary_of(cursor, data.get("summary_json")))
-
     def _load_body(self, path: str, provider: Provider) -> FileCursor:
         """The whole cursor; when its body is gone or damaged, a cold read of the file."""
         raw = self._fetch(_body_key(path))
         if raw is not None:
             try:
-                return self._decode_body(path, raw)
+                return decode_body(path, raw, self._state_for)
             except Exception as error:  # untrusted bytes: any failure is a miss
                 log.debug("dropping cache body for %s: %r", path, error)
                 self.delete(path)
         factory = self._state_for(provider)
         return open_cursor(path, provider, factory)  # type: ignore[arg-type]
 
-    def _decode_body(self, path: str, raw: bytes) -> FileCursor:
-        data = orjson.loads(raw)
-        if not isinstance(data, dict):
-            raise ValueError("not an object")
-        if data.get("parser_version") != PARSER_VERSION or data.get("path") != path:
-            raise ValueError("stale entry")
-        provider = Provider(data["provider"])
-        lines = LineCursor.from_json(data["lines"])
-        size = int(data["size"])
-        if min(lines.offset, lines.line_index, lines.skipping, size) < 0 or lines.read_pos > size:
-            raise ValueError("inconsistent offsets")
-        state = self._state_for(provider).from_json(path, data["state"])
-        return FileCursor(
-            provider=provider,
-            path=path,
-            inode=int(data["inode"]),
-            size=size,
-            mtime_ns=int(data["mtime_ns"]),
-            lines=lines,
-            state=state,
-            records=int(data["records"]),
-            bad_reasons=Counter({str(k): int(v) for k, v in data["bad_reasons"].items()}),
-            coverage=Coverage(data["coverage"]),
-        )
-
     def put(self, cursor: FileCursor, summary: SessionSummary | None = None) -> None:
         self.put_many([(cursor, summary)])
 
-    def put_many(self, items: Iterable[tuple[FileCursor, SessionSummary | None]]) -> None:
-        """Store cursors (head with the summary, and body) in one short transaction."""
+    def put_many(
+        self,
+        items: Iterable[tuple[FileCursor, SessionSummary | None]],
+        encoded: Iterable[tuple[str, Rows]] = (),
+    ) -> None:
+        """Store cursors (head with the summary, and body), and rows encoded already (a cold-read
+        helper's), in one short transaction."""
         if self._cache is None:
             return
         values: list[tuple[str, bytes]] = []
         for cursor, summary in items:
-            body = cursor.to_json()
-            head = {
-                key: body[key]
-                for key in (
-                    "parser_version",
-                    "provider",
-                    "path",
-                    "inode",
-                    "size",
-                    "mtime_ns",
-                    "records",
-                )
-            }
-            if summary is not None:
-                # Kept as a JSON string: pydantic validates JSON faster than parsed dicts.
-                head["summary_json"] = summary.model_dump_json()
             try:
-                values.append((cursor.path, orjson.dumps(head)))
-                values.append((_body_key(cursor.path), orjson.dumps(body)))
+                head, body = encode_entry(cursor, summary)
             except TypeError as error:
                 log.warning("not caching %s: %s", cursor.path, error)
+                continue
+            values.append((cursor.path, head))
+            values.append((_body_key(cursor.path), body))
+        for path, (head, body) in encoded:
+            values.append((path, head))
+            values.append((_body_key(path), body))
         if not values:
             return
+        now = time.time()
+        rows = [(key, now, now, diskcache.core.MODE_RAW, value) for key, value in values]
         try:
             with self._cache.transact():
-                for key, value in values:
-                    self._cache.set(key, value)
+                self._cache._con.executemany(_UPSERT, rows)
+            if self._cache.volume() > self._size_limit:
+                self._cache.cull()
         except (sqlite3.Error, OSError, diskcache.Timeout) as error:
             log.warning("not caching %d cursors: %s", len(values) // 2, error)
 

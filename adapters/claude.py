@@ -26,14 +26,11 @@ from core.limits import (
     USAGE_HISTORY_MAX,
 )
 from core.model import (
-    CompactionEvent,
-    ContextComponents,
     ContextState,
     Coverage,
     Provider,
     SessionSummary,
     Transcript,
-    UsageSample,
     claude_context_window,
 )
 
@@ -128,7 +125,9 @@ class ClaudeState:
             maxlen=COMPACTION_EVENTS_MAX
         )
         self.first_ts: float | None = None
-        self.last_ts: float | None = None
+        self._last_ts: float | None = None
+        self._last_pending = False
+        """last_ts is _hi_raw's instant, not worked out yet (see feed_parts)."""
         self._lo_raw = ""
         """The raw timestamps of first_ts / last_ts when of the common shape, else ""."""
         self._hi_raw = ""
@@ -148,13 +147,24 @@ class ClaudeState:
     def feed_parts(self, record: Record, kind: Any, uuid: Any, parent: Any) -> None:
         """feed(), given the record's type, uuid and parentUuid (a full parse has them)."""
         raw_ts = record.get("timestamp")
-        if raw_ts is not None and (
-            type(raw_ts) is not str
-            or len(raw_ts) != self._ts_len
-            or raw_ts[-1] != "Z"
-            or not self._lo_raw <= raw_ts <= self._hi_raw
-        ):
-            self._note_ts(raw_ts)
+        if raw_ts is not None:
+            if (
+                type(raw_ts) is str
+                and len(raw_ts) == self._ts_len
+                and raw_ts[:17] == self._minute
+                and raw_ts[17:20] in _SECONDS
+                and raw_ts[20:] in _MILLIS
+            ):
+                # Most records. Valid and of the exact shape (the minute _ts last worked out,
+                # known seconds and millis), like _lo_raw and _hi_raw: the strings order like
+                # the instants, so only a new newest counts, worked out when asked for.
+                if raw_ts > self._hi_raw:
+                    self._hi_raw = raw_ts
+                    self._last_pending = True
+                elif raw_ts < self._lo_raw:
+                    self._note_ts(raw_ts)
+            else:
+                self._note_ts(raw_ts)
         if kind == "progress":  # ~70% of lines; only their links matter (others chain to them)
             if type(uuid) is str:
                 links = self.links
@@ -203,6 +213,18 @@ class ClaudeState:
         if len(links) > RECENT_LINK_WINDOW:
             links.popitem(False)
 
+    @property
+    def last_ts(self) -> float | None:
+        if self._last_pending:
+            self._last_pending = False
+            self._last_ts = self._ts(self._hi_raw)
+        return self._last_ts
+
+    @last_ts.setter
+    def last_ts(self, value: float | None) -> None:
+        self._last_ts = value
+        self._last_pending = False
+
     def _ts(self, raw: Any) -> float | None:
         """parse_ts(raw); one of the common shape in the minute of the last one is cheap."""
         if type(raw) is str and raw[:17] == self._minute:
@@ -221,9 +243,10 @@ class ClaudeState:
         ts = self._ts(raw)
         if ts is None:
             return
-        # ISO strings of one shape ("...T...Z", one length) order like their instants: feed
-        # skips parsing one that lies between the raw min and max.
-        shaped = type(raw) is str and raw[-1:] == "Z" and raw[10:11] == "T"
+        # Valid timestamps of the exact shape order like their instants: feed skips parsing
+        # one that lies between the raw min and max (of that shape; another ordering, say a
+        # decimal comma, could put an earlier instant between them).
+        shaped = type(raw) is str and _ISO_MILLIS_Z.fullmatch(raw) is not None
         if self.first_ts is None or ts < self.first_ts:
             self.first_ts = ts
             self._lo_raw = raw if shaped else ""
@@ -328,43 +351,48 @@ class ClaudeState:
         state, usage = self.context()
         components = None
         if usage is not None:
-            components = ContextComponents(
-                input_tokens=usage[0],
-                cache_creation_tokens=usage[1],
-                cache_read_tokens=usage[2],
-                output_tokens=usage[3],
-            )
+            components = {
+                "input_tokens": usage[0],
+                "cache_creation_tokens": usage[1],
+                "cache_read_tokens": usage[2],
+                "output_tokens": usage[3],
+            }
         agent_id = parent_id = None
         if self.subagent:
             agent_id = self.agent_id or self.path_agent or _stem(path)
             parent_id = self.session_id or self.path_parent
-        return SessionSummary(
-            provider=Provider.CLAUDE,
-            session_id=self.session_id or _stem(path),
-            path=path,
-            cwd=self.cwd,
-            model=self.model,
-            title=self.title,
-            context_tokens=_total(usage) if usage is not None else None,
-            context_window=claude_context_window(self.model),
-            context_state=state,
-            components=components,
-            usage_history=[UsageSample(ts=ts, context_tokens=n) for ts, n in self.history.values()],
-            compactions=[
-                CompactionEvent(ts=ts, pre_tokens=pre, trigger=trigger)
-                for ts, pre, trigger in self.compactions
-            ],
-            records=records,
-            bad_lines=sum(bad_reasons.values()),
-            bad_reasons=dict(bad_reasons),
-            torn_tail=torn,
-            bytes=size,
-            mtime=mtime,
-            coverage=coverage,
-            first_ts=self.first_ts,
-            last_ts=self.last_ts,
-            agent_id=agent_id,
-            parent_session_id=parent_id,
+        # One validation of plain data: the nested models built by pydantic, not one by one.
+        return SessionSummary.model_validate(
+            {
+                "provider": Provider.CLAUDE,
+                "session_id": self.session_id or _stem(path),
+                "path": path,
+                "cwd": self.cwd,
+                "model": self.model,
+                "title": self.title,
+                "context_tokens": _total(usage) if usage is not None else None,
+                "context_window": claude_context_window(self.model),
+                "context_state": state,
+                "components": components,
+                "usage_history": [
+                    {"ts": ts, "context_tokens": n} for ts, n in self.history.values()
+                ],
+                "compactions": [
+                    {"ts": ts, "pre_tokens": pre, "trigger": trigger}
+                    for ts, pre, trigger in self.compactions
+                ],
+                "records": records,
+                "bad_lines": sum(bad_reasons.values()),
+                "bad_reasons": dict(bad_reasons),
+                "torn_tail": torn,
+                "bytes": size,
+                "mtime": mtime,
+                "coverage": coverage,
+                "first_ts": self.first_ts,
+                "last_ts": self.last_ts,
+                "agent_id": agent_id,
+                "parent_session_id": parent_id,
+            }
         )
 
     @classmethod
@@ -426,7 +454,9 @@ class ClaudeState:
             state.compactions.append((ts, pre, trigger))
         state.first_ts = data["first_ts"]
         state.last_ts = data["last_ts"]
-        state._lo_raw, state._hi_raw, state._ts_len = data["ts_raw"]
+        lo, hi, length = data["ts_raw"]
+        if _ISO_MILLIS_Z.fullmatch(lo) and _ISO_MILLIS_Z.fullmatch(hi) and length == len(lo):
+            state._lo_raw, state._hi_raw, state._ts_len = lo, hi, length
         state._anon = int(data["anon"])
         return state
 

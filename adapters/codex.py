@@ -32,15 +32,12 @@ from adapters.jsonl import (
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import (
-    CompactionEvent,
-    ContextComponents,
     ContextState,
     Coverage,
     Provider,
     SessionSummary,
     Transcript,
     TranscriptItem,
-    UsageSample,
 )
 
 _ROLLOUT_UUID = re.compile(
@@ -320,40 +317,42 @@ class CodexState:
         torn: bool,
     ) -> SessionSummary:
         comps = self.components
-        return SessionSummary(
-            provider=Provider.CODEX,
-            session_id=self.session_id or session_id_from_path(path),
-            path=path,
-            cwd=self.cwd,
-            model=self.model,
-            title=self.title_event or self.title_item,
-            context_tokens=self.context_tokens,
-            context_window=self.window,
-            context_state=self.context_state,
-            components=None
-            if comps is None
-            else ContextComponents(
-                input_tokens=comps[0],
-                cache_read_tokens=comps[1],
-                cache_creation_tokens=comps[2],
-                output_tokens=comps[3],
-            ),
-            usage_history=[
-                UsageSample(ts=_sample_ts(sample), context_tokens=sample[1])
-                for sample in self.usage
-            ],
-            compactions=[CompactionEvent(ts=ts, pre_tokens=pre) for ts, pre in self.compactions],
-            records=records,
-            bad_lines=sum(bad_reasons.values()),
-            bad_reasons=dict(bad_reasons),
-            torn_tail=torn,
-            bytes=size,
-            mtime=mtime,
-            coverage=coverage,
-            first_ts=self.first_ts,
-            last_ts=parse_ts(self._last_ts),
-            agent_id=self.agent_id,
-            parent_session_id=self.parent_session_id,
+        # One validation of plain data: the nested models built by pydantic, not one by one.
+        return SessionSummary.model_validate(
+            {
+                "provider": Provider.CODEX,
+                "session_id": self.session_id or session_id_from_path(path),
+                "path": path,
+                "cwd": self.cwd,
+                "model": self.model,
+                "title": self.title_event or self.title_item,
+                "context_tokens": self.context_tokens,
+                "context_window": self.window,
+                "context_state": self.context_state,
+                "components": None
+                if comps is None
+                else {
+                    "input_tokens": comps[0],
+                    "cache_read_tokens": comps[1],
+                    "cache_creation_tokens": comps[2],
+                    "output_tokens": comps[3],
+                },
+                "usage_history": [
+                    {"ts": _sample_ts(sample), "context_tokens": sample[1]} for sample in self.usage
+                ],
+                "compactions": [{"ts": ts, "pre_tokens": pre} for ts, pre in self.compactions],
+                "records": records,
+                "bad_lines": sum(bad_reasons.values()),
+                "bad_reasons": dict(bad_reasons),
+                "torn_tail": torn,
+                "bytes": size,
+                "mtime": mtime,
+                "coverage": coverage,
+                "first_ts": self.first_ts,
+                "last_ts": parse_ts(self._last_ts),
+                "agent_id": self.agent_id,
+                "parent_session_id": self.parent_session_id,
+            }
         )
 
 

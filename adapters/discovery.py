@@ -207,12 +207,14 @@ def _judge(
     return Found(provider, path, st.st_size, st.st_mtime, st.st_ino, is_subagent, parent)
 
 
+Candidate = tuple[_Walk, str, tuple[str, ...], os.stat_result]
+"""A regular .jsonl file met by the walk, not judged yet: (root's bounds, path, parts, stat)."""
+Prefetch = Callable[[list[str]], None]
+"""Told every path about to be judged, before the first `known` call (to look them up at once)."""
+
+
 def _walk_root(
-    walk: _Walk,
-    cutoff: float | None,
-    known: KnownProvider | None,
-    report: DiscoveryReport,
-    max_entries: int,
+    walk: _Walk, report: DiscoveryReport, max_entries: int, candidates: list[Candidate]
 ) -> None:
     root = walk.root
     stack: list[tuple[str, int, tuple[str, ...]]] = [(root.path, 1, ())]
@@ -248,12 +250,9 @@ def _walk_root(
                     continue
                 if not entry.name.endswith(".jsonl") or not entry.is_file():
                     continue
-                found = _judge(walk, entry.path, child_parts, entry.stat(), cutoff, known, report)
+                candidates.append((walk, entry.path, child_parts, entry.stat()))
             except OSError:
                 report.skipped.append(entry.path)
-                continue
-            if found is not None:
-                report.found.append(found)
         stack.extend(reversed(subdirs))  # depth-first in name order: truncation is stable
 
 
@@ -264,16 +263,28 @@ def scan_homes(
     max_age_secs: float | None,
     known: KnownProvider | None = None,
     max_entries: int = DISCOVERY_MAX_ENTRIES,
+    prefetch: Prefetch | None = None,
 ) -> DiscoveryReport:
     """Walk every provider root; the full report (found, skipped, bounds hit)."""
     report = DiscoveryReport()
     cutoff = None if max_age_secs is None else now - max_age_secs
+    candidates: list[Candidate] = []
     for root in provider_roots(homes):
         if not os.path.isdir(root.path):
             continue  # a default home that does not exist yet is simply empty
-        _walk_root(_Walk(root), cutoff, known, report, max_entries)
+        _walk_root(_Walk(root), report, max_entries, candidates)
         if report.truncated:
             break
+    if prefetch is not None:
+        prefetch([path for _, path, _, st in candidates if cutoff is None or st.st_mtime >= cutoff])
+    for walk, path, parts, st in candidates:
+        try:
+            found = _judge(walk, path, parts, st, cutoff, known, report)
+        except OSError:
+            report.skipped.append(path)
+            continue
+        if found is not None:
+            report.found.append(found)
     report.found.sort(key=lambda f: f.path)
     # A file reached twice (through an inside symlink) is reported once, at its first path.
     seen: set[tuple[int, int, float]] = set()

@@ -13,11 +13,11 @@ import logging
 import os
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
-from adapters.cache import CachedCursor, StateFor, SummaryCache
+from adapters.cache import CachedCursor, SummaryCache, decode_rows
 from adapters.discovery import (
     DiscoveryReport,
     Found,
@@ -25,9 +25,18 @@ from adapters.discovery import (
     discover_path,
     scan_homes,
 )
+from adapters.jsonl import gc_paused
 from adapters.paths import Homes
 from adapters.providers import state_class
-from adapters.reader import FileCursor, TailStateFactory, advance, open_cursor
+from adapters.reader import (
+    FileCursor,
+    Rows,
+    StateFor,
+    TailStateFactory,
+    advance,
+    open_cursor,
+    read_cold,
+)
 from core.model import Coverage, Provider, SessionSummary, SubagentRef
 
 log = logging.getLogger(__name__)
@@ -39,6 +48,8 @@ class _Entry:
     cursor: FileCursor
     summary: SessionSummary
     """The file's own summary, without subagents."""
+    rows: Rows | None = None
+    """Its cache rows when a cold-read helper made them (stored as they are)."""
 
 
 @dataclass(slots=True)
@@ -93,14 +104,20 @@ class SessionStore:
 
     # -- reading -------------------------------------------------------------------------
 
-    def _known(self, preloaded: dict[str, CachedCursor]) -> KnownProvider:
-        """Provider of a file we already have a cursor for, so discovery need not sniff it."""
+    def _known(
+        self,
+        preloaded: dict[str, CachedCursor],
+        heads: Callable[[], dict[str, bytes] | None] = lambda: None,
+    ) -> KnownProvider:
+        """Provider of a file we already have a cursor for, so discovery need not sniff it.
+        `heads`: the cache's head rows read at once, when there are (else a query a file)."""
 
         def known(path: str, inode: int) -> Provider | None:
             entry = self._entries.get(path)
             if entry is not None and entry.cursor.inode == inode:
                 return entry.cursor.provider
-            cached = self._cache.get_entry(path) if self._cache is not None else None
+            cache = self._cache
+            cached = cache.get_entry(path, heads()) if cache is not None else None
             if cached is not None and cached.cursor.inode == inode:
                 preloaded[path] = cached
                 self.stats.from_cache += 1
@@ -118,33 +135,58 @@ class SessionStore:
                 return None
             self.stats.advanced += 1
         else:
-            # State classes are constructed from the path (TailState's protocol omits __init__).
-            factory = cast(TailStateFactory, self._state_for(found.provider))
-            cursor = open_cursor(found.path, found.provider, factory)
+            cursor = open_cursor(found.path, found.provider, self._factory(found.provider))
             self.stats.cold_reads += 1
         return _Entry(found, cursor, cursor.summary())
 
+    def _factory(self, provider: Provider) -> TailStateFactory:
+        # State classes are constructed from the path (TailState's protocol omits __init__).
+        return cast(TailStateFactory, self._state_for(provider))
+
     def _write_back(self, entries: list[_Entry]) -> None:
         if self._cache is not None and entries:
-            self._cache.put_many((entry.cursor, entry.summary) for entry in entries)
+            self._cache.put_many(
+                ((e.cursor, e.summary) for e in entries if e.rows is None),
+                ((e.found.path, e.rows) for e in entries if e.rows is not None),
+            )
+        for entry in entries:
+            entry.rows = None  # stored: the cursor's lazy body keeps what it needs
 
     def scan(self, now: float) -> list[SessionSummary]:
         """Discover everything under the homes and return the top-level sessions."""
-        with self._lock:
+        # The collector paused: a scan makes thousands of lasting objects, and each collection
+        # it would set off scans every object the process holds (the dashboard's too).
+        with self._lock, gc_paused():
             preloaded: dict[str, CachedCursor] = {}
+            heads: dict[str, bytes] | None = None
+
+            def prefetch(paths: list[str]) -> None:
+                nonlocal heads
+                if self._cache is not None:
+                    new = [path for path in paths if path not in self._entries]
+                    heads = self._cache.head_rows(new) if new else {}
+
             report = scan_homes(
-                self._homes, now=now, max_age_secs=self._max_age, known=self._known(preloaded)
+                self._homes,
+                now=now,
+                max_age_secs=self._max_age,
+                known=self._known(preloaded, lambda: heads),
+                prefetch=prefetch,
             )
             self.last_report = report
             skipped = len(report.skipped)
             entries: dict[str, _Entry] = {}
             fresh: list[_Entry] = []
+            cold: list[Found] = []
             for found in report.found:
                 old = self._entries.get(found.path)
                 cached = preloaded.get(found.path)
                 cursor = old.cursor if old is not None else cached.cursor if cached else None
                 if cursor is not None and cursor.inode != found.inode:
                     cursor = None  # replaced: judge it afresh (it was sniffed already)
+                if cursor is None or cursor.provider is not found.provider:
+                    cold.append(found)
+                    continue
                 try:
                     entry = self._refresh(found, cursor)
                 except OSError:
@@ -157,17 +199,47 @@ class SessionStore:
                 if entry is not None:
                     fresh.append(entry)
                 else:
-                    assert cursor is not None
                     entry = (
                         old if old is not None else _Entry(found, cursor, _summary(cached, cursor))
                     )
                 entries[found.path] = entry
+            read, failed = self._read_cold(cold)
+            fresh += read
+            entries.update((entry.found.path, entry) for entry in read)
             self._write_back(fresh)
-            self.skipped = skipped
-            self.stats.skipped += skipped
+            self.skipped = skipped + failed
+            self.stats.skipped += self.skipped
             self._entries = entries
             self._rebuild(None)
             return self.all()
+
+    def _read_cold(self, cold: list[Found]) -> tuple[list[_Entry], int]:
+        """Cold reads, shared with a helper process when there are many (adapters.reader.
+        read_cold): the entries, and how many files could not be read."""
+        done: list[_Entry | None] = [None] * len(cold)
+        failed = 0
+
+        def read_here(index: int) -> None:
+            nonlocal failed
+            try:
+                done[index] = self._refresh(cold[index], None)
+            except OSError:
+                failed += 1
+            except Exception:  # one bad file must not blank the whole board
+                self._reader_failed(cold[index].path)
+                failed += 1
+
+        jobs = [(found.path, found.provider) for found in cold]
+        for index, rows in read_cold(jobs, read_here, self._state_for).items():
+            found = cold[index]
+            try:
+                cached = decode_rows(found.path, rows, self._state_for)
+            except Exception:  # rows this very code made: short of a bug, never
+                read_here(index)
+                continue
+            self.stats.cold_reads += 1
+            done[index] = _Entry(found, cached.cursor, _summary(cached, cached.cursor), rows)
+        return [entry for entry in done if entry is not None], failed
 
     def update(self, paths: Iterable[str], now: float) -> list[SessionSummary]:
         """Re-read only `paths`; the top-level summaries that changed."""
@@ -357,7 +429,7 @@ class SessionStore:
             entry = self._entries.get(path)
             if entry is None or entry.summary.coverage is not Coverage.HEAD_TAIL:
                 continue
-            factory = cast(TailStateFactory, self._state_for(entry.found.provider))
+            factory = self._factory(entry.found.provider)
             try:
                 done.append((path, open_cursor(path, entry.found.provider, factory, full=True)))
             except OSError:

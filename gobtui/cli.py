@@ -84,7 +84,9 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only_detect: bool = False) -> argparse.ArgumentParser:
+    """The whole CLI; `only_detect` leaves out the other command groups, whose imports
+    (planning, vault, publication) would cost a status-line `detect` a fifth of a second."""
     common = _home_options()
     parser = OneLineParser(
         prog="gobtui",
@@ -107,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--sort", choices=[k.value for k in SortKey], default=SortKey.ACTIVITY.value
     )
     detect.set_defaults(handler=cmd_detect)
-    for module in _command_modules():
+    for module in () if only_detect else _command_modules():
         module.register(commands, common)
     return parser
 
@@ -203,8 +205,16 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _first_command(argv: Sequence[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only_detect=_first_command(argv) == "detect")
     args = parser.parse_args(argv)
     try:
         handler = getattr(args, "handler", None)

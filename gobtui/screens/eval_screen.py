@@ -251,7 +251,10 @@ class EvalScreen(Screen[None]):
         for key, label, width in COLUMNS:
             table.add_column(label, key=key, width=width)
         if wide:
-            table.add_column("note", key="note")
+            # An explicit width: an auto-sized column added before its rows sometimes keeps the
+            # header's width, which clipped every note in one snapshot run out of ten.
+            notes = [len(row_note(row)) for row in self.rows]
+            table.add_column("note", key="note", width=max([len("note"), *notes]))
         styles = band_styles(self.app)
         for row in sort_rows(self.rows, self.sort_key):
             cells = self._cells(row, styles)

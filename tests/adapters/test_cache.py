@@ -13,7 +13,8 @@ import diskcache
 import orjson
 import pytest
 
-from adapters.cache import JsonOnlyDisk, SummaryCache
+from adapters import cache as cache_module
+from adapters.cache import JsonOnlyDisk, SummaryCache, decode_rows, encode_entry
 from adapters.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
 from core.model import Coverage, Provider, SessionSummary
 
@@ -335,3 +336,91 @@ def test_closed_cache_is_inert(cache_path: Path, cursor: FileCursor) -> None:
     assert cache.get(cursor.path) is None
     cache.delete(cursor.path)
     cache.clear()
+
+
+# -- batched writes, every head in one query, rows made elsewhere -------------------------------
+
+
+def three_cursors(tmp_path: Path) -> list[FileCursor]:
+    return [
+        tiny_cursor(tmp_path / f"{name}.jsonl", [{"sessionId": name, "tokens": n}])
+        for name, n in (("a", 1), ("b", 2), ("c", 3))
+    ]
+
+
+def test_batched_writes_keep_diskcache_bookkeeping(cache_path: Path, tmp_path: Path) -> None:
+    cursors = three_cursors(tmp_path)
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put_many((c, c.summary()) for c in cursors)
+        cache.put_many([(cursors[0], None)])  # an update in place
+    with diskcache.Cache(str(cache_path), disk=JsonOnlyDisk) as raw:
+        assert len(raw) == 6  # a head and a body each: the count trigger ran, once a row
+        assert raw.check() == []  # diskcache's own consistency check (count, size, files)
+        head, body = encode_entry(cursors[1], cursors[1].summary())
+        assert raw.get(cursors[1].path) == head
+        assert raw.get(cursors[1].path + "\x00body") == body
+        assert b"summary_json" not in raw.get(cursors[0].path)  # the update took
+
+
+def test_batched_writes_respect_the_size_limit(cache_path: Path, tmp_path: Path) -> None:
+    with SummaryCache(cache_path, state_for=tiny_state_for, size_limit=1) as cache:
+        cache.put_many((c, c.summary()) for c in three_cursors(tmp_path))
+        assert cache.head_rows([str(tmp_path / "a.jsonl")]) == {}  # culled: nothing fits
+        assert cache.enabled
+
+
+def test_head_rows_are_the_heads_asked_for(
+    cache_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cursors = three_cursors(tmp_path)
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put_many((c, c.summary()) for c in cursors)
+        monkeypatch.setattr(cache_module, "_HEADS_BATCH", 2)  # (more than one query)
+        asked = [c.path for c in cursors] + [str(tmp_path / "none.jsonl")]
+        heads = cache.head_rows(asked)
+        assert heads == {c.path: encode_entry(c, c.summary())[0] for c in cursors}
+        assert cache.head_rows([cursors[1].path]) == {cursors[1].path: heads[cursors[1].path]}
+        for cursor in cursors:
+            entry = cache.get_entry(cursor.path, heads)
+            assert entry is not None and entry.summary == cursor.summary()
+            assert entry.cursor.loaded().to_json() == cursor.to_json()
+        # a path the heads do not hold is a miss, without asking the database again
+        cache.put(tiny_cursor(tmp_path / "late.jsonl", [{"sessionId": "late"}]))
+        assert cache.get_entry(str(tmp_path / "late.jsonl"), heads) is None
+        assert cache.get_entry(str(tmp_path / "late.jsonl")) is not None
+
+
+def test_head_rows_refuse_and_drop_planted_rows(cache_path: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    good = tiny_cursor(tmp_path / "good.jsonl", [{"sessionId": "g"}])
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put(good)
+    with diskcache.Cache(str(cache_path)) as plain:  # an attacker with write access
+        plain.set("/pickled.jsonl", Planted(marker))
+    db = sqlite3.connect(cache_path / "cache.db")
+    with db:
+        db.execute(
+            "INSERT INTO Cache (key, raw, store_time, access_time, mode, filename, value)"
+            " VALUES (?, 1, 0, 0, 2, ?, NULL)",
+            ("/file.jsonl", os.path.relpath(victim, cache_path)),
+        )
+    db.close()
+    asked = [good.path, "/pickled.jsonl", "/file.jsonl"]
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert list(cache.head_rows(asked)) == [good.path]
+        assert list(cache.head_rows(asked)) == [good.path]  # (the planted rows are gone)
+    assert not marker.exists() and victim.read_text() == "precious"
+    with diskcache.Cache(str(cache_path), disk=JsonOnlyDisk) as raw:
+        assert "/pickled.jsonl" not in raw and "/file.jsonl" not in raw
+
+
+def test_rows_made_elsewhere_decode_lazily(cursor: FileCursor) -> None:
+    rows = encode_entry(cursor, cursor.summary())
+    entry = decode_rows(cursor.path, rows, tiny_state_for)
+    assert entry.summary == cursor.summary()
+    assert entry.cursor.body is not None and entry.cursor.records == cursor.records
+    assert entry.cursor.loaded().to_json() == cursor.to_json()
+    with pytest.raises(ValueError):  # rows of another file are not taken
+        decode_rows("/elsewhere.jsonl", rows, tiny_state_for)

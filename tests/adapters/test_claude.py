@@ -656,10 +656,14 @@ def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]
     return [dataclasses.astuple(i) for i in transcript.items], transcript.summary.model_dump()
 
 
+@pytest.mark.forks
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "spawned"])
 @pytest.mark.parametrize("relative", [MAROT_MAIN, MAROT_SUB, BRANCH, EDGE_CASES])
 def test_helper_parse_equals_one_pass(
-    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+    fixtures_dir: Path, relative: str, forked: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if forked and not jsonl.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
     answers: list[Any] = []
@@ -671,6 +675,7 @@ def test_helper_parse_equals_one_pass(
 
     monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(jsonl, "_busy", lambda: False)  # whatever else the machine runs
+    monkeypatch.setattr(jsonl, "single_threaded", lambda: forked)
     monkeypatch.setattr(jsonl.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
     assert len(answers) == 1 and isinstance(answers[0][1], Tally)  # the helper did the state
@@ -682,11 +687,17 @@ def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(jsonl, "_busy", lambda: False)
     with monkeypatch.context() as patch:  # no interpreter to run it
+        patch.setattr(jsonl, "single_threaded", lambda: False)
         patch.setattr(sys, "executable", "/nonexistent/python3")
         assert dump(parse_transcript(path)) == want
     with monkeypatch.context() as patch:  # it dies
+        patch.setattr(jsonl, "single_threaded", lambda: False)
         patch.setattr(jsonl, "_HELPER_MAIN", "import sys; sys.exit(3)")
         assert dump(parse_transcript(path)) == want
+    if jsonl.single_threaded():
+        with monkeypatch.context() as patch:  # a forked one dies before it answers
+            patch.setattr(jsonl, "write_all", lambda fd, data: os._exit(3))
+            assert dump(parse_transcript(path)) == want
     with monkeypatch.context() as patch:  # it answers for other bytes
         patch.setattr(jsonl.Helper, "result", lambda _: (ClaudeState(path), Tally(records=1)))
         assert dump(parse_transcript(path)) == want
@@ -696,8 +707,9 @@ def stamps() -> st.SearchStrategy[Any]:
     minute = st.sampled_from(["2026-02-12T15:59:", "2026-02-12T16:00:", "2026-02-12T16:01:"])
     rest = st.text(alphabet="0123456789.Z,+:٣", min_size=0, max_size=8)
     shaped = st.builds("{}{:02d}.{:03d}Z".format, minute, st.integers(0, 61), st.integers(0, 999))
+    comma = st.builds("{}{:02d},{:03d}Z".format, minute, st.integers(0, 61), st.integers(0, 999))
     return st.one_of(
-        shaped, st.builds(str.__add__, minute, rest), st.none(), st.integers(0, 2 * 10**12)
+        shaped, comma, st.builds(str.__add__, minute, rest), st.none(), st.integers(0, 2 * 10**12)
     )
 
 
@@ -711,6 +723,41 @@ def test_timestamp_shortcuts_are_exact(raws: list[Any]) -> None:
     parsed = [ts for ts in map(parse_ts, raws) if ts is not None]
     assert (state.first_ts, state.last_ts) == (
         (min(parsed), max(parsed)) if parsed else (None, None)
+    )
+
+
+def test_timestamps_of_another_shape_are_never_skipped() -> None:
+    # A decimal comma sorts before the point: such stamps once passed for lying between the
+    # oldest and newest seen (and were skipped) although earlier or later than both.
+    raws = [
+        "2026-02-12T15:59:02.000Z",
+        "2026-02-12T15:59:01,001Z",
+        "2026-02-12T15:59:01.000Z",
+        "2026-02-12T16:00:00.000Z",
+        "2026-02-12T16:00:00,001Z",
+    ]
+    state = ClaudeState("s.jsonl")
+    for i, raw in enumerate(raws):
+        state.feed({"type": "progress", "uuid": f"u{i}", "timestamp": raw}, 1)
+    parsed = [parse_ts(raw) for raw in raws]
+    assert (state.first_ts, state.last_ts) == (parse_ts(raws[2]), parse_ts(raws[4]))
+    assert (state.first_ts, state.last_ts) == (min(parsed), max(parsed))  # type: ignore[type-var]
+
+
+def test_restored_state_goes_on_exactly() -> None:
+    state = ClaudeState("s.jsonl")
+    for i, raw in enumerate(["2026-02-12T15:59:02,000Z", "2026-02-12T15:59:05,500Z"]):
+        state.feed({"type": "progress", "uuid": f"u{i}", "timestamp": raw}, 1)
+    saved = state.to_json()
+    assert saved["last_ts"] == parse_ts("2026-02-12T15:59:05,500Z")
+    saved["ts_raw"] = ["2026-02-12T15:59:02,000Z", "2026-02-12T15:59:05,500Z", 24]  # older rows
+    back = ClaudeState.from_json("s.jsonl", saved)
+    for i, raw in enumerate(["2026-02-12T15:59:01.000Z", "2026-02-12T15:59:05.100Z"]):
+        back.feed({"type": "progress", "uuid": f"v{i}", "timestamp": raw}, 1)
+    # 05.100 sorts after "05,500" but is earlier: the newest stays the restored one
+    assert (back.first_ts, back.last_ts) == (
+        parse_ts("2026-02-12T15:59:01.000Z"),
+        parse_ts("2026-02-12T15:59:05,500Z"),
     )
 
 

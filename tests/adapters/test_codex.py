@@ -500,10 +500,15 @@ def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]
     return [dataclasses.astuple(i) for i in transcript.items], transcript.summary.model_dump()
 
 
+@pytest.mark.forks
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "spawned"])
 @pytest.mark.parametrize("relative", [L_34, WINDOW, KV_COMPACT, LEGACY])
 def test_helper_parse_equals_one_pass(
-    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+    fixtures_dir: Path, relative: str, forked: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if forked and not jsonl.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    monkeypatch.setattr(jsonl, "single_threaded", lambda: forked)
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
     answers: list[Any] = []

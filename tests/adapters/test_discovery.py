@@ -304,3 +304,22 @@ def test_own_dirs_follow_the_environment(tmp_path: Path) -> None:
     assert "gobtui" in str(data_dir({})) and "gobtui" in str(cache_dir({}))
     # The autouse fixture isolates the real process environment too.
     assert cache_dir() == Path(os.environ["GOBTUI_CACHE_DIR"])
+
+
+def test_prefetch_is_told_every_path_to_judge_first(homes: Homes) -> None:
+    assert homes.claude is not None and homes.codex is not None
+    fresh = write(homes.claude / "projects" / "p" / "a.jsonl", CLAUDE, mtime=NOW)
+    old = write(homes.codex / "sessions" / "2026" / "b.jsonl", CODEX, mtime=NOW - 9_999)
+    late = write(homes.codex / "sessions" / "2026" / "c.jsonl", CODEX, mtime=NOW)
+    prefetched: list[list[str]] = []
+    asked: list[tuple[str, int]] = []  # (path, prefetch calls so far)
+
+    def known(path: str, inode: int) -> Provider | None:
+        asked.append((path, len(prefetched)))
+        return None
+
+    report = scan_homes(homes, now=NOW, max_age_secs=100, known=known, prefetch=prefetched.append)
+    assert [sorted(paths) for paths in prefetched] == [sorted([str(fresh), str(late)])]
+    assert sorted(asked) == sorted([(str(fresh), 1), (str(late), 1)])  # after the prefetch
+    assert [f.path for f in report.found] == sorted([str(fresh), str(late)])
+    assert report.too_old == 1 and str(old) not in report.skipped

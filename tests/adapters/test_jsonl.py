@@ -351,3 +351,84 @@ def test_no_helper_without_a_core_to_spare(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert jsonl._busy()
+
+
+# -- helper processes: forked when single-threaded, else spawned ------------------------------
+
+
+def test_single_threaded_sees_another_thread() -> None:
+    import threading
+
+    release = threading.Event()
+    worker = threading.Thread(target=release.wait)
+    worker.start()
+    try:
+        assert not jsonl.single_threaded()  # no fork while it could hold a lock
+    finally:
+        release.set()
+        worker.join()
+
+
+@pytest.mark.forks
+def test_forked_child_output_and_status() -> None:
+    if not jsonl.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    child = jsonl.Child.fork(lambda out: jsonl.write_all(out, b"x" * 200_000))
+    assert child is not None and child.output(timeout=30) == b"x" * 200_000
+    assert child.stop() == -1  # already reaped: stopping again is harmless
+
+    def fails(out: int) -> None:
+        jsonl.write_all(out, b"half")
+        raise RuntimeError("the child's work failed")
+
+    child = jsonl.Child.fork(fails)
+    assert child is not None and child.output(timeout=30) is None  # exit status 1
+
+
+@pytest.mark.forks
+def test_forked_child_is_killed_on_stop_and_timeout() -> None:
+    if not jsonl.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    import time
+
+    child = jsonl.Child.fork(lambda out: time.sleep(60))
+    assert child is not None
+    assert child.output(timeout=0.2) is None  # too slow: killed
+    child = jsonl.Child.fork(lambda out: time.sleep(60))
+    assert child is not None
+    assert child.stop() != 0  # killed, not a clean exit
+    assert gc.isenabled()
+
+
+def test_spawned_child_output_and_status() -> None:
+    child = jsonl.Child.spawn("import sys; sys.stdout.write(sys.argv[1] * 3)", ["ab"])
+    assert child is not None and child.output(timeout=60) == b"ababab"
+    child = jsonl.Child.spawn("import sys; print('partial'); sys.exit(3)", [])
+    assert child is not None and child.output(timeout=60) is None
+
+
+def _size_and_path(fd: int, size: int, path: str) -> tuple[int, str, bytes]:
+    return size, path, os.pread(fd, 5, 0)
+
+
+@pytest.mark.forks
+@pytest.mark.parametrize("forked", [True, False])
+def test_helper_runs_the_function_on_the_same_descriptor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool
+) -> None:
+    if forked and not jsonl.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(jsonl, "_busy", lambda: False)
+    monkeypatch.setattr(jsonl, "single_threaded", lambda: forked)
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"0123456789")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        # spawned, the function is imported by name (this module) in a fresh interpreter
+        helper = Helper.start(_size_and_path, fd, 10, str(path))
+        assert helper is not None
+        assert helper.result() == (10, str(path), b"01234")
+        helper.close()
+    finally:
+        os.close(fd)
