@@ -54,7 +54,25 @@ class SessionCommands(Provider):
         app.sessions_screen.select_session(path)
 
 
-class PlanCommands(Provider):
+class ActionCommands(Provider):
+    """A provider over a fixed list of (label, callback, help) built by `_commands`."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        raise NotImplementedError
+
+    async def discover(self) -> AsyncIterator[DiscoveryHit]:
+        for label, callback, help_text in self._commands():
+            yield DiscoveryHit(label, callback, help=help_text)
+
+    async def search(self, query: str) -> AsyncIterator[Hit]:
+        matcher = self.matcher(query)
+        for label, callback, help_text in self._commands():
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(score, matcher.highlight(label), callback, help=help_text)
+
+
+class PlanCommands(ActionCommands):
     """On the plan preview: switch strategy by name, toggle the diff mode or the trigger."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
@@ -79,19 +97,8 @@ class PlanCommands(Provider):
                 found.append((label, method, help_text))
         return found
 
-    async def discover(self) -> AsyncIterator[DiscoveryHit]:
-        for label, callback, help_text in self._commands():
-            yield DiscoveryHit(label, callback, help=help_text)
 
-    async def search(self, query: str) -> AsyncIterator[Hit]:
-        matcher = self.matcher(query)
-        for label, callback, help_text in self._commands():
-            score = matcher.match(label)
-            if score > 0:
-                yield Hit(score, matcher.highlight(label), callback, help=help_text)
-
-
-class ScreenCommands(Provider):
+class ScreenCommands(ActionCommands):
     """The current screen's PALETTE_ACTIONS: (label, action name, help) triples."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
@@ -102,14 +109,3 @@ class ScreenCommands(Provider):
             if method is not None:
                 found.append((label, method, help_text))
         return found
-
-    async def discover(self) -> AsyncIterator[DiscoveryHit]:
-        for label, callback, help_text in self._commands():
-            yield DiscoveryHit(label, callback, help=help_text)
-
-    async def search(self, query: str) -> AsyncIterator[Hit]:
-        matcher = self.matcher(query)
-        for label, callback, help_text in self._commands():
-            score = matcher.match(label)
-            if score > 0:
-                yield Hit(score, matcher.highlight(label), callback, help=help_text)
