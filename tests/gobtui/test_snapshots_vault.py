@@ -14,11 +14,13 @@ from textual.pilot import Pilot
 
 from adapters.vault import Vault
 from core.model import Provider
+from core.plan import DigestBlock
 from gobtui.app import GobtuiApp
 from gobtui.screens.confirm import ConfirmScreen
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.vault import VaultScreen
 from gobtui.screens.vault_diff import DiffSummaryScreen
+from gobtui.screens.vault_recall import RecallScreen
 from gobtui.screens.vault_records import VaultRecordsScreen
 from gobtui.screens.vault_viewer import RecordViewerScreen
 
@@ -211,6 +213,52 @@ def test_vault_damaged_chunk_error_modal(
         await in_vault(pilot)
         await pilot.press("enter")
         await until(lambda: isinstance(pilot.app.screen, ErrorScreen), pilot)
+        await settle(pilot)
+
+    assert snap(snap_compare, app, size, run_before)
+
+
+CARD = DigestBlock(
+    goal="move the ledger to the new scheduler without losing retries",
+    summary="move the ledger to the new scheduler",
+    concepts=["bash", "read"],
+    files_touched=["src/ledger/scheduler.py"],
+    decisions=["do not retry a failed settlement without the idempotency key"],
+    errors=["FAILED tests/test_scheduler.py::test_retry - duplicate settlement"],
+    open_tasks=["TODO: backfill the retry table"],
+    current_work="rerun the scheduler tests",
+    context="provider: claude",
+    covers_items=42,
+)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_recall_of_a_state_card(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    app = demo_app_factory()
+    source = frozen_home / "demo" / LEDGERLY
+    record = {
+        "type": "user",
+        "message": {"role": "user", "content": CARD.render()},
+        "uuid": "00000000-0000-4000-8000-00000000ca4d",
+        "parentUuid": None,
+        "sessionId": source.stem,
+        "timestamp": "2026-11-18T06:12:00Z",
+    }
+    with source.open("ab") as handle:
+        handle.write(orjson.dumps(record) + b"\n")
+    Vault().snapshot(source, Provider.CLAUDE, source.stem, "compacted", FROZEN_NOW - 600)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await in_vault(pilot)
+        await pilot.press("r")
+        screen = pilot.app.screen
+        assert isinstance(screen, RecallScreen)
+        await until(lambda: screen.result is not None, pilot)
         await settle(pilot)
 
     assert snap(snap_compare, app, size, run_before)
