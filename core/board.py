@@ -18,11 +18,9 @@ from core.limits import (
     DEFAULT_FLOOR_TOKENS,
     DEFAULT_TRIGGER_TOKENS,
     HOT_SECS,
+    PROVIDER_AUTOCOMPACT_SHARE,
 )
 from core.model import ContextState, Provider, SessionSummary, UsageSample
-
-PROVIDER_AUTOCOMPACT_SHARE = 0.9
-"""Providers compact on their own at about 90% of the window: a trigger above that never fires."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,6 +119,10 @@ PROBE_PAYLOAD_CHARS = 2048
 """Probes come from each output's first 2,048 characters: the reference scans the raw file in
 Rust; a Python regex scan of every byte of a 200 MB session would cost many parses."""
 
+PROVIDER_AUTOCOMPACT_SHARE = 0.9
+"""Providers compact on their own at about 90% of the window: a trigger above that never fires,
+so the board and the planner both lower the trigger to it."""
+
 # --- eval ---
 MAX_MISSED_PROBES_SHOWN = 8
 """An eval row lists at most this many probes the plan loses."""

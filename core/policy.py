@@ -17,6 +17,7 @@ from core.limits import (
     MAX_KEEP_RECENT,
     MAX_POLICY_TOKENS,
     MAX_RESULT_BYTES,
+    PROVIDER_AUTOCOMPACT_SHARE,
     TUNE_HIGH_ELIDABLE_FACTOR,
     TUNE_HIGH_ELIDABLE_SHARE,
     TUNE_LOW_YIELD_FACTOR,
@@ -147,6 +148,18 @@ PRESETS: dict[str, Preset] = {
         ),
     )
 }
+
+
+def capped_to_window(policy: PolicyConfig, window: int | None) -> PolicyConfig:
+    """The policy with its trigger lowered to where the provider compacts by itself (90 % of
+    the window), as the board marks it; the floor stays below the trigger."""
+    if not window:
+        return policy
+    cap = max(1, round(window * PROVIDER_AUTOCOMPACT_SHARE))
+    if policy.trigger_tokens <= cap:
+        return policy
+    floor = policy.floor_tokens if policy.floor_tokens < cap else cap // 2
+    return policy.model_copy(update={"trigger_tokens": cap, "floor_tokens": floor})
 
 
 # Adaptive tuner -----------------------------------------------------------------------------

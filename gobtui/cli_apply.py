@@ -95,7 +95,7 @@ def _publish_error(error: PublishError) -> CliError:
 
 def cmd_apply(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
-    resolved = resolve_policy(args, target.provider, target.session_id)
+    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     strategy = args.strategy or resolved.strategy
     if strategy not in STRATEGIES and strategy != "external":
         raise CliError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")

@@ -20,6 +20,7 @@ from adapters.paths import HomeError, resolve_homes
 from adapters.planning import LoadedSession, PlanningError, load_session
 from adapters.select import SelectError, load_summaries, select_session
 from core.model import Provider, SessionSummary
+from core.policy import capped_to_window
 from gobtui.cli import CliError
 
 
@@ -31,6 +32,10 @@ class Target:
     provider: Provider
     session_id: str
     summary: SessionSummary | None
+
+    @property
+    def window(self) -> int | None:
+        return self.summary.context_window if self.summary else None
 
     def live(self, live_secs: float, now: float) -> bool:
         mtime = self.summary.mtime if self.summary else self.path.stat().st_mtime
@@ -47,20 +52,20 @@ def resolve_target(args: Any, selector: str) -> Target:
     except (HomeError, SelectError) as error:
         raise CliError(str(error)) from None
     path = Path(found.path)
-    if found.summary is not None:
-        return Target(path, found.provider, found.summary.session_id, found.summary)
-    return Target(path, found.provider, _id_from_file(path, found.provider), None)
+    summary = found.summary or _summary_of(path, found.provider)
+    session_id = summary.session_id if summary is not None else path.stem
+    return Target(path, found.provider, session_id, summary)
 
 
-def _id_from_file(path: Path, provider: Provider) -> str:
-    """A file outside the homes: its id from a quick summary read, else from its name."""
+def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
+    """A file named by its path: a quick head-and-tail summary (id, model, window)."""
     from adapters.providers import state_class
     from adapters.reader import open_cursor
 
     try:
-        return open_cursor(str(path), provider, state_class(provider)).summary().session_id
+        return open_cursor(str(path), provider, state_class(provider)).summary()
     except (OSError, ValueError):
-        return path.stem
+        return None
 
 
 def load_target(target: Target) -> LoadedSession:
@@ -78,9 +83,15 @@ def policy_config() -> LoadedConfig:
 
 
 def resolve_policy(
-    args: Any, provider: Provider, session_id: str | None, config: LoadedConfig | None = None
+    args: Any,
+    provider: Provider,
+    session_id: str | None,
+    config: LoadedConfig | None = None,
+    window: int | None = None,
 ) -> ResolvedPolicy:
-    """config.toml layers, then --preset, then --trigger/--floor."""
+    """config.toml layers, then --preset, then --trigger/--floor; a trigger above 90 % of the
+    session's window is lowered to it (where the provider compacts first), unless --trigger
+    names one explicitly."""
     overrides = {
         key: value
         for key, value in (
@@ -90,11 +101,14 @@ def resolve_policy(
         if value is not None
     }
     try:
-        return (config or policy_config()).resolve(
+        resolved = (config or policy_config()).resolve(
             provider, session_id, getattr(args, "preset", None), overrides
         )
     except ConfigError as error:
         raise CliError(str(error)) from None
+    if "trigger_tokens" in overrides:
+        return resolved
+    return resolved.model_copy(update={"policy": capped_to_window(resolved.policy, window)})
 
 
 def print_json(value: BaseModel | list[BaseModel] | dict[str, Any] | list[Any]) -> None:

@@ -97,7 +97,7 @@ def _plan_json(plan: CompactionPlan, codes: list[str]) -> dict[str, Any]:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
-    resolved = resolve_policy(args, target.provider, target.session_id)
+    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     strategy = _strategy(args, resolved.strategy)
     session = load_target(target)
     live = target.live(args.live_secs, time.time())
@@ -154,7 +154,7 @@ def _print_plan(plan: CompactionPlan) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
-    resolved = resolve_policy(args, target.provider, target.session_id)
+    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     names = [_strategy(argparse.Namespace(strategy=s), s) for s in args.strategy or []] or None
     live = target.live(args.live_secs, time.time())
     with progress_bar("eval") as progress:

@@ -18,7 +18,7 @@ from core.admission import protected_tail_start
 from core.limits import MAX_POLICY_TOKENS
 from core.model import ItemKind, SessionSummary
 from core.plan import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
-from core.policy import PolicyConfig, QuotaPressure
+from core.policy import PolicyConfig, QuotaPressure, capped_to_window
 from core.probes import Probe, extract_probes, probe_recall
 from core.strategies import STRATEGIES
 from core.strategies.common import prefix_tokens
@@ -36,9 +36,10 @@ def policy_for(summary: SessionSummary) -> tuple[PolicyConfig, str]:
         resolved = policies.current().resolve(summary)
     except ConfigError:
         return PolicyConfig(), DEFAULT_STRATEGY  # the CLI reported it before the app started
+    policy = capped_to_window(resolved.policy, summary.context_window)  # as the board marks it
     if resolved.strategy not in STRATEGIES:
-        return resolved.policy, DEFAULT_STRATEGY  # external commands run from the CLI only
-    return resolved.policy, resolved.strategy
+        return policy, DEFAULT_STRATEGY  # external commands run from the CLI only
+    return policy, resolved.strategy
 
 
 def ignoring_trigger(policy: PolicyConfig, context_tokens: int) -> PolicyConfig:

@@ -177,3 +177,15 @@ def test_policy_check() -> None:
         policy_check(Provider.CODEX, 180_000, False, high).action is PolicyAction.TRANSCRIPT_COMPACT
     )
     assert live.model_dump(mode="json")["action"] == "provider_compact"
+
+
+def test_capped_to_window_lowers_the_trigger_to_where_the_provider_compacts() -> None:
+    from core.policy import capped_to_window
+
+    base = PolicyConfig()  # 250k / 40k
+    assert capped_to_window(base, None) is base
+    assert capped_to_window(base, 1_000_000) is base  # 900k cap: nothing to lower
+    capped = capped_to_window(base, 200_000)
+    assert (capped.trigger_tokens, capped.floor_tokens) == (180_000, 40_000)
+    tiny = capped_to_window(base, 40_000)  # the floor would meet the trigger: halved
+    assert (tiny.trigger_tokens, tiny.floor_tokens) == (36_000, 18_000)
