@@ -11,12 +11,12 @@ from pathlib import Path
 
 import orjson
 import pytest
-from textual.pilot import Pilot
 
 from core.model import Provider
 from gobtui.app import GobtuiApp, make_app
 from gobtui.config import AppConfig
 from gobtui.widgets.sessions_table import SessionsTable
+from tests.gobtui.pilot_helpers import until
 
 from .conftest import FROZEN_NOW
 
@@ -82,15 +82,6 @@ def app_for(claude: Path, codex: Path, **overrides: object) -> GobtuiApp:
     }
     settings.update(overrides)
     return make_app(AppConfig(**settings))  # type: ignore[arg-type]
-
-
-async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await pilot.pause(0.05)
 
 
 async def test_an_appended_record_changes_its_row(real_home: tuple[Path, Path, Path]) -> None:

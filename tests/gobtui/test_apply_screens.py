@@ -42,6 +42,7 @@ from gobtui.screens.vault_viewer import UNTRUSTED, RecordViewerScreen
 from gobtui.vault_rows import diff_order, entry_matches, type_counts
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.publish_bar import PublishBar, PublishState
+from tests.gobtui.pilot_helpers import select, until
 
 from .conftest import FROZEN_NOW
 
@@ -63,22 +64,6 @@ class Toasts:
 
     def has(self, text: str) -> bool:
         return any(text in toast for toast in self.seen)
-
-
-async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await pilot.pause(0.05)
-
-
-async def select(app: GobtuiApp, project: str) -> BoardRow:
-    await asyncio.wait_for(app.first_paint.wait(), timeout=30)
-    row = next(r for r in app.sessions_screen.rows.values() if r.project == project)
-    assert app.sessions_screen.select_session(row.key)
-    return row
 
 
 def fork_of(app: GobtuiApp, row: BoardRow) -> Receipt | None:

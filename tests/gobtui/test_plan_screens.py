@@ -6,7 +6,6 @@ the same file, so a screen that drew stale or invented numbers would fail.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,26 +26,11 @@ from gobtui.screens.plan_preview import CHANGED_NOTICE, PlanPreviewScreen
 from gobtui.screens.record_diff import RecordDiffScreen
 from gobtui.widgets.diff_view import DiffView
 from gobtui.widgets.record_pairs import RecordPairs
+from tests.gobtui.pilot_helpers import select, until
 
 OVER_TRIGGER = "ledgerly"  # the demo session over the default 250k trigger
 BELOW_TRIGGER = "spotlight-api"
 STUB_HEAD = DEFAULT_STUB.split("{")[0]  # "[output elided by gobtui: "
-
-
-async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await pilot.pause(0.05)
-
-
-async def select(app: GobtuiApp, project: str) -> BoardRow:
-    await asyncio.wait_for(app.first_paint.wait(), timeout=30)
-    row = next(r for r in app.sessions_screen.rows.values() if r.project == project)
-    assert app.sessions_screen.select_session(row.key)
-    return row
 
 
 async def open_preview(app: GobtuiApp, pilot: Pilot[None], project: str) -> PlanPreviewScreen:

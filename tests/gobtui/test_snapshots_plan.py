@@ -13,19 +13,11 @@ from textual.pilot import Pilot
 from gobtui.app import GobtuiApp
 from gobtui.screens.eval_screen import EvalScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
+from tests.gobtui.pilot_helpers import until
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 OVER_TRIGGER = "ledgerly"
 BELOW_TRIGGER = "pg-migrate"  # idle, so auto picks a file plan with a state card
-
-
-async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await pilot.pause(0.05)
 
 
 async def on_session(pilot: Pilot[None], project: str) -> GobtuiApp:

@@ -23,6 +23,7 @@ from gobtui.screens.vault_diff import DiffSummaryScreen
 from gobtui.screens.vault_recall import RecallScreen
 from gobtui.screens.vault_records import VaultRecordsScreen
 from gobtui.screens.vault_viewer import RecordViewerScreen
+from tests.gobtui.pilot_helpers import until
 
 from .conftest import FROZEN_NOW
 
@@ -48,15 +49,6 @@ def two_snapshots(demo_root: Path) -> Path:
         handle.write(APPENDED)
     vault.snapshot(source, Provider.CLAUDE, session, "auto", FROZEN_NOW - 120)
     return source
-
-
-async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await pilot.pause(0.05)
 
 
 async def settle(pilot: Pilot[None]) -> None:

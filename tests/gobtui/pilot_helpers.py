@@ -1,0 +1,29 @@
+"""Waiting helpers shared by the Pilot tests: poll a condition, select a demo session."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+from core.board import BoardRow
+from gobtui.app import GobtuiApp
+
+
+async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 30.0) -> None:
+    """Let the app run until `predicate` holds; fail after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.pause(0.05)
+
+
+async def select(app: GobtuiApp, project: str) -> BoardRow:
+    """After the first paint, put the cursor on the session of `project`."""
+    await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+    row = next(r for r in app.sessions_screen.rows.values() if r.project == project)
+    assert app.sessions_screen.select_session(row.key)
+    return row
