@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -38,7 +37,7 @@ from core.policy import PolicyConfig
 from core.probes import Probe, ProbeScore, extract_probes, probe_recall, removed_lines
 from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
 from core.strategies.common import admit_with, prefix_tokens
-from core.verify import SourceChecks
+from core.verify import SourceChecks, VerifyReport, accepts
 
 Progress = Callable[[int, int, str], None]
 """(done, total, what) while an eval runs."""
@@ -292,9 +291,8 @@ class _EvalShared:
 
     probes: _ProbeWitness
     tail_start: int | None
-    source_findings: Counter[str]
-    """What the source itself already gets from verify: a candidate is valid when it has no
-    errors and adds no finding of its own."""
+    source_report: VerifyReport
+    """What the source itself already gets from verify (see core.verify.accepts)."""
 
 
 def evaluate_session(
@@ -314,7 +312,7 @@ def evaluate_session(
             extract_probes(transcript, session.payloads), transcript, session.payloads
         ),
         tail_start=protected_tail_start(transcript, policy.keep_recent_tool_outputs),
-        source_findings=Counter(f.code.value for f in session.source_checks.report().findings),
+        source_report=session.source_checks.report(),
     )
     rows: list[EvalRow] = []
     for done, name in enumerate(names):
@@ -384,11 +382,10 @@ def _evaluate_one(
         return row
     candidate = session.rewriter.overlay(plan)
     report = session.source_checks.candidate_report(candidate.replaced, candidate.appended)
-    added = Counter(f.code.value for f in report.findings) - shared.source_findings
     return row.model_copy(
         update={
             "bytes_after": candidate.size,
-            "valid": report.ok and not added,
+            "valid": accepts(report, shared.source_report),
             "verify_errors": report.errors,
             "verify_warnings": report.warnings,
             "findings": sorted({finding.code.value for finding in report.findings}),

@@ -10,7 +10,6 @@ finds the first receipt and returns it instead of writing again.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
@@ -36,7 +35,7 @@ from core.policy import PolicyConfig
 from core.receipt import OperationKind, Receipt, items_covered
 from core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
 from core.vault_model import IndexEntry, VaultError
-from core.verify import verify
+from core.verify import accepts, added_findings, verify
 
 __all__ = [
     "STEPS",
@@ -129,7 +128,7 @@ class Publisher:
                     f"source ({len(session.data)} bytes)",
                 )
             self.fault("candidate")
-            self._require_valid(session.data, candidate, session.provider)
+            self._require_valid(session, candidate)
             output = rewrite_identity(candidate, session.provider, op.new_id)
             if len(output) >= len(session.data):
                 raise PublishError(
@@ -253,14 +252,15 @@ class Publisher:
             )
         return entry
 
-    def _require_valid(self, source: bytes, candidate: bytes, provider: Provider) -> None:
-        """No errors, and no finding the source did not already have."""
-        report = verify(candidate, provider)
-        added = Counter(f.code.value for f in report.findings) - Counter(
-            f.code.value for f in verify(source, provider).findings
-        )
-        if not report.ok or added:
-            codes = ", ".join(sorted(set(added) or {f.code.value for f in report.findings}))
+    def _require_valid(self, session: LoadedSession, candidate: bytes) -> None:
+        """The candidate, verified in full: no errors, and no finding the source did not
+        already have (the source's report is the one planning already made)."""
+        report = verify(candidate, session.provider)
+        baseline = session.source_checks.report()
+        if not accepts(report, baseline):
+            codes = ", ".join(
+                added_findings(report, baseline) or sorted({f.code.value for f in report.findings})
+            )
             raise PublishError(
                 PublishErrorCode.VERIFY_FAILED, f"the compacted copy does not verify ({codes})"
             )

@@ -17,6 +17,7 @@ sequence is a torn tail (partial_tail) rather than an invalid_utf8 transcript.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, computed_field
@@ -89,6 +90,20 @@ def oversize_report(size: int, provider: Provider) -> VerifyReport:
     sink = FindingSink()
     sink.add(FindingCode.TRANSCRIPT_LIMIT, None, LimitKind.BYTES, size, VERIFY_MAX_BYTES)
     return _report(provider, sink, 0, size)
+
+
+def added_findings(report: VerifyReport, baseline: VerifyReport) -> list[str]:
+    """Finding codes `report` holds beyond `baseline` (counted per code), sorted: what a
+    compacted copy broke, as opposed to what its source already carried."""
+    extra = Counter(f.code.value for f in report.findings) - Counter(
+        f.code.value for f in baseline.findings
+    )
+    return sorted(extra)
+
+
+def accepts(report: VerifyReport, baseline: VerifyReport) -> bool:
+    """A compacted copy is valid when it has no errors and adds no finding to its source's."""
+    return report.ok and not added_findings(report, baseline)
 
 
 def verify(data: bytes, provider: Provider) -> VerifyReport:

@@ -17,12 +17,12 @@ from core.vault_model import VaultError
 from gobtui import format as fmt
 from gobtui.cli import CliError
 from gobtui.cli_common import (
+    add_limit_options,
     load_target,
     print_json,
     progress_bar,
     resolve_policy,
     resolve_target,
-    token_count,
 )
 
 EXIT_REFUSED = 1
@@ -37,8 +37,7 @@ def register(
     apply.add_argument("session", help="session id prefix or transcript path")
     apply.add_argument("--strategy", metavar="S", help="strategy id (default: the policy's)")
     apply.add_argument("--preset", metavar="P", help="a named preset")
-    apply.add_argument("--trigger", type=token_count, metavar="N", help="trigger tokens")
-    apply.add_argument("--floor", type=token_count, metavar="N", help="floor tokens")
+    add_limit_options(apply)
     apply.add_argument("--yes", action="store_true", help="do not ask before writing")
     apply.add_argument("--json", action="store_true", help="print the receipt as JSON")
     apply.set_defaults(handler=cmd_apply)

@@ -135,6 +135,12 @@ def token_count(text: str) -> int:
     return value
 
 
+def add_limit_options(parser: Any) -> None:
+    """--trigger and --floor, the per-run policy overrides of plan, eval and apply."""
+    parser.add_argument("--trigger", type=token_count, metavar="N", help="trigger tokens")
+    parser.add_argument("--floor", type=token_count, metavar="N", help="floor tokens")
+
+
 @contextmanager
 def progress_bar(label: str) -> Iterator[Callable[[int, int, str], None]]:
     """A one-line progress bar on stderr when it is a terminal; silent otherwise."""

@@ -19,6 +19,7 @@ from gobtui import format as fmt
 from gobtui.cli import CliError
 from gobtui.cli_common import (
     Target,
+    add_limit_options,
     load_target,
     policy_config,
     print_json,
@@ -33,8 +34,7 @@ def register(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
     def limits(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--trigger", type=token_count, metavar="N", help="trigger tokens")
-        parser.add_argument("--floor", type=token_count, metavar="N", help="floor tokens")
+        add_limit_options(parser)
         parser.add_argument("--json", action="store_true", help="machine-readable output")
 
     plan = commands.add_parser(
