@@ -11,6 +11,8 @@ import re
 from collections import deque
 from typing import Any, ClassVar
 
+import orjson
+
 from adapters.codex_items import (
     Calls,
     compacted_item,
@@ -368,9 +370,28 @@ def _finish(
     return items, state
 
 
+_LEADING_TYPE = re.compile(rb'\{"timestamp":"[^"\\]*","type":"([a-z_]+)"')
+"""A rollout line's first two members as Codex writes them. Only a string without quotes or
+backslashes fits between those quotes, so a match is the record's own top-level type."""
+_ITEM_TYPES = frozenset({b"response_item", b"compacted"})
+
+
+def items_loads(line: bytes) -> Any:
+    """orjson.loads for an items pass that a Helper's state pass backs: a line whose own type
+    makes no item (event_msg, turn_context: over half of a rollout's bytes) stands in as just
+    that type, undecoded. A damaged one then counts as a record here but as a bad line in
+    the Helper, so full_parse sees the tallies differ and parses again, decoding everything."""
+    found = _LEADING_TYPE.match(line)
+    if found is not None and found[1] not in _ITEM_TYPES:
+        return {"type": found[1].decode()}
+    return orjson.loads(line)
+
+
 def _items_pass(fd: int, size: int, state: CodexState | None) -> tuple[list[TranscriptItem], Tally]:
-    """Items of every record (and `state` fed them, unless None), the newest compaction applied."""
+    """Items of every record (and `state` fed them, unless None), the newest compaction applied.
+    Without a state, lines that make no item are not decoded (see items_loads)."""
     feed = state.feed_parts if state is not None else None
+    loads = orjson.loads if state is not None else items_loads
     lines = LineCursor()
     items: list[TranscriptItem] = []
     append = items.append
@@ -381,7 +402,7 @@ def _items_pass(fd: int, size: int, state: CodexState | None) -> tuple[list[Tran
     last_compaction = -1
     for chunk in read_chunks(fd, size):
         tally.size += len(chunk)
-        for index, _length, record in feed_bytes(lines, chunk, not chunk):
+        for index, _length, record in feed_bytes(lines, chunk, not chunk, loads):
             if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
                 bad[record.value] += 1
                 continue

@@ -165,6 +165,8 @@ def sniff_file(path: str) -> Sniffed:
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
+        if hasattr(os, "posix_fadvise"):  # a cold disk would read ahead far past the head
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
         data = os.pread(fd, SNIFF_FIRST_READ, 0)
         at_eof = len(data) < SNIFF_FIRST_READ
         verdict = sniff_bytes(data, at_eof=at_eof)

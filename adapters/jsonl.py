@@ -101,9 +101,14 @@ SPLIT_BLOCK_BYTES = 256 * 1024
 
 LineEvent = tuple[int, int, "Record | BadLine"]
 """(line_index, byte length of the line, decoded object or why not)."""
+Loads = Callable[[bytes], Any]
+"""How a line becomes an object: orjson.loads, or a pass's cheaper stand-in for lines it can
+tell by their first bytes it does not need (see adapters.codex.items_loads)."""
 
 
-def feed_bytes(cursor: LineCursor, chunk: bytes, at_eof: bool) -> Iterator[LineEvent]:
+def feed_bytes(
+    cursor: LineCursor, chunk: bytes, at_eof: bool, loads: Loads = orjson.loads
+) -> Iterator[LineEvent]:
     """Advance `cursor` over `chunk` (the bytes at cursor.read_pos), yielding finished lines.
 
     The cursor is up to date with every line yielded so far when a line is yielded.
@@ -124,7 +129,7 @@ def feed_bytes(cursor: LineCursor, chunk: bytes, at_eof: bool) -> Iterator[LineE
                 stop = chunk.rfind(b"\n", pos, pos + SPLIT_BLOCK_BYTES) + 1
                 if stop <= pos:  # a line longer than a block
                     stop = chunk.find(b"\n", pos + SPLIT_BLOCK_BYTES) + 1
-            yield from _finish_lines(cursor, chunk[pos : stop - 1].split(b"\n"))
+            yield from _finish_lines(cursor, chunk[pos : stop - 1].split(b"\n"), loads)
             pos = stop
         rest = chunk[end:]
         if rest:
@@ -147,7 +152,7 @@ def feed_bytes(cursor: LineCursor, chunk: bytes, at_eof: bool) -> Iterator[LineE
             yield index, length, decoded
 
 
-def _finish_lines(cursor: LineCursor, lines: list[bytes]) -> Iterator[LineEvent]:
+def _finish_lines(cursor: LineCursor, lines: list[bytes], loads: Loads) -> Iterator[LineEvent]:
     """The events of `lines`, each ended by a newline; the first continues cursor.partial."""
     index = cursor.line_index
     if cursor.skipping:
@@ -163,7 +168,6 @@ def _finish_lines(cursor: LineCursor, lines: list[bytes]) -> Iterator[LineEvent]
         cursor.partial = b""
     offset = cursor.offset
     limit = MAX_LINE_BYTES
-    loads = orjson.loads
     error = orjson.JSONDecodeError
     for line in lines:
         length = len(line)
@@ -297,8 +301,11 @@ def full_parse(
                 got = helper.result()
                 if isinstance(got, tuple) and len(got) == 2 and got[1] == tally:
                     state = got[0]
-                else:  # no answer, or not from the same bytes: the pass here
-                    state, _ = full_pass(fd, st.st_size, path)
+                else:
+                    # No answer, or not from the same bytes, or a line the items pass did not
+                    # decode (it may skip some) is damaged: everything again, here.
+                    state = new_state(path)
+                    out, tally = items_pass(fd, st.st_size, state)
         finally:
             if helper is not None:
                 helper.close()

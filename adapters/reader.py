@@ -167,6 +167,7 @@ def open_cursor(
         if full or st.st_size <= FULL_READ_MAX_BYTES:
             _read_to_end(fd, cursor, st.st_size)
             return cursor
+        _no_readahead(fd)
         cursor.feed(_read_range(fd, 0, HEAD_SCAN_BYTES), at_eof=False)
         head_end = cursor.lines.offset
         tail_start, tail = _tail(fd, st.st_size, head_end, cursor.state.tail_marker)
@@ -400,6 +401,14 @@ class _ColdHelper:
 
     def stop(self) -> None:
         self._child.stop()
+
+
+def _no_readahead(fd: int) -> None:
+    """Head and tail reads of a big file: the kernel's readahead would fetch far more than
+    the window from a cold disk."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is not None:
+        advise(fd, 0, 0, os.POSIX_FADV_RANDOM)
 
 
 def _widen(fd: int) -> None:

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import codex_items, jsonl, reader
-from adapters.codex import CodexState, parse_transcript, session_id_from_path
+from adapters import codex, codex_items, jsonl, reader
+from adapters.codex import CodexState, items_loads, parse_transcript, session_id_from_path
 from adapters.jsonl import LineCursor, Tally
 from adapters.reader import FileCursor, advance, open_cursor
 from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
@@ -526,6 +526,47 @@ def test_helper_parse_equals_one_pass(
     # a helper answering for other bytes is not believed
     monkeypatch.setattr(jsonl.Helper, "result", lambda _: (CodexState(path), Tally(records=1)))
     assert dump(parse_transcript(path)) == alone
+
+
+def test_items_loads_skips_only_lines_whose_own_type_makes_no_item() -> None:
+    event = b'{"timestamp":"2026-01-01T00:00:00.000Z","type":"event_msg","payload":{"type":"x"}}'
+    assert items_loads(event) == {"type": "event_msg"}
+    item = b'{"timestamp":"t","type":"response_item","payload":{"type":"message"}}'
+    assert items_loads(item) == orjson.loads(item)
+    # "type" not the second member, or a timestamp with an escape: decoded for real
+    other = b'{"type":"event_msg","timestamp":"t","payload":{}}'
+    assert items_loads(other) == orjson.loads(other)
+    escaped = b'{"timestamp":"a\\"b","type":"event_msg","payload":{}}'
+    assert items_loads(escaped) == orjson.loads(escaped)
+
+
+@pytest.mark.forks
+def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
+    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged event_msg line the items pass does not decode: the Helper counts it bad, the
+    tallies differ, and the parse is done again decoding every line."""
+    if not jsonl.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    lines = (fixtures_dir / L_34).read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"type":"event_msg"' in line[:60])
+    lines.insert(at + 1, lines[at][: len(lines[at]) // 2] + b"\n")  # a torn write, then more
+    path = tmp_path / L_34.split("/")[-1]
+    path.write_bytes(b"".join(lines))
+    alone = dump(parse_transcript(str(path)))
+    assert alone[1]["bad_reasons"] == {"not_json": 1}
+    passes: list[bool] = []
+    real = codex._items_pass
+
+    def items_pass(fd: int, size: int, state: CodexState | None) -> Any:
+        passes.append(state is None)
+        return real(fd, size, state)
+
+    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(jsonl, "_busy", lambda: False)
+    monkeypatch.setattr(codex, "_items_pass", items_pass)
+    assert dump(parse_transcript(str(path))) == alone
+    assert passes == [True, False]  # the skipping pass, then everything again
 
 
 @settings(max_examples=300, deadline=None)
