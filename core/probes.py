@@ -168,6 +168,10 @@ def _value(kind: ProbeKind, text: str, match: re.Match[str]) -> str | None:
 
 
 _COMMAND_NEEDLES = tuple(command + " " for command in COMMANDS)
+_IGNORECASE_EXTRAS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+"""The characters re.IGNORECASE matches with a letter of the decision needles besides that
+letter's two cases (İ and dotless ı with i, long ſ with s): folded to it before lower(), the
+needle check sees every text the regex could match (tests/core/test_probes.py finds them)."""
 _DECISION_NEEDLES = ("decide", "decision", "chose", "will use", "going with")
 _ERROR_NEEDLES = ("error[", "error: ", "FAILED", "panicked")
 
@@ -182,8 +186,6 @@ def _may_match(kind: ProbeKind, text: str, lowered: Callable[[], str]) -> bool:
     if kind is ProbeKind.COMMAND:
         return any(needle in text for needle in _COMMAND_NEEDLES)
     if kind is ProbeKind.DECISION:
-        if not text.isascii():
-            return True  # Unicode case folding is subtler than lower(): let the regex decide
         folded = lowered()
         return any(needle in folded for needle in _DECISION_NEEDLES)
     if kind is ProbeKind.ERROR_SIGNATURE:
@@ -198,7 +200,8 @@ def line_probes(text: str, line: int, kinds: frozenset[ProbeKind] = ALL_KINDS) -
 
     def lowered() -> str:
         if not folded:
-            folded.append(text.lower())
+            extras = not text.isascii() and any(c in text for c in "\u0130\u0131\u017f")
+            folded.append((text.translate(_IGNORECASE_EXTRAS) if extras else text).lower())
         return folded[0]
 
     for kind, pattern in _MATCHERS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from pathlib import Path
 
@@ -192,3 +193,16 @@ def test_prefilters_never_change_the_probes(parts: list[str]) -> None:
             if len(seen) >= 4:
                 break
     assert line_probes(text, 3) == slow
+
+
+def test_decision_folding_covers_every_ignorecase_match() -> None:
+    """Every character re.IGNORECASE takes for a letter of the decision needles is that
+    letter after the prefilter's fold (translate, then lower)."""
+    letters = sorted(set("".join(probes_module._DECISION_NEEDLES)) - {" "})
+    for letter in letters:
+        pattern = re.compile(re.escape(letter), re.IGNORECASE)
+        for code in range(0x30000):
+            char = chr(code)
+            if 0xD800 <= code < 0xE000 or not pattern.fullmatch(char):
+                continue
+            assert char.translate(probes_module._IGNORECASE_EXTRAS).lower() == letter, hex(code)
