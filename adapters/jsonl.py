@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 import orjson
 
@@ -277,6 +277,7 @@ class Summarising(Protocol):
 
 S = TypeVar("S")
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 def full_parse(
@@ -476,6 +477,45 @@ class Child:
                 pass
         self.fd = -1
         return code
+
+
+class Aside(Generic[R]):
+    """`func()` worked out in a forked child while this process goes on, for its picklable
+    result; in this process, when asked, if it cannot fork (threads running, one core busy,
+    not POSIX) or the child fails. The child sees this process's objects as they were at
+    the fork (copy-on-write): nothing to send it."""
+
+    def __init__(self, func: Callable[[], R], child: Child | None) -> None:
+        self._func = func
+        self._child = child
+
+    @classmethod
+    def start(cls, func: Callable[[], R]) -> Aside[R]:
+        child = None
+        if os.name == "posix" and single_threaded() and not _busy():
+
+            def work(out: int) -> None:
+                write_all(out, pickle.dumps(func(), pickle.HIGHEST_PROTOCOL))
+
+            child = Child.fork(work)
+        return cls(func, child)
+
+    def result(self) -> R:
+        child, self._child = self._child, None
+        if child is not None:
+            out = child.output(HELPER_TIMEOUT_SECS)
+            if out is not None:
+                try:
+                    return cast(R, pickle.loads(out))
+                except Exception:  # a truncated stream: work it out here
+                    pass
+        return self._func()
+
+    def close(self) -> None:
+        """Stop the child if its result was never asked for."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop()
 
 
 class Helper:

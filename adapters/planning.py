@@ -19,12 +19,13 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 from adapters.config_file import ExternalCommand
 from adapters.external import STRATEGY_ID as EXTERNAL_ID
 from adapters.external import ExternalError, run_external
+from adapters.jsonl import Aside
 from adapters.providers import parse_transcript
 from adapters.rewrite import CardScanner, RewriteError
 from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
@@ -287,9 +288,9 @@ class _ProbeWitness:
 
 @dataclass
 class _EvalShared:
-    """What every row of one eval reuses: the probes and where the protected tail starts."""
+    """What every row of one eval reuses: where the protected tail starts, and the source's
+    own verify report."""
 
-    probes: _ProbeWitness
     tail_start: int | None
     source_report: VerifyReport
     """What the source itself already gets from verify (see core.verify.accepts)."""
@@ -307,37 +308,64 @@ def evaluate_session(
     for name in names:
         check_strategy(name)
     transcript = session.transcript
-    shared = _EvalShared(
-        probes=_ProbeWitness(
-            extract_probes(transcript, session.payloads), transcript, session.payloads
-        ),
-        tail_start=protected_tail_start(transcript, policy.keep_recent_tool_outputs),
-        source_report=session.source_checks.report(),
-    )
-    rows: list[EvalRow] = []
-    for done, name in enumerate(names):
+    # Probes are only needed to score the rows: worked out aside (another core) meanwhile.
+    extracting = Aside.start(partial(extract_probes, transcript, session.payloads))
+    try:
+        shared = _EvalShared(
+            tail_start=protected_tail_start(transcript, policy.keep_recent_tool_outputs),
+            source_report=session.source_checks.report(),
+        )
+        found: list[tuple[EvalRow, CompactionPlan | None, float]] = []
+        for done, name in enumerate(names):
+            if progress is not None:
+                progress(done, len(names), name)
+            started = time.perf_counter()
+            try:
+                row, plan = _evaluate_one(session, name, policy, live, shared)
+            except (RewriteError, ValueError) as error:
+                row, plan = _error_row(name, transcript, error), None
+            found.append((row, plan, time.perf_counter() - started))
         if progress is not None:
-            progress(done, len(names), name)
+            progress(len(names), len(names), "probes")
+        probes = _ProbeWitness(extracting.result(), transcript, session.payloads)
+    finally:
+        extracting.close()
+    rows: list[EvalRow] = []
+    for row, plan, seconds in found:
         started = time.perf_counter()
-        try:
-            row = _evaluate_one(session, name, policy, live, shared)
-        except (RewriteError, ValueError) as error:
-            row = EvalRow(
-                strategy=name,
-                status=RowStatus.ERROR,
-                context_tokens_before=transcript.context_tokens(),
-                error=str(error).splitlines()[0] if str(error) else type(error).__name__,
-            )
-        elapsed = (time.perf_counter() - started) * 1000
-        rows.append(row.model_copy(update={"duration_ms": round(elapsed, 1)}))
+        scored = _with_probes(row, probes.score(plan, shared.tail_start)) if plan else row
+        elapsed = (seconds + time.perf_counter() - started) * 1000
+        rows.append(scored.model_copy(update={"duration_ms": round(elapsed, 1)}))
     if progress is not None:
         progress(len(names), len(names), "done")
     return mark_best(rows, policy.min_savings_tokens)
 
 
+def _error_row(name: str, transcript: Transcript, error: Exception) -> EvalRow:
+    return EvalRow(
+        strategy=name,
+        status=RowStatus.ERROR,
+        context_tokens_before=transcript.context_tokens(),
+        error=str(error).splitlines()[0] if str(error) else type(error).__name__,
+    )
+
+
+def _with_probes(row: EvalRow, score: ProbeScore) -> EvalRow:
+    return row.model_copy(
+        update={
+            "probes_total": score.probes_total,
+            "probes_recalled": score.probes_recalled,
+            "recall": round(score.recall, 4),
+            "tail_intact": score.tail_intact,
+            "missed_probes": score.missed_probes,
+        }
+    )
+
+
 def _evaluate_one(
     session: LoadedSession, name: str, policy: PolicyConfig, live: bool, shared: _EvalShared
-) -> EvalRow:
+) -> tuple[EvalRow, CompactionPlan | None]:
+    """One strategy's row, and its plan for the probe score (filled in once probes are in)."""
     transcript = session.transcript
     before = transcript.context_tokens()
     outcome = plan_session(session, name, policy, live)
@@ -351,9 +379,8 @@ def _evaluate_one(
             context_tokens_after=result.projected_context_tokens_after,
             est_reclaimed=result.projected_savings_tokens or 0,
             bytes_before=len(session.data),
-        )
+        ), None
     plan = result
-    score = shared.probes.score(plan, shared.tail_start)
     digest = plan.digest
     row = EvalRow(
         strategy=name,
@@ -363,11 +390,6 @@ def _evaluate_one(
         context_tokens_after=plan.context_tokens_after,
         prefix_tokens=prefix_tokens(transcript, plan),
         bytes_before=len(session.data),
-        probes_total=score.probes_total,
-        probes_recalled=score.probes_recalled,
-        recall=round(score.recall, 4),
-        tail_intact=score.tail_intact,
-        missed_probes=score.missed_probes,
         elided_items=len(plan.elided_lines),
         card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
         control=plan.is_control,
@@ -375,11 +397,10 @@ def _evaluate_one(
     assert outcome.admission is not None
     if not outcome.admission.admitted:
         code = outcome.admission.code
-        return row.model_copy(
-            update={"status": RowStatus.REFUSED, "reason_code": code.value if code else None}
-        )
+        refused = {"status": RowStatus.REFUSED, "reason_code": code.value if code else None}
+        return row.model_copy(update=refused), plan
     if plan.is_control:
-        return row
+        return row, plan
     candidate = session.rewriter.overlay(plan)
     report = session.source_checks.candidate_report(candidate.replaced, candidate.appended)
     return row.model_copy(
@@ -390,4 +411,4 @@ def _evaluate_one(
             "verify_warnings": report.warnings,
             "findings": sorted({finding.code.value for finding in report.findings}),
         }
-    )
+    ), plan

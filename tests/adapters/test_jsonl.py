@@ -432,3 +432,18 @@ def test_helper_runs_the_function_on_the_same_descriptor(
         helper.close()
     finally:
         os.close(fd)
+
+
+@pytest.mark.forks
+def test_aside_answers_from_a_forked_child_or_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not jsonl.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    monkeypatch.setattr(jsonl, "_busy", lambda: False)
+    parent = os.getpid()
+    aside = jsonl.Aside.start(lambda: (os.getpid(), [1, 2, 3]))
+    pid, value = aside.result()
+    assert pid != parent and value == [1, 2, 3]  # worked out in the child
+    # fails in the child (1 // False), works here: the answer comes from this process
+    assert jsonl.Aside.start(lambda: 1 // (os.getpid() == parent)).result() == 1
+    monkeypatch.setattr(jsonl, "single_threaded", lambda: False)
+    assert jsonl.Aside.start(os.getpid).result() == parent  # no fork: worked out here
