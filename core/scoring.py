@@ -12,6 +12,9 @@ not a calibrated probability. Weights (clamped sum to [0, 1]):
 | +0.12 | goal overlap: share of its tokens found in the newest user goal |
 | +0.10 | position: 1 - line / max line |
 | +0.12 | IDF: sum of ln(N / df) over its tokens / (token count x max(ln N, 1)) |
+
+The IDF sum is exact (math.fsum): a token set's order follows the process's string hash
+seed, and a plain float sum would differ in its last bits from one run to the next.
 | -0.15 | superseded: an output with the same label comes later |
 | -0.12 | near duplicate: Jaccard >= 0.85 with the newest output of the same label |
 """
@@ -22,6 +25,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Protocol
 
 from core.admission import elidable_items
@@ -65,8 +69,11 @@ _SPLIT = re.compile(r"[^\w/.]+")
 
 def tokenize(text: str) -> frozenset[str]:
     """Lowercased tokens split on anything but letters, digits, `/`, `.` and `_`."""
+    lowered = text.lower()
+    if len(lowered) <= MAX_TOKEN_CHARS:  # no token can be too long: filter in C
+        return frozenset(filter(None, _SPLIT.split(lowered)))
     return frozenset(
-        token for token in _SPLIT.split(text.lower()) if token and len(token) <= MAX_TOKEN_CHARS
+        token for token in _SPLIT.split(lowered) if token and len(token) <= MAX_TOKEN_CHARS
     )
 
 
@@ -142,7 +149,7 @@ class HeuristicScorer:
                 + W_POSITION * (1.0 - item.line_index / max_line if max_line else 0.0)
                 + W_IDF
                 * (
-                    sum(math.log(n_docs / df[t]) for t in toks) / (count * idf_norm)
+                    math.fsum(math.log(n_docs / df[t]) for t in toks) / (count * idf_norm)
                     if count
                     else 0.0
                 )
@@ -159,6 +166,7 @@ class HeuristicScorer:
         """Per candidate: the mean over its tokens of later live items using the token
         (capped at 12), divided by 12. One pass, newest to oldest; fills `tokens`."""
         later: Counter[str] = Counter()
+        uses = later.get  # dict.get: no __missing__ call per token
         result: dict[int, float] = {}
         for item in reversed(transcript.items):
             if not item.active or item.est_tokens <= 0:
@@ -166,10 +174,7 @@ class HeuristicScorer:
             toks = tokenize(_text(item))
             tokens[item.line_index] = toks
             if item.line_index in wanted:
-                result[item.line_index] = (
-                    sum(min(later[t], FUTURE_REF_CAP) for t in toks) / len(toks) / FUTURE_REF_CAP
-                    if toks
-                    else 0.0
-                )
+                capped = map(min, map(uses, toks, repeat(0)), repeat(FUTURE_REF_CAP))
+                result[item.line_index] = sum(capped) / len(toks) / FUTURE_REF_CAP if toks else 0.0
             later.update(toks)
         return result

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from core.admission import admit
@@ -25,6 +30,8 @@ from core.strategies.common import (
 )
 from core.strategies.scored import Scored
 from tests.core.transcripts import item, output, transcript, turns
+
+REPO = Path(__file__).resolve().parents[2]
 
 # turns(10): outputs of 4000 bytes (1010 tokens, saving 976 each) on lines 2, 5, ..., 29;
 # context 10 x 1060 = 10,600. With 2 protected, lines 26 and 29 stay.
@@ -340,3 +347,29 @@ def test_plan_for_gates() -> None:
 
     ok = plan_for("elide", t, POLICY)
     assert isinstance(ok, CompactionPlan)
+
+
+SCORES_OF_FILE = """
+import sys
+from adapters import claude
+from core.policy import PolicyConfig
+from core.scoring import HeuristicScorer
+from core.strategies.common import candidates
+transcript = claude.parse_transcript(sys.argv[1])
+chosen = candidates(transcript, PolicyConfig(trigger_tokens=1, floor_tokens=0))
+print(len(chosen), repr(sorted(HeuristicScorer().score(transcript, chosen).items())))
+"""
+
+
+def test_scores_do_not_depend_on_the_string_hash_seed(fixtures_dir: Path) -> None:
+    """Token sets iterate in an order set by the hash seed; the scores must not follow it
+    (a last-bit difference could reorder tied candidates from one run to the next)."""
+    path = fixtures_dir / "claude" / "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    outputs = set()
+    for seed in ("1", "2", "3", "4"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(REPO))
+        argv = [sys.executable, "-c", SCORES_OF_FILE, str(path)]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    assert int(outputs.pop().split()[0]) > 20  # enough candidates for the order to matter
