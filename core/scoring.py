@@ -13,10 +13,11 @@ not a calibrated probability. Weights (clamped sum to [0, 1]):
 | +0.10 | position: 1 - line / max line |
 | +0.12 | IDF: sum of ln(N / df) over its tokens / (token count x max(ln N, 1)) |
 
-The IDF sum is exact (math.fsum): a token set's order follows the process's string hash
-seed, and a plain float sum would differ in its last bits from one run to the next.
 | -0.15 | superseded: an output with the same label comes later |
 | -0.12 | near duplicate: Jaccard >= 0.85 with the newest output of the same label |
+
+The IDF sum is exact (math.fsum): a token set's order follows the process's string hash
+seed, and a plain float sum would differ in its last bits from one run to the next.
 """
 
 from __future__ import annotations
