@@ -12,7 +12,6 @@ not a calibrated probability. Weights (clamped sum to [0, 1]):
 | +0.12 | goal overlap: share of its tokens found in the newest user goal |
 | +0.10 | position: 1 - line / max line |
 | +0.12 | IDF: sum of ln(N / df) over its tokens / (token count x max(ln N, 1)) |
-
 | -0.15 | superseded: an output with the same label comes later |
 | -0.12 | near duplicate: Jaccard >= 0.85 with the newest output of the same label |
 
