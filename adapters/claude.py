@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 
 from adapters import claude_items
 from adapters.claude_items import Summary, collapse, has_tool_result, user_text
-from adapters.jsonl import Record, Tally, feed_all
+from adapters.full_parse import Tally, feed_all
+from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import (
     COMPACTION_EVENTS_MAX,

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from adapters.jsonl import LineCursor, Tally, feed_bytes, full_parse, read_chunks, torn_tail
+from adapters.full_parse import Tally, full_parse, read_chunks
+from adapters.jsonl import LineCursor, feed_bytes, torn_tail
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import ItemKind, Provider, Transcript, TranscriptItem
 

@@ -21,16 +21,8 @@ from adapters.codex_items import (
     deactivate,
     response_item,
 )
-from adapters.jsonl import (
-    LineCursor,
-    Record,
-    Tally,
-    feed_all,
-    feed_bytes,
-    full_parse,
-    read_chunks,
-    torn_tail,
-)
+from adapters.full_parse import Tally, feed_all, full_parse, read_chunks
+from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import (
@@ -360,7 +352,7 @@ class CodexState:
 
 def parse_transcript(path: str) -> Transcript:
     """Every line of a rollout: its items, and the summary of the same records (the summary
-    side in a Helper for a big file: see adapters.jsonl.full_parse)."""
+    side in a Helper for a big file: see adapters.full_parse)."""
     return full_parse(Provider.CODEX, path, CodexState, CodexState.full_pass, _items_pass, _finish)
 
 

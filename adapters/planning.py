@@ -25,7 +25,7 @@ from pathlib import Path
 from adapters.config_file import ExternalCommand
 from adapters.external import STRATEGY_ID as EXTERNAL_ID
 from adapters.external import ExternalError, run_external
-from adapters.jsonl import Aside
+from adapters.processes import Aside
 from adapters.providers import parse_transcript
 from adapters.rewrite import CardScanner, RewriteError
 from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source

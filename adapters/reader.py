@@ -18,16 +18,8 @@ from typing import Any, ClassVar, Protocol, cast
 
 import orjson
 
-from adapters.jsonl import (
-    Child,
-    LineCursor,
-    Record,
-    cores,
-    feed_bytes,
-    single_threaded,
-    torn_tail,
-    write_all,
-)
+from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from adapters.processes import Child, cores, single_threaded, write_all
 from core.limits import (
     FULL_READ_MAX_BYTES,
     HEAD_SCAN_BYTES,

@@ -25,7 +25,7 @@ from adapters.discovery import (
     discover_path,
     scan_homes,
 )
-from adapters.jsonl import gc_paused
+from adapters.full_parse import gc_paused
 from adapters.paths import Homes
 from adapters.providers import state_class
 from adapters.reader import (

@@ -20,9 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters import claude as claude_mod
-from adapters import claude_items, jsonl, reader
+from adapters import claude_items, jsonl, processes, reader
 from adapters.claude import ClaudeState, parse_transcript
-from adapters.jsonl import LineCursor, Tally
+from adapters.full_parse import Tally
+from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
 from adapters.timefmt import parse_ts
 from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
@@ -662,21 +663,21 @@ def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]
 def test_helper_parse_equals_one_pass(
     fixtures_dir: Path, relative: str, forked: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if forked and not jsonl.single_threaded():
+    if forked and not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
     answers: list[Any] = []
-    real = jsonl.Helper.result
+    real = processes.Helper.result
 
-    def result(helper: jsonl.Helper) -> Any:
+    def result(helper: processes.Helper) -> Any:
         answers.append(real(helper))
         return answers[-1]
 
-    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(jsonl, "_busy", lambda: False)  # whatever else the machine runs
-    monkeypatch.setattr(jsonl, "single_threaded", lambda: forked)
-    monkeypatch.setattr(jsonl.Helper, "result", result)
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
+    monkeypatch.setattr(processes, "single_threaded", lambda: forked)
+    monkeypatch.setattr(processes.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
     assert len(answers) == 1 and isinstance(answers[0][1], Tally)  # the helper did the state
 
@@ -684,22 +685,22 @@ def test_helper_parse_equals_one_pass(
 def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = str(fixtures_dir / TOOL_HEAVY)
     want = dump(parse_transcript(path))
-    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(jsonl, "_busy", lambda: False)
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "_busy", lambda: False)
     with monkeypatch.context() as patch:  # no interpreter to run it
-        patch.setattr(jsonl, "single_threaded", lambda: False)
+        patch.setattr(processes, "single_threaded", lambda: False)
         patch.setattr(sys, "executable", "/nonexistent/python3")
         assert dump(parse_transcript(path)) == want
     with monkeypatch.context() as patch:  # it dies
-        patch.setattr(jsonl, "single_threaded", lambda: False)
-        patch.setattr(jsonl, "_HELPER_MAIN", "import sys; sys.exit(3)")
+        patch.setattr(processes, "single_threaded", lambda: False)
+        patch.setattr(processes, "_HELPER_MAIN", "import sys; sys.exit(3)")
         assert dump(parse_transcript(path)) == want
-    if jsonl.single_threaded():
+    if processes.single_threaded():
         with monkeypatch.context() as patch:  # a forked one dies before it answers
-            patch.setattr(jsonl, "write_all", lambda fd, data: os._exit(3))
+            patch.setattr(processes, "write_all", lambda fd, data: os._exit(3))
             assert dump(parse_transcript(path)) == want
     with monkeypatch.context() as patch:  # it answers for other bytes
-        patch.setattr(jsonl.Helper, "result", lambda _: (ClaudeState(path), Tally(records=1)))
+        patch.setattr(processes.Helper, "result", lambda _: (ClaudeState(path), Tally(records=1)))
         assert dump(parse_transcript(path)) == want
 
 

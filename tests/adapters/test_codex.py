@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import codex, codex_items, jsonl, reader
+from adapters import codex, codex_items, processes, reader
 from adapters.codex import CodexState, items_loads, parse_transcript, session_id_from_path
-from adapters.jsonl import LineCursor, Tally
+from adapters.full_parse import Tally
+from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
 from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider, Transcript
@@ -506,25 +507,25 @@ def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]
 def test_helper_parse_equals_one_pass(
     fixtures_dir: Path, relative: str, forked: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if forked and not jsonl.single_threaded():
+    if forked and not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
-    monkeypatch.setattr(jsonl, "single_threaded", lambda: forked)
+    monkeypatch.setattr(processes, "single_threaded", lambda: forked)
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
     answers: list[Any] = []
-    real = jsonl.Helper.result
+    real = processes.Helper.result
 
-    def result(helper: jsonl.Helper) -> Any:
+    def result(helper: processes.Helper) -> Any:
         answers.append(real(helper))
         return answers[-1]
 
-    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(jsonl, "_busy", lambda: False)  # whatever else the machine runs
-    monkeypatch.setattr(jsonl.Helper, "result", result)
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
+    monkeypatch.setattr(processes.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
     assert len(answers) == 1 and isinstance(answers[0][1], Tally)  # the helper did the state
     # a helper answering for other bytes is not believed
-    monkeypatch.setattr(jsonl.Helper, "result", lambda _: (CodexState(path), Tally(records=1)))
+    monkeypatch.setattr(processes.Helper, "result", lambda _: (CodexState(path), Tally(records=1)))
     assert dump(parse_transcript(path)) == alone
 
 
@@ -546,7 +547,7 @@ def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
 ) -> None:
     """A damaged event_msg line the items pass does not decode: the Helper counts it bad, the
     tallies differ, and the parse is done again decoding every line."""
-    if not jsonl.single_threaded():
+    if not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
     lines = (fixtures_dir / L_34).read_bytes().splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if b'"type":"event_msg"' in line[:60])
@@ -562,8 +563,8 @@ def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
         passes.append(state is None)
         return real(fd, size, state)
 
-    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(jsonl, "_busy", lambda: False)
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "_busy", lambda: False)
     monkeypatch.setattr(codex, "_items_pass", items_pass)
     assert dump(parse_transcript(str(path))) == alone
     assert passes == [True, False]  # the skipping pass, then everything again

@@ -18,19 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters import jsonl
-from adapters.jsonl import (
-    Helper,
-    LineCursor,
-    LineEvent,
-    Record,
-    Tally,
-    decode_line,
-    feed_bytes,
-    gc_paused,
-    read_chunks,
-    torn_tail,
-)
+from adapters import full_parse, jsonl, processes
+from adapters.full_parse import Tally, gc_paused, read_chunks
+from adapters.jsonl import LineCursor, LineEvent, Record, decode_line, feed_bytes, torn_tail
+from adapters.processes import Helper
 from core.model import BadLine
 
 PIECES = [
@@ -287,7 +278,7 @@ def test_cursor_json_shape() -> None:
 def test_read_chunks_stops_at_the_size_given(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(jsonl, "READ_CHUNK_BYTES", 4)
+    monkeypatch.setattr(full_parse, "READ_CHUNK_BYTES", 4)
     path = tmp_path / "f.jsonl"
     path.write_bytes(b"0123456789")
     fd = os.open(path, os.O_RDONLY)
@@ -300,14 +291,16 @@ def test_read_chunks_stops_at_the_size_given(
 
 
 def test_feed_all_counts_like_feed_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jsonl, "READ_CHUNK_BYTES", 5)
+    monkeypatch.setattr(full_parse, "READ_CHUNK_BYTES", 5)
     data = b'{"a":1}\n[2]\n\n\xff\n{"b":\n{"c":3}\n{"d":4}'
     path = tmp_path / "f.jsonl"
     path.write_bytes(data + b'\n{"late":1}\n')  # appended after the size was taken
     fed: list[tuple[int, Record]] = []
     fd = os.open(path, os.O_RDONLY)
     try:
-        tally = jsonl.feed_all(lambda index, record: fed.append((index, record)), fd, len(data))
+        tally = full_parse.feed_all(
+            lambda index, record: fed.append((index, record)), fd, len(data)
+        )
     finally:
         os.close(fd)
     assert fed == [(0, {"a": 1}), (5, {"c": 3}), (6, {"d": 4})]
@@ -345,12 +338,12 @@ def test_no_helper_for_a_small_file(tmp_path: Path) -> None:
 def test_no_helper_without_a_core_to_spare(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))
-    assert not jsonl._busy()
+    assert not processes._busy()
     monkeypatch.setattr(os, "getloadavg", lambda: (2.1, 0.0, 0.0))
-    assert jsonl._busy()
+    assert processes._busy()
     monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert jsonl._busy()
+    assert processes._busy()
 
 
 # -- helper processes: forked when single-threaded, else spawned ------------------------------
@@ -363,7 +356,7 @@ def test_single_threaded_sees_another_thread() -> None:
     worker = threading.Thread(target=release.wait)
     worker.start()
     try:
-        assert not jsonl.single_threaded()  # no fork while it could hold a lock
+        assert not processes.single_threaded()  # no fork while it could hold a lock
     finally:
         release.set()
         worker.join()
@@ -371,39 +364,39 @@ def test_single_threaded_sees_another_thread() -> None:
 
 @pytest.mark.forks
 def test_forked_child_output_and_status() -> None:
-    if not jsonl.single_threaded():
+    if not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
-    child = jsonl.Child.fork(lambda out: jsonl.write_all(out, b"x" * 200_000))
+    child = processes.Child.fork(lambda out: processes.write_all(out, b"x" * 200_000))
     assert child is not None and child.output(timeout=30) == b"x" * 200_000
     assert child.stop() == -1  # already reaped: stopping again is harmless
 
     def fails(out: int) -> None:
-        jsonl.write_all(out, b"half")
+        processes.write_all(out, b"half")
         raise RuntimeError("the child's work failed")
 
-    child = jsonl.Child.fork(fails)
+    child = processes.Child.fork(fails)
     assert child is not None and child.output(timeout=30) is None  # exit status 1
 
 
 @pytest.mark.forks
 def test_forked_child_is_killed_on_stop_and_timeout() -> None:
-    if not jsonl.single_threaded():
+    if not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
     import time
 
-    child = jsonl.Child.fork(lambda out: time.sleep(60))
+    child = processes.Child.fork(lambda out: time.sleep(60))
     assert child is not None
     assert child.output(timeout=0.2) is None  # too slow: killed
-    child = jsonl.Child.fork(lambda out: time.sleep(60))
+    child = processes.Child.fork(lambda out: time.sleep(60))
     assert child is not None
     assert child.stop() != 0  # killed, not a clean exit
     assert gc.isenabled()
 
 
 def test_spawned_child_output_and_status() -> None:
-    child = jsonl.Child.spawn("import sys; sys.stdout.write(sys.argv[1] * 3)", ["ab"])
+    child = processes.Child.spawn("import sys; sys.stdout.write(sys.argv[1] * 3)", ["ab"])
     assert child is not None and child.output(timeout=60) == b"ababab"
-    child = jsonl.Child.spawn("import sys; print('partial'); sys.exit(3)", [])
+    child = processes.Child.spawn("import sys; print('partial'); sys.exit(3)", [])
     assert child is not None and child.output(timeout=60) is None
 
 
@@ -416,11 +409,11 @@ def _size_and_path(fd: int, size: int, path: str) -> tuple[int, str, bytes]:
 def test_helper_runs_the_function_on_the_same_descriptor(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool
 ) -> None:
-    if forked and not jsonl.single_threaded():
+    if forked and not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
-    monkeypatch.setattr(jsonl, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(jsonl, "_busy", lambda: False)
-    monkeypatch.setattr(jsonl, "single_threaded", lambda: forked)
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "_busy", lambda: False)
+    monkeypatch.setattr(processes, "single_threaded", lambda: forked)
     path = tmp_path / "f.jsonl"
     path.write_bytes(b"0123456789")
     fd = os.open(path, os.O_RDONLY)
@@ -436,14 +429,14 @@ def test_helper_runs_the_function_on_the_same_descriptor(
 
 @pytest.mark.forks
 def test_aside_answers_from_a_forked_child_or_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not jsonl.single_threaded():
+    if not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
-    monkeypatch.setattr(jsonl, "_busy", lambda: False)
+    monkeypatch.setattr(processes, "_busy", lambda: False)
     parent = os.getpid()
-    aside = jsonl.Aside.start(lambda: (os.getpid(), [1, 2, 3]))
+    aside = processes.Aside.start(lambda: (os.getpid(), [1, 2, 3]))
     pid, value = aside.result()
     assert pid != parent and value == [1, 2, 3]  # worked out in the child
     # fails in the child (1 // False), works here: the answer comes from this process
-    assert jsonl.Aside.start(lambda: 1 // (os.getpid() == parent)).result() == 1
-    monkeypatch.setattr(jsonl, "single_threaded", lambda: False)
-    assert jsonl.Aside.start(os.getpid).result() == parent  # no fork: worked out here
+    assert processes.Aside.start(lambda: 1 // (os.getpid() == parent)).result() == 1
+    monkeypatch.setattr(processes, "single_threaded", lambda: False)
+    assert processes.Aside.start(os.getpid).result() == parent  # no fork: worked out here

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import jsonl
+from adapters import processes
 from adapters.planning import evaluate_session, load_session
 from adapters.rewrite import RewriteError, apply_plan, payload_texts, split_lines
 from adapters.rewrite_lines import SourceRewriter, read_source
@@ -285,17 +285,17 @@ def test_eval_with_probes_extracted_aside_equals_the_one_shot_rows(
     name: str, provider: Provider, fixture_copy: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In a single-threaded process the probes come from a forked child: same rows."""
-    if not jsonl.single_threaded():
+    if not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
     forks: list[object] = []
-    real = jsonl.Child.fork
+    real = processes.Child.fork
 
     def fork(work: object) -> object:
         forks.append(work)
         return real(work)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(jsonl, "_busy", lambda: False)
-    monkeypatch.setattr(jsonl.Child, "fork", fork)
+    monkeypatch.setattr(processes, "_busy", lambda: False)
+    monkeypatch.setattr(processes.Child, "fork", fork)
     path = fixture_copy(name)  # type: ignore[operator]
     rows = evaluate_session(load_session(path, provider), LOW)
     assert len(forks) == 1

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from adapters import jsonl, reader
+from adapters import processes, reader
 from adapters import store as store_module
 from adapters.cache import SummaryCache
 from adapters.paths import Homes
@@ -418,7 +418,7 @@ def scan_all(store: SessionStore) -> list[Any]:
 
 
 def forking(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not jsonl.single_threaded():
+    if not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
     monkeypatch.setattr(reader, "COLD_FORK_MIN_FILES", 2)
 
@@ -502,7 +502,7 @@ def test_a_helper_that_dies_leaves_the_rest_to_this_side(
         if len(sent) == 3:
             os._exit(1)
         sent.append(len(data))
-        jsonl.write_all(fd, data)
+        processes.write_all(fd, data)
 
     monkeypatch.setattr(reader, "write_all", dies_after_three)
     counter = ColdCounter(monkeypatch)
