@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from adapters import claude_items
 from adapters.claude_items import Summary, collapse, has_tool_result, user_text
-from adapters.full_parse import Tally, feed_all
+from adapters.full_parse import HelperAnswer, feed_all
 from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import (
@@ -397,9 +397,13 @@ class ClaudeState:
         )
 
     @classmethod
-    def full_pass(cls, fd: int, size: int, path: str) -> tuple[Summary, Tally]:
-        """A state fed every record of the file's first `size` bytes, and the estimate of each
-        record that becomes an item (by line): a full parse's side run in a Helper."""
+    def helper_pass(cls, fd: int, size: int, path: str, split: int) -> HelperAnswer[Summary, None]:
+        """A full parse's other side, in a Helper: a state fed every record of the file's
+        first `size` bytes, and the estimate of each record that becomes an item (by line).
+        Claude's Helper is the busier side already, so it builds no items: its `split` is
+        the end of the file (see claude_items.ITEMS_HEAD_SHARE)."""
+        if split < size:  # a failed Helper: the caller parses everything itself
+            raise ValueError("a Claude Helper builds no items")
         state = cls(path)
         feed = state.feed_parts
         estimates: dict[int, int] = {}
@@ -411,7 +415,8 @@ class ClaudeState:
             if kind in item_kinds:
                 estimates[index] = estimate(record)
 
-        return (state, estimates), feed_all(both, fd, size)
+        tally = feed_all(both, fd, size)
+        return (state, estimates), None, tally, tally
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -479,4 +484,4 @@ def parse_transcript(path: str) -> Transcript:
     The summary comes from a ClaudeState fed the very records the items come from, so the
     board's incremental figures and a full parse agree by construction.
     """
-    return claude_items.parse_file(path, ClaudeState, ClaudeState.full_pass)
+    return claude_items.parse_file(path, ClaudeState, ClaudeState.helper_pass)

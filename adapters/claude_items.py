@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from adapters.full_parse import Tally, full_parse, read_chunks
+from adapters.full_parse import HelperAnswer, Tally, full_parse, read_chunks
 from adapters.jsonl import LineCursor, feed_bytes, torn_tail
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import ItemKind, Provider, Transcript, TranscriptItem
@@ -398,20 +398,31 @@ Summary = tuple["ClaudeState", dict[int, int] | None]
 """A full parse's state, with the estimates of the items by line when a Helper made them."""
 
 
+ITEMS_HEAD_SHARE = 1.0
+"""A big file's items are all built here while the Helper feeds the state and works out the
+estimates: that is already the longer side (bench row d), so the Helper builds none."""
+
+
 def parse_file(
     path: str,
     new_state: Callable[[str], ClaudeState],
-    full_pass: Callable[[int, int, str], tuple[Summary, Tally]],
+    helper_pass: Callable[[int, int, str, int], HelperAnswer[Summary, None]],
 ) -> Transcript:
     """Every line of a transcript into items, and a state fed the same records (in a Helper for
     a big file, which also serialises the messages for the estimates: see full_parse)."""
     return full_parse(
-        Provider.CLAUDE, path, lambda p: (new_state(p), None), full_pass, _items_pass, _finish
+        Provider.CLAUDE,
+        path,
+        lambda p: (new_state(p), None),
+        helper_pass,
+        _items_pass,
+        _finish,
+        ITEMS_HEAD_SHARE,
     )
 
 
 def _finish(
-    out: tuple[ItemBuilder, dict[str, str | None]], summary: Summary
+    out: tuple[ItemBuilder, dict[str, str | None]], tail: None, summary: Summary
 ) -> tuple[list[TranscriptItem], ClaudeState]:
     (builder, parents), (state, estimates) = out, summary
     if estimates is not None:  # a Helper's, by line

@@ -14,14 +14,25 @@ from typing import Any, ClassVar
 import orjson
 
 from adapters.codex_items import (
+    CALL_TYPES,
     Calls,
     compacted_item,
     content_text,
     cut,
     deactivate,
+    note_call,
     response_item,
 )
-from adapters.full_parse import Tally, feed_all, full_parse, read_chunks
+from adapters.full_parse import (
+    HelperAnswer,
+    ItemRow,
+    Tally,
+    full_parse,
+    item_rows,
+    items_of,
+    read_chunks,
+    split_pass,
+)
 from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
@@ -243,14 +254,6 @@ class CodexState:
                 parent = spawn.get("parent_thread_id")
             self.parent_session_id = parent if isinstance(parent, str) and parent else None
 
-    @classmethod
-    def full_pass(cls, fd: int, size: int, path: str) -> tuple[CodexState, Tally]:
-        """A state fed every record of the file's first `size` bytes: the summary side of a
-        full parse, run in a Helper for a big file."""
-        state = cls(path)
-        feed = state.feed_parts
-        return state, feed_all(lambda _, r: feed(r, r.get("type"), r.get("payload")), fd, size)
-
     # -- persistence ---------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
@@ -353,12 +356,63 @@ class CodexState:
 def parse_transcript(path: str) -> Transcript:
     """Every line of a rollout: its items, and the summary of the same records (the summary
     side in a Helper for a big file: see adapters.full_parse)."""
-    return full_parse(Provider.CODEX, path, CodexState, CodexState.full_pass, _items_pass, _finish)
+    return full_parse(
+        Provider.CODEX, path, CodexState, _helper_pass, _items_pass, _finish, ITEMS_HEAD_SHARE
+    )
+
+
+ITEMS_HEAD_SHARE = 0.76
+"""The share of a big rollout whose items this process builds while a Helper feeds the state
+(and builds the rest's items): about where the two finish together (bench row d2)."""
+CodexTail = tuple[list[ItemRow], int]
+"""The tail's items (as rows) and the line of its newest compaction (-1: none)."""
+
+
+def _helper_pass(fd: int, size: int, path: str, split: int) -> HelperAnswer[CodexState, CodexTail]:
+    """A full parse's other side, in a Helper: a state fed every record of the file's first
+    `size` bytes, and the items from `split` on (see adapters.full_parse)."""
+    state = CodexState(path)
+    feed = state.feed_parts
+    calls: Calls = {}
+    items: list[TranscriptItem] = []
+    compactions: list[int] = []
+
+    def head(index: int, record: Record) -> None:
+        rtype = record.get("type")
+        payload = record.get("payload")
+        feed(record, rtype, payload)
+        # the calls the tail's outputs are labelled with
+        if (
+            isinstance(payload, dict)
+            and rtype == "response_item"
+            and payload.get("type") in CALL_TYPES
+        ):
+            note_call(payload, calls)
+
+    def tail(index: int, record: Record) -> None:
+        rtype = record.get("type")
+        payload = record.get("payload")
+        feed(record, rtype, payload)
+        if type(payload) is dict:
+            if rtype == "response_item":
+                items.append(response_item(index, payload, calls))
+            elif rtype == "compacted":
+                items.append(compacted_item(index, payload))
+                compactions.append(index)
+
+    first, whole = split_pass(head, tail, fd, size, split)
+    newest = compactions[-1] if compactions else -1
+    return state, (item_rows(items), newest) if split < size else None, first, whole
 
 
 def _finish(
-    items: list[TranscriptItem], state: CodexState
+    items: list[TranscriptItem], tail: CodexTail | None, state: CodexState
 ) -> tuple[list[TranscriptItem], CodexState]:
+    if tail is not None:
+        rows, newest_compaction = tail
+        items.extend(items_of(rows))
+        if newest_compaction >= 0:
+            deactivate(items, newest_compaction)
     return items, state
 
 

@@ -142,6 +142,16 @@ def _result_summary(head: str, text: str | None, output: Any) -> str:
     return line if len(line) <= SUMMARY_MAX_CHARS else line[: SUMMARY_MAX_CHARS - 1] + "…"
 
 
+def note_call(payload: dict[str, Any], calls: Calls) -> tuple[str | None, str, str]:
+    """A call's id, tool name and `name(args)`, remembered in `calls` for its output's item."""
+    cid = call_id_of(payload)
+    name = tool_name(payload)
+    head = f"{name}({call_args(payload)})"  # at most 80 + 82 chars: no cut needed
+    if cid:
+        calls[cid] = head
+    return cid, name, head
+
+
 def response_item(index: int, payload: dict[str, Any], calls: Calls) -> TranscriptItem:
     """One response_item line to an item (still active; compaction is applied afterwards)."""
     ptype = payload.get("type")
@@ -178,11 +188,7 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
             else None,
         )
     if ptype in CALL_TYPES:
-        cid = call_id_of(payload)
-        name = tool_name(payload)
-        head = f"{name}({call_args(payload)})"  # at most 80 + 82 chars: no cut needed
-        if cid:
-            calls[cid] = head
+        cid, name, head = note_call(payload, calls)
         return TranscriptItem(
             index,
             ItemKind.TOOL_CALL,

@@ -1,18 +1,23 @@
 """Full parses: every line of a file into items and the summary state of the same records.
 
-A big file's parse uses two cores: a Helper process (adapters.processes) feeds the summary
-state the very same bytes while this one builds the items.
+A big file's parse uses two cores. A Helper process (adapters.processes) feeds the summary
+state every record while this process builds the items of the file's head; the Helper also
+builds the items of the rest (the tail), where it already has the records decoded, so that
+both finish about together. `head_share` (per provider) says where the head ends: a line
+start near that share of the file's bytes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import operator
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from adapters.processes import Helper
@@ -38,9 +43,10 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def read_chunks(fd: int, size: int) -> Iterator[bytes]:
-    """The first `size` bytes of `fd` (fewer if it shrank), a chunk at a time, then b"" (EOF)."""
-    pos = 0
+def read_chunks(fd: int, size: int, start: int = 0) -> Iterator[bytes]:
+    """The bytes of `fd` from `start` to `size` (fewer if it shrank), a chunk at a time, then
+    b"" (EOF)."""
+    pos = start
     while pos < size:
         chunk = os.pread(fd, min(READ_CHUNK_BYTES, size - pos), pos)
         if not chunk:
@@ -60,15 +66,17 @@ class Tally:
     torn: bool = False
 
 
-def feed_all(feed: Callable[[int, Record], None], fd: int, size: int) -> Tally:
-    """Every record of the first `size` bytes of `fd` to `feed` (with its line index), the
-    lines counted."""
-    lines = LineCursor()
+def feed_all(
+    feed: Callable[[int, Record], None], fd: int, size: int, lines: LineCursor | None = None
+) -> Tally:
+    """Every record of `fd` from the `lines` cursor's offset (0 when None) to `size` to `feed`
+    (with its line index), the lines counted."""
+    lines = lines if lines is not None else LineCursor()
     tally = Tally()
     bad = tally.bad
     records = 0
     with gc_paused():
-        for chunk in read_chunks(fd, size):
+        for chunk in read_chunks(fd, size, lines.offset):
             tally.size += len(chunk)
             for index, _length, record in feed_bytes(lines, chunk, not chunk):
                 if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
@@ -95,42 +103,102 @@ class Summarising(Protocol):
     ) -> SessionSummary: ...
 
 
+_ITEM_ROW = operator.attrgetter(*(f.name for f in dataclasses.fields(TranscriptItem)))
+ItemRow = tuple[Any, ...]
+
+
+def item_rows(items: list[TranscriptItem]) -> list[ItemRow]:
+    """Items as plain tuples of their fields, for a Helper to send: a slotted dataclass
+    pickles several times slower."""
+    return list(map(_ITEM_ROW, items))
+
+
+def items_of(rows: list[ItemRow]) -> list[TranscriptItem]:
+    return [TranscriptItem(*row) for row in rows]
+
+
+SPLIT_WINDOW_BYTES = 1024 * 1024
+"""How far past the head's share the head's end (a line start) is looked for."""
 S = TypeVar("S")
 T = TypeVar("T")
+U = TypeVar("U")
+HelperAnswer = tuple[S, U | None, Tally, Tally]
+"""What a full parse's Helper sends back: the summary state, the items of the tail (None
+when there is none), and the tallies of the head's lines and of every line."""
+
+
+def split_point(fd: int, size: int, head_share: float) -> int:
+    """Where the items pass hands over to the Helper: a line start near `head_share` of the
+    file, or `size` (no tail)."""
+    at = int(size * head_share)
+    if at <= 0 or at >= size:
+        return size
+    newline = os.pread(fd, SPLIT_WINDOW_BYTES, at).find(b"\n")
+    return at + newline + 1 if newline >= 0 and at + newline + 1 < size else size
+
+
+def split_pass(
+    head: Callable[[int, Record], None],
+    tail: Callable[[int, Record], None],
+    fd: int,
+    size: int,
+    split: int,
+) -> tuple[Tally, Tally]:
+    """`head` fed the records before `split` (a line start), `tail` those from it: the
+    head's tally and the whole file's."""
+    lines = LineCursor()
+    first = feed_all(head, fd, split, lines)
+    rest = feed_all(tail, fd, size, LineCursor(offset=split, line_index=lines.line_index))
+    whole = Tally(
+        records=first.records + rest.records,
+        bad=first.bad + rest.bad,
+        size=first.size + rest.size,
+        torn=first.torn or rest.torn,
+    )
+    return first, whole
 
 
 def full_parse(
     provider: Provider,
     path: str,
     new_state: Callable[[str], S],
-    full_pass: Callable[[int, int, str], tuple[S, Tally]],
+    helper_pass: Callable[[int, int, str, int], HelperAnswer[S, U]],
     items_pass: Callable[[int, int, S | None], tuple[T, Tally]],
-    finish: Callable[[T, S], tuple[list[TranscriptItem], Summarising]],
+    finish: Callable[[T, U | None, S], tuple[list[TranscriptItem], Summarising]],
+    head_share: float,
 ) -> Transcript:
-    """`items_pass` over every line of `path`, feeding a `new_state` the same records (for a big
-    file that state is `full_pass`'s, in a Helper meanwhile: items_pass is given None); then
-    `finish` makes the items and the state to summarise of the two."""
+    """Every line of `path` into items and a state fed the same records.
+
+    For a big file a Helper runs `helper_pass` (the state, and the tail's items) while
+    `items_pass` here builds the head's items without a state (None); with no Helper,
+    `items_pass` does it all, feeding a `new_state`. `finish` joins the head's items and the
+    tail's and gives the state to summarise.
+    """
     with open(path, "rb") as handle, gc_paused():
         fd = handle.fileno()
         st = os.fstat(fd)
-        helper = Helper.start(full_pass, fd, st.st_size, path)
+        size = st.st_size
+        split = split_point(fd, size, head_share)
+        helper = Helper.start(helper_pass, fd, size, path, split)
+        tail: U | None = None
         try:
-            state = None if helper else new_state(path)
-            out, tally = items_pass(fd, st.st_size, state)
-            if helper is not None:
+            if helper is None:
+                state = new_state(path)
+                out, tally = items_pass(fd, size, state)
+            else:
+                out, head = items_pass(fd, split, None)
                 got = helper.result()
-                if isinstance(got, tuple) and len(got) == 2 and got[1] == tally:
-                    state = got[0]
+                if isinstance(got, tuple) and len(got) == 4 and got[2] == head:
+                    state, tail, _, tally = got
                 else:
                     # No answer, or not from the same bytes, or a line the items pass did not
                     # decode (it may skip some) is damaged: everything again, here.
                     state = new_state(path)
-                    out, tally = items_pass(fd, st.st_size, state)
+                    out, tally = items_pass(fd, size, state)
         finally:
             if helper is not None:
                 helper.close()
-    assert state is not None
-    items, summarising = finish(out, state)
+    items, summarising = finish(out, tail, state)
     summary = summarising.summary(
         path=path,
         size=tally.size,

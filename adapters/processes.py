@@ -33,9 +33,10 @@ FORK_HELPER_MIN_BYTES = 16 * 1024 * 1024
 HELPER_TIMEOUT_SECS = 600.0
 _HELPER_MAIN = """
 import importlib, operator, pickle, sys
-module, name, fd, size, path = sys.argv[1:]
+module, name, fd, size, path, split = sys.argv[1:]
 func = operator.attrgetter(name)(importlib.import_module(module))
-sys.stdout.buffer.write(pickle.dumps(func(int(fd), int(size), path), pickle.HIGHEST_PROTOCOL))
+answer = func(int(fd), int(size), path, int(split))
+sys.stdout.buffer.write(pickle.dumps(answer, pickle.HIGHEST_PROTOCOL))
 """
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -218,14 +219,15 @@ class Aside(Generic[R]):
 
 
 class Helper:
-    """`func(fd, size, path)` run in another process (on the other core) over the same open
-    file, for its picklable result: forked when this process is single-threaded (no start-up
-    cost), else a fresh interpreter.
+    """`func(fd, size, path, split)` run in another process (on the other core) over the same
+    open file, for its picklable result: forked when this process is single-threaded (no
+    start-up cost), else a fresh interpreter.
 
-    The callers use it for the summary state of a full parse, which depends on nothing the
-    items need: both sides read the same `size` bytes of the same inode (the descriptor is
-    inherited) and split them alike, and the caller checks the helper's Tally against its own.
-    Anything amiss (no helper, a crash, a mismatch) and the caller does the pass itself.
+    A full parse uses it for the summary state and the items past `split` (see
+    adapters.full_parse): both sides read the same bytes of the same inode (the descriptor is
+    inherited) and split them alike, and the caller checks the helper's tally of the lines
+    before `split` against its own. Anything amiss (no helper, a crash, a mismatch) and the
+    caller does the whole pass itself.
     """
 
     def __init__(self, child: Child) -> None:
@@ -233,7 +235,7 @@ class Helper:
 
     @classmethod
     def start(
-        cls, func: Callable[[int, int, str], Any], fd: int, size: int, path: str
+        cls, func: Callable[[int, int, str, int], Any], fd: int, size: int, path: str, split: int
     ) -> Helper | None:
         fork = single_threaded()
         least = min(HELPER_MIN_BYTES, FORK_HELPER_MIN_BYTES) if fork else HELPER_MIN_BYTES
@@ -242,11 +244,12 @@ class Helper:
         if fork:
 
             def work(out: int) -> None:
-                write_all(out, pickle.dumps(func(fd, size, path), pickle.HIGHEST_PROTOCOL))
+                answer = func(fd, size, path, split)
+                write_all(out, pickle.dumps(answer, pickle.HIGHEST_PROTOCOL))
 
             child = Child.fork(work)
         else:
-            args = [func.__module__, func.__qualname__, str(fd), str(size), path]
+            args = [func.__module__, func.__qualname__, str(fd), str(size), path, str(split)]
             child = Child.spawn(_HELPER_MAIN, args, pass_fds=(fd,))
         return cls(child) if child is not None else None
 

@@ -679,7 +679,7 @@ def test_helper_parse_equals_one_pass(
     monkeypatch.setattr(processes, "single_threaded", lambda: forked)
     monkeypatch.setattr(processes.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
-    assert len(answers) == 1 and isinstance(answers[0][1], Tally)  # the helper did the state
+    assert len(answers) == 1 and isinstance(answers[0][3], Tally)  # the helper did the state
 
 
 def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -700,7 +700,11 @@ def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.Monke
             patch.setattr(processes, "write_all", lambda fd, data: os._exit(3))
             assert dump(parse_transcript(path)) == want
     with monkeypatch.context() as patch:  # it answers for other bytes
-        patch.setattr(processes.Helper, "result", lambda _: (ClaudeState(path), Tally(records=1)))
+        patch.setattr(
+            processes.Helper,
+            "result",
+            lambda _: ((ClaudeState(path), None), None, Tally(records=1), Tally(records=1)),
+        )
         assert dump(parse_transcript(path)) == want
 
 

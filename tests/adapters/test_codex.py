@@ -523,9 +523,14 @@ def test_helper_parse_equals_one_pass(
     monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
     monkeypatch.setattr(processes.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
-    assert len(answers) == 1 and isinstance(answers[0][1], Tally)  # the helper did the state
+    assert len(answers) == 1 and isinstance(answers[0][3], Tally)  # the helper did the state
+    assert answers[0][1] is not None  # and the items of the file's tail
     # a helper answering for other bytes is not believed
-    monkeypatch.setattr(processes.Helper, "result", lambda _: (CodexState(path), Tally(records=1)))
+    monkeypatch.setattr(
+        processes.Helper,
+        "result",
+        lambda _: (CodexState(path), None, Tally(records=1), Tally(records=1)),
+    )
     assert dump(parse_transcript(path)) == alone
 
 

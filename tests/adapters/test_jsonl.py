@@ -330,7 +330,7 @@ def test_no_helper_for_a_small_file(tmp_path: Path) -> None:
     path.write_bytes(b"{}\n")
     fd = os.open(path, os.O_RDONLY)
     try:
-        assert Helper.start(lambda fd, size, path: None, fd, 3, str(path)) is None
+        assert Helper.start(lambda fd, size, path, split: None, fd, 3, str(path), 3) is None
     finally:
         os.close(fd)
 
@@ -400,8 +400,8 @@ def test_spawned_child_output_and_status() -> None:
     assert child is not None and child.output(timeout=60) is None
 
 
-def _size_and_path(fd: int, size: int, path: str) -> tuple[int, str, bytes]:
-    return size, path, os.pread(fd, 5, 0)
+def _size_and_path(fd: int, size: int, path: str, split: int) -> tuple[int, str, bytes]:
+    return size, path, os.pread(fd, split, 0)
 
 
 @pytest.mark.forks
@@ -419,7 +419,7 @@ def test_helper_runs_the_function_on_the_same_descriptor(
     fd = os.open(path, os.O_RDONLY)
     try:
         # spawned, the function is imported by name (this module) in a fresh interpreter
-        helper = Helper.start(_size_and_path, fd, 10, str(path))
+        helper = Helper.start(_size_and_path, fd, 10, str(path), 5)
         assert helper is not None
         assert helper.result() == (10, str(path), b"01234")
         helper.close()
