@@ -354,8 +354,9 @@ class CodexState:
 
 
 def parse_transcript(path: str) -> Transcript:
-    """Every line of a rollout: its items, and the summary of the same records (the summary
-    side in a Helper for a big file: see adapters.full_parse)."""
+    """Every line of a rollout: its items, and the summary of the same records (for a big file
+    a Helper feeds the summary and builds the items of its last quarter: see
+    adapters.full_parse)."""
     return full_parse(
         Provider.CODEX, path, CodexState, _helper_pass, _items_pass, _finish, ITEMS_HEAD_SHARE
     )
@@ -418,8 +419,10 @@ def _finish(
 
 _LEADING_TYPE = re.compile(rb'\{"timestamp":"[^"\\]*","type":"([a-z_]+)"')
 """A rollout line's first two members as Codex writes them. Only a string without quotes or
-backslashes fits between those quotes, so a match is the record's own top-level type."""
+backslashes fits between those quotes, so a match is the record's own top-level type (its
+first: a parser keeps the last of a repeated key, see items_loads)."""
 _ITEM_TYPES = frozenset({b"response_item", b"compacted"})
+_ITEM_TYPE_VALUES = (b'"type":"response_item"', b'"type":"compacted"')
 
 
 def items_loads(line: bytes) -> Any:
@@ -429,7 +432,11 @@ def items_loads(line: bytes) -> Any:
     the Helper, so full_parse sees the tallies differ and parses again, decoding everything."""
     found = _LEADING_TYPE.match(line)
     if found is not None and found[1] not in _ITEM_TYPES:
-        return {"type": found[1].decode()}
+        end = found.end()
+        # a repeated "type" key naming an item type (never written by Codex; orjson would
+        # keep it) sends the line to the real parser
+        if all(line.find(value, end) < 0 for value in _ITEM_TYPE_VALUES):
+            return {"type": found[1].decode()}
     return orjson.loads(line)
 
 

@@ -178,7 +178,7 @@ def full_parse(
         fd = handle.fileno()
         st = os.fstat(fd)
         size = st.st_size
-        split = split_point(fd, size, head_share)
+        split = split_point(fd, size, head_share) if Helper.may_start(size) else size
         helper = Helper.start(helper_pass, fd, size, path, split)
         tail: U | None = None
         try:

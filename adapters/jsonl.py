@@ -11,15 +11,12 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from core.limits import MAX_LINE_BYTES
 from core.model import BadLine
-
-if TYPE_CHECKING:
-    pass
 
 Record = dict[str, Any]
 

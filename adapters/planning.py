@@ -333,7 +333,10 @@ def evaluate_session(
     rows: list[EvalRow] = []
     for row, plan, seconds in found:
         started = time.perf_counter()
-        scored = _with_probes(row, probes.score(plan, shared.tail_start)) if plan else row
+        try:
+            scored = _with_probes(row, probes.score(plan, shared.tail_start)) if plan else row
+        except ValueError as error:  # one strategy's failure is its row's, as above
+            scored = _error_row(row.strategy, transcript, error)
         elapsed = (seconds + time.perf_counter() - started) * 1000
         rows.append(scored.model_copy(update={"duration_ms": round(elapsed, 1)}))
     if progress is not None:

@@ -1,5 +1,6 @@
-"""Work in another process, on the other core: Helper (a full parse's summary side), Aside (a
-result worked out meanwhile), and the Child process under both.
+"""Work in another process, on the other core: Helper (a full parse's other side: the summary
+state, and for Codex the items of the file's tail), Aside (a result worked out meanwhile),
+and the Child process under both.
 
 A Child is forked when this process runs a single thread (the CLI; no start-up cost, nothing
 to import), else started as a fresh interpreter (the dashboard's workers: a fork there could
@@ -181,8 +182,8 @@ class Child:
 
 class Aside(Generic[R]):
     """`func()` worked out in a forked child while this process goes on, for its picklable
-    result; in this process, when asked, if it cannot fork (threads running, one core busy,
-    not POSIX) or the child fails. The child sees this process's objects as they were at
+    result; in this process, when asked, if it cannot fork (threads running, a single core or
+    every core loaded, not POSIX) or the child fails. The child sees this process's objects as they were at
     the fork (copy-on-write): nothing to send it."""
 
     def __init__(self, func: Callable[[], R], child: Child | None) -> None:
@@ -201,9 +202,13 @@ class Aside(Generic[R]):
         return cls(func, child)
 
     def result(self) -> R:
-        child, self._child = self._child, None
+        child = self._child
         if child is not None:
-            out = child.output(HELPER_TIMEOUT_SECS)
+            try:
+                out = child.output(HELPER_TIMEOUT_SECS)
+            finally:  # reaped whatever happens (an interrupt while waiting included)
+                child.stop()
+                self._child = None
             if out is not None:
                 try:
                     return cast(R, pickle.loads(out))
@@ -232,6 +237,11 @@ class Helper:
 
     def __init__(self, child: Child) -> None:
         self._child = child
+
+    @staticmethod
+    def may_start(size: int) -> bool:
+        """False when no Helper would start for a file of `size` bytes, forked or not."""
+        return size >= min(HELPER_MIN_BYTES, FORK_HELPER_MIN_BYTES)
 
     @classmethod
     def start(

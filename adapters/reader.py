@@ -167,6 +167,7 @@ def open_cursor(
             cursor.coverage = Coverage.HEAD_TAIL
             cursor.lines = LineCursor(offset=tail_start, line_index=cursor.lines.line_index)
             cursor.feed(tail, at_eof=False)  # read already: the rest (if any) follows
+        _readahead(fd)  # what is left is read in order (all of the middle, when no tail)
         _read_to_end(fd, cursor, st.st_size)
         return cursor
     finally:
@@ -401,6 +402,12 @@ def _no_readahead(fd: int) -> None:
     advise = getattr(os, "posix_fadvise", None)
     if advise is not None:
         advise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+
+
+def _readahead(fd: int) -> None:
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is not None:
+        advise(fd, 0, 0, os.POSIX_FADV_NORMAL)
 
 
 def _widen(fd: int) -> None:

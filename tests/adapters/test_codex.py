@@ -581,3 +581,17 @@ def test_cut_shortcut_is_exact(text: str, limit: int) -> None:
     flat = " ".join(text[: 4 * limit].split())
     want = flat if len(flat) <= limit else flat[: limit - 1] + "…"
     assert codex_items.cut(text, limit) == want
+
+
+def test_items_loads_reads_a_repeated_item_type_key_as_a_parser_does() -> None:
+    """A parser keeps the last of a repeated key: such a line is decoded for real."""
+    line = b'{"timestamp":"t","type":"event_msg","payload":{},"type":"response_item"}'
+    assert (
+        items_loads(line)
+        == orjson.loads(line)
+        == {
+            "timestamp": "t",
+            "type": "response_item",
+            "payload": {},
+        }
+    )

@@ -62,6 +62,7 @@ def test_a_split_anywhere_equals_one_pass(
 ) -> None:
     path = fixtures_dir / relative
     alone = dump(parse(str(path)))
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)  # a Helper for a small file
     monkeypatch.setattr(processes.Helper, "start", classmethod(lambda cls, *a: InProcess(*a)))
     for split in line_starts(path.read_bytes()):
         monkeypatch.setattr(full_parse, "split_point", lambda fd, size, share, at=split: at)
@@ -88,6 +89,7 @@ def test_a_claude_helper_asked_for_a_tail_fails_and_the_parse_is_whole(
                 failed.append(error)
                 self.answer = None
 
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes.Helper, "start", classmethod(lambda cls, *a: Failing(*a)))
     monkeypatch.setattr(full_parse, "split_point", lambda fd, size, share: size // 2)
     assert dump(parse_claude(str(path))) == alone
