@@ -282,6 +282,7 @@ def read_cold(
     Nobody waits: this side stops where the helper's answers begin, the helper is killed then,
     and a job the helper failed on is read here (so errors surface as without it).
     """
+    _hint(jobs)
     helper = _ColdHelper.start(jobs, state_for)
     if helper is None:
         for index in range(len(jobs)):
@@ -300,6 +301,32 @@ def read_cold(
         if k not in answers:
             read_here(k)
     return answers
+
+
+def _hint(jobs: Sequence[ColdJob]) -> None:
+    """Ask the kernel for every window the reads below will want (a small file whole, a big
+    one's head and first tail window), all at once: on a cold disk they are then fetched side
+    by side instead of one request at a time as each file's turn comes. Warm, ~10 µs a file."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return
+    for path, _provider in jobs:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue  # its read reports it
+        try:
+            size = os.fstat(fd).st_size
+            if size <= FULL_READ_MAX_BYTES:
+                advise(fd, 0, size, os.POSIX_FADV_WILLNEED)
+            else:
+                advise(fd, 0, HEAD_SCAN_BYTES, os.POSIX_FADV_WILLNEED)
+                tail = max(HEAD_SCAN_BYTES, size - TAIL_SCAN_BYTES)
+                advise(fd, tail, size - tail, os.POSIX_FADV_WILLNEED)
+        except OSError:
+            pass  # only a hint
+        finally:
+            os.close(fd)
 
 
 def _read_encoded(job: ColdJob, state_for: StateFor) -> Rows:

@@ -530,3 +530,17 @@ def test_a_reader_bug_with_a_helper_skips_the_file_only(
     assert len(paths) == 29 and not any(p.endswith("/s4.jsonl") for p in paths)
     assert (store.stats.errors, store.skipped) == (1, 1)
     assert caplog.text.count("s4.jsonl failed") == 1  # logged once, by this side
+
+
+def test_cold_read_hints_skip_what_cannot_be_opened(tmp_path: Path) -> None:
+    """The kernel hints before a cold read are only hints: a file gone or unreadable by then
+    is left to its read, which reports it."""
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b'{"type":"user"}\n')
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b'{"type":"user"}\n' * 20_000)  # over FULL_READ_MAX_BYTES: head and tail
+    missing = tmp_path / "gone.jsonl"
+    jobs = [(str(p), Provider.CLAUDE) for p in (small, missing, big, tmp_path)]
+    before = len(os.listdir("/proc/self/fd"))
+    reader._hint(jobs)  # neither raises nor leaks a descriptor
+    assert len(os.listdir("/proc/self/fd")) == before
