@@ -23,15 +23,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from gobtui.demo import (
-    PROJECTS,
-    Project,
-    Text,
-    claude_script,
-    claude_slug,
-    codex_script,
-)
+from gobtui.demo import claude_script, claude_slug, codex_script
 from gobtui.demo_records import ClaudeMeta, ClaudeSession, Clock, CodexMeta, CodexSession, Ids
+from gobtui.demo_text import PROJECTS, Project, Text
 
 CORPUS_VERSION = 1
 """Bump to regenerate everyone's corpus (the stamp file records the version it was built with)."""

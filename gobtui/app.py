@@ -39,7 +39,8 @@ from gobtui.screens.sessions import SessionsScreen
 
 if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
     from core.receipt import Receipt
-    from gobtui.demo import DemoAppender, DemoHome
+    from gobtui.demo import DemoHome
+    from gobtui.demo_live import DemoAppender
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 
@@ -77,7 +78,7 @@ class GobtuiApp(App[None]):
         self.demo_home = demo_home
         self.appender: DemoAppender | None = None
         if demo_home is not None:
-            from gobtui.demo import DemoAppender
+            from gobtui.demo_live import DemoAppender
 
             self.appender = DemoAppender(demo_home, config.demo_seed)
         self.first_paint = asyncio.Event()

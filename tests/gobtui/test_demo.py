@@ -14,7 +14,8 @@ from adapters.providers import state_class
 from adapters.reader import open_cursor
 from core.limits import DEFAULT_MAX_AGE_SECS, DEFAULT_TRIGGER_TOKENS
 from core.model import Provider, SessionSummary
-from gobtui.demo import DemoAppender, DemoHome, build_demo_home, default_demo_root
+from gobtui.demo import DemoHome, build_demo_home, default_demo_root
+from gobtui.demo_live import DemoAppender
 
 NOW = 1_795_000_000.0
 
