@@ -10,7 +10,7 @@ How an item becomes card lines
 1. Its tool name (label before the first `(` or space, lowercased) joins the concepts set.
 2. Its *item line* is its summary, or its label when it has none; the *payload lines* are the
    lines of the host-supplied payload head, when there is one.
-3. A line is *salient* when it matches, in this order of precedence:
+3. A line is *salient* (core.salience) when it matches, in this order of precedence:
    - an error marker (the reference's list: error, failed, traceback, not found, exit code, ...)
      -> `errors`;
    - an open-task marker (todo, fixme, pending, open:, follow up, follow-up) -> `open_tasks`;
@@ -38,11 +38,8 @@ both); `context` names the provider; `covers_items` counts the elided items.
 How it stays fast
 -----------------
 The selection above is computed once per item (`CardMemo`, shared by every pass and strategy
-planning one transcript) and the card is a fold over those per-item lines. A payload head is
-not read line by line: one compiled search over its lowercased text finds the lines holding a
-*needle* (a literal every salient line must contain: the markers themselves, and the fixed
-words of the decision and negation patterns), and only those lines get the exact tests. A head
-whose lowercasing changes its length (U+0130) is read line by line instead.
+planning one transcript) and the card is a fold over those per-item lines; a payload head is
+searched for needles, not read line by line (core.salience).
 """
 
 from __future__ import annotations
@@ -50,183 +47,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 from core.limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
     DIGEST_SUMMARY_MAX_BYTES,
     MAX_DIGEST_BYTES,
-    SALIENT_LINES_PER_ITEM,
-    SALIENT_SCAN_BYTES,
 )
 from core.model import ItemKind, Transcript, TranscriptItem
 from core.plan import CARD_MARKERS, DigestBlock
-
-ERROR_MARKERS = (
-    "error",
-    "failed",
-    "failure",
-    "panic",
-    "exception",
-    "traceback",
-    "enoent",
-    "eacces",
-    "non-zero",
-    "nonzero",
-    "exit code",
-    "stderr:",
-    "command failed",
-    "permission denied",
-    "no such file",
-    "not found",
-    "timed out",
-    "killed",
-    "abort",
-)
-OPEN_TASK_MARKERS = ("todo", "fixme", "pending", "open:", "follow up", "follow-up")
-_DECISION = re.compile(
-    r"\b(?:decided|decide|decision|we will|we'll|will use|chose|chosen|going with)\b"
-    r"|\buse\b[^.;\n]{1,60}?\binstead\b",
-    re.IGNORECASE,
-)
-_NEGATION = re.compile(
-    r"\b(?:not|never|don['’]?t|do not|does not|must not|mustn['’]?t|cannot|can['’]?t"
-    r"|shouldn['’]?t|should not|won['’]?t|avoid|no longer)\b",
-    re.IGNORECASE,
-)
-# Needles: a salient line holds at least one, each a substring of a marker or of a fixed word
-# of _DECISION / _NEGATION (lowercased; "not" covers "do not", "cannot", ..., "'t" covers
-# "don't", "can't", ...). Each starts with a letter less common than the marker's own first
-# one where it can, so the search enters a branch at fewer positions.
-_NEEDLES_OF_ERRORS = (
-    "rror",
-    "fail",
-    "panic",
-    "xcept",
-    "back",
-    "noent",
-    "cces",
-    "zero",
-    "xit c",
-    "derr",
-    "permission d",
-    "no such",
-    "not",
-    "med out",
-    "killed",
-    "bort",
-)
-_NEEDLES_OF_OPEN_TASKS = ("odo", "fixme", "pending", "pen:", "follow")
-_NEEDLES_OF_DECISIONS = (
-    "cide",
-    "cisi",
-    "will",
-    "'ll",
-    "chose",
-    "going w",
-    "nstead",
-    "not",
-    "never",
-    "'t",
-    "’t",
-    "dont",
-    "mustnt",
-    "cant",
-    "dnt",
-    "wont",
-    "void",
-    "no lo",
-)
-_LETTER_ORDER = "etaoinsrhldcumfpgwybvkxjqz"
-"""English letter frequency: trie branches for common first letters are tried first."""
-
-
-_Trie = dict[str, "_Trie"]
-
-
-def _literal_trie(words: Iterable[str]) -> str:
-    """A regex matching where one of `words` starts, shaped as a trie: sre tries the branches
-    of an alternation one by one, and a trie keeps that to one branch per letter."""
-    root: _Trie = {}
-    for word in words:
-        node = root
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def emit(node: _Trie) -> str:
-        if "" in node:
-            return ""  # a shorter word already matches here
-        chars = sorted(node, key=lambda c: (_LETTER_ORDER.find(c) % 100, c))
-        branches = [re.escape(c) + emit(node[c]) for c in chars]
-        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-
-    return emit(root)
-
-
-_ERROR_ANY = re.compile(_literal_trie(ERROR_MARKERS))
-_OPEN_TASK_ANY = re.compile(_literal_trie(OPEN_TASK_MARKERS))
-_NEEDLES = re.compile(
-    _literal_trie(_NEEDLES_OF_ERRORS + _NEEDLES_OF_OPEN_TASKS + _NEEDLES_OF_DECISIONS)
-)
-"""Searched in folded text: a salient line holds at least one match."""
-_DECISION_NEEDLES = re.compile(_literal_trie(_NEEDLES_OF_DECISIONS))
-_DOTLESS_I, _LONG_S = "\u0131", "\u017f"
-"""What re.IGNORECASE also matches for `i` and `s` and lower() keeps: _fold_case maps them.
-With lower() (which maps the Kelvin sign to `k`), folding gives every character a match of
-_DECISION / _NEGATION can hold the letter of the pattern; U+0130, the one character whose
-lowercase is two characters, is handled apart."""
-_DOTTED_I = "\u0130"
-_FOLD_CHUNK = 2048
-"""A payload head is folded (and searched) this many characters at a time, whole lines."""
-_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
-_WIDE_BREAKS = ("\x85", "\u2028", "\u2029")
-"""Line breaks of str.splitlines() besides "\n" (the wide ones only in non-ASCII text)."""
-_THREE_WORD_CHARS = re.compile(r"\w\W*\w\W*\w")
-_LEADING_NOISE = "…. \t"
-
-
-class Salience(Enum):
-    ERROR = "error"
-    OPEN_TASK = "open_task"
-    DECISION = "decision"
+from core.salience import Salience, salience, salient_payload_lines
 
 
 def tool_name(label: str) -> str:
     """The label before its first `(` or space, lowercased."""
     return re.split(r"[( ]", label, maxsplit=1)[0].strip().lower()
-
-
-def has_error_marker(text: str) -> bool:
-    return _ERROR_ANY.search(text.lower()) is not None
-
-
-def _fold_case(text: str) -> str:
-    """Lowercase with the regex equivalents of i and s; as long as `text` when it holds no
-    U+0130."""
-    folded = text.lower()
-    if not text.isascii():
-        if _DOTLESS_I in folded:
-            folded = folded.replace(_DOTLESS_I, "i")
-        if _LONG_S in folded:
-            folded = folded.replace(_LONG_S, "s")
-    return folded
-
-
-def salience(line: str) -> Salience | None:
-    """The class of a salient line, or None (precedence: error, open task, decision)."""
-    lowered = line.lower()
-    if _ERROR_ANY.search(lowered):
-        return Salience.ERROR
-    if _OPEN_TASK_ANY.search(lowered):
-        return Salience.OPEN_TASK
-    # The patterns are slow to try: most lines hold none of their needles.
-    if _DOTTED_I not in line and not _DECISION_NEEDLES.search(_fold_case(line)):
-        return None
-    if _DECISION.search(line) or _NEGATION.search(line):
-        return Salience.DECISION
-    return None
 
 
 def cut_utf8(text: str, limit: int) -> str:
@@ -237,15 +72,6 @@ def cut_utf8(text: str, limit: int) -> str:
     if len(data) <= limit:
         return text
     return data[: max(0, limit - 3)].decode("utf-8", "ignore") + "..."
-
-
-def _meaningful(line: str) -> str | None:
-    """The line without surrounding noise when it has at least 3 letters or digits in its
-    first 64 characters, else None."""
-    stripped = line.strip().lstrip(_LEADING_NOISE).strip()
-    if _THREE_WORD_CHARS.search(stripped[:64]) is None:
-        return None
-    return stripped
 
 
 def _is_card(text: str) -> bool:
@@ -274,89 +100,6 @@ def current_work_of(transcript: Transcript) -> str:
             if text and not _is_card(text):
                 return text
     return ""
-
-
-# -- the salient lines of one payload ----------------------------------------------------------
-
-SalientLine = tuple[Salience | None, str]
-
-
-def _scan_region(payload: str) -> str:
-    """The scanned head as text whose only line break is "\n", holding exactly the lines the
-    card reads: those of str.splitlines() of the head, less the last one when the head cut
-    the payload (it is probably cut mid-line)."""
-    head = payload[:SALIENT_SCAN_BYTES]
-    cut = len(payload) > SALIENT_SCAN_BYTES
-    breaks = _OTHER_BREAKS if head.isascii() else _OTHER_BREAKS + _WIDE_BREAKS
-    if any(mark in head for mark in breaks):
-        lines = head.splitlines()
-        if cut and lines:
-            lines.pop()
-        return "\n".join(lines)
-    if not cut:
-        return head
-    end = len(head) - 1 if head.endswith("\n") else len(head)
-    return head[: head.rfind("\n", 0, end) + 1]
-
-
-def _select_lines(lines: Iterable[str]) -> list[SalientLine]:
-    """The selection rule, line by line: the first meaningful line, then salient ones."""
-    kept: list[SalientLine] = []
-    first = True
-    for raw in lines:
-        line = _meaningful(raw)
-        if line is None:
-            continue
-        kind = salience(line)
-        if kind is not None or first:
-            kept.append((kind, line))
-        first = False
-        if len(kept) >= SALIENT_LINES_PER_ITEM:
-            break
-    return kept
-
-
-def salient_payload_lines(payload: str) -> list[SalientLine]:
-    """The payload lines the card keeps, in order, each with its class: the first meaningful
-    line (whatever its class), then salient lines, at most SALIENT_LINES_PER_ITEM in all."""
-    if not payload:
-        return []
-    region = _scan_region(payload)
-    if not region.isascii() and _DOTTED_I in region:  # folding would shift positions
-        return _select_lines(region.split("\n"))
-    kept: list[SalientLine] = []
-    size = len(region)
-    pos = 0
-    while pos < size:  # the first meaningful line
-        end = region.find("\n", pos)
-        end = size if end < 0 else end
-        line = _meaningful(region[pos:end])
-        pos = end + 1
-        if line is not None:
-            kept.append((salience(line), line))
-            break
-    search = _NEEDLES.search
-    while len(kept) < SALIENT_LINES_PER_ITEM and pos < size:
-        # Fold whole lines from `pos` on: a needle holds no line break, so none straddles.
-        stop = region.find("\n", min(size, pos + _FOLD_CHUNK))
-        stop = size if stop < 0 else stop
-        folded = _fold_case(region[pos:stop])
-        at = 0
-        while len(kept) < SALIENT_LINES_PER_ITEM:
-            hit = search(folded, at)
-            if hit is None:
-                break
-            start = folded.rfind("\n", 0, hit.start()) + 1
-            end = folded.find("\n", hit.start())
-            end = len(folded) if end < 0 else end
-            at = end + 1
-            line = _meaningful(region[pos + start : pos + end])
-            if line is not None:
-                kind = salience(line)
-                if kind is not None:
-                    kept.append((kind, line))
-        pos = stop + 1
-    return kept
 
 
 # -- per-item card lines, memoized ---------------------------------------------------------------

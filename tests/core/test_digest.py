@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from core.digest import Salience, cut_utf8, salience, state_card_digest, tool_name
+from core.digest import cut_utf8, state_card_digest, tool_name
 from core.limits import MAX_DIGEST_BYTES
 from core.model import ItemKind, Provider, TranscriptItem
 from core.plan import CARD_MARKER, DigestBlock
+from core.salience import Salience, salience
 from tests.core.transcripts import item, output, transcript
 
 

@@ -1,4 +1,4 @@
-"""core.digest's fast selection and memoized card equal the slow line-by-line reference.
+"""core.salience's fast selection and core.digest's memoized card equal the line-by-line reference.
 
 The reference below is the card as it was first written: every line of the payload head read
 in turn with the marker lists and the two patterns. The fast path searches needles in folded
@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import digest
-from core.digest import CardMemo, salient_payload_lines, state_card_digest
+from core import digest, salience
+from core.digest import CardMemo, state_card_digest
 from core.limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
@@ -25,6 +25,7 @@ from core.limits import (
 )
 from core.model import ItemKind, Transcript, TranscriptItem
 from core.plan import DigestBlock
+from core.salience import salient_payload_lines
 from tests.core.transcripts import item, output, transcript
 
 SETTINGS = settings(max_examples=50, deadline=None)
@@ -46,9 +47,9 @@ _ALNUM = re.compile(r"\w")
 
 def ref_salience(line: str) -> str | None:
     lowered = line.lower()
-    if any(marker in lowered for marker in digest.ERROR_MARKERS):
+    if any(marker in lowered for marker in salience.ERROR_MARKERS):
         return "error"
-    if any(marker in lowered for marker in digest.OPEN_TASK_MARKERS):
+    if any(marker in lowered for marker in salience.OPEN_TASK_MARKERS):
         return "open_task"
     if _DECISION.search(line) or _NEGATION.search(line):
         return "decision"
@@ -140,8 +141,8 @@ def ref_card(
 # -- generated payloads --------------------------------------------------------------------------
 
 PIECES = [
-    *digest.ERROR_MARKERS,
-    *digest.OPEN_TASK_MARKERS,
+    *salience.ERROR_MARKERS,
+    *salience.OPEN_TASK_MARKERS,
     "decided",
     "We will",
     "we'll",
@@ -210,7 +211,7 @@ payloads = st.one_of(
 )
 
 
-def as_reference(found: list[tuple[digest.Salience | None, str]]) -> list[tuple[str | None, str]]:
+def as_reference(found: list[tuple[salience.Salience | None, str]]) -> list[tuple[str | None, str]]:
     return [(kind.value if kind else None, line) for kind, line in found]
 
 
@@ -223,7 +224,7 @@ def test_fast_selection_equals_the_line_by_line_reference(payload: str) -> None:
 @SETTINGS
 @given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
 def test_salience_equals_the_reference(line: str) -> None:
-    assert (kind.value if (kind := digest.salience(line)) else None) == ref_salience(line)
+    assert (kind.value if (kind := salience.salience(line)) else None) == ref_salience(line)
 
 
 def test_selection_examples_stay_as_documented() -> None:
@@ -242,8 +243,8 @@ def test_selection_examples_stay_as_documented() -> None:
 
 
 def test_every_marker_and_fixed_word_holds_a_needle() -> None:
-    needles = digest._NEEDLES_OF_ERRORS + digest._NEEDLES_OF_OPEN_TASKS
-    for marker in digest.ERROR_MARKERS + digest.OPEN_TASK_MARKERS:
+    needles = salience._NEEDLES_OF_ERRORS + salience._NEEDLES_OF_OPEN_TASKS
+    for marker in salience.ERROR_MARKERS + salience.OPEN_TASK_MARKERS:
         assert any(needle in marker for needle in needles), marker
     words = [
         "decided", "decide", "decision", "we will", "we'll", "will use", "chose", "chosen",
@@ -253,7 +254,7 @@ def test_every_marker_and_fixed_word_holds_a_needle() -> None:
         "avoid", "no longer",
     ]  # fmt: skip
     for word in words:
-        assert any(needle in word for needle in digest._NEEDLES_OF_DECISIONS), word
+        assert any(needle in word for needle in salience._NEEDLES_OF_DECISIONS), word
 
 
 # -- whole cards -----------------------------------------------------------------------------
