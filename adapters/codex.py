@@ -1,7 +1,8 @@
 """Codex CLI rollouts: a running summary state (for the board) and a full parse into items.
 
 CodexState is fed records in file order and may start anywhere in a file (a cold read of a big
-file feeds its head, then a tail), so nothing in it assumes it saw the first line.
+file feeds its head, then a tail), so nothing in it assumes it saw the first line. The items
+and the full parse are in adapters/codex_items.py.
 """
 
 from __future__ import annotations
@@ -11,39 +12,12 @@ import re
 from collections import deque
 from typing import Any, ClassVar
 
-import orjson
-
-from adapters.codex_items import (
-    CALL_TYPES,
-    Calls,
-    compacted_item,
-    content_text,
-    cut,
-    deactivate,
-    note_call,
-    response_item,
-)
-from adapters.full_parse import (
-    HelperAnswer,
-    ItemRow,
-    Tally,
-    full_parse,
-    item_rows,
-    items_of,
-    read_chunks,
-    split_pass,
-)
-from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from adapters import codex_items
+from adapters.codex_items import content_text, cut
+from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from core.model import (
-    ContextState,
-    Coverage,
-    Provider,
-    SessionSummary,
-    Transcript,
-    TranscriptItem,
-)
+from core.model import ContextState, Coverage, Provider, SessionSummary, Transcript
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
@@ -354,124 +328,6 @@ class CodexState:
 
 
 def parse_transcript(path: str) -> Transcript:
-    """Every line of a rollout: its items, and the summary of the same records (for a big file
-    a Helper feeds the summary and builds the items of its last quarter: see
-    adapters.full_parse)."""
-    return full_parse(
-        Provider.CODEX, path, CodexState, _helper_pass, _items_pass, _finish, ITEMS_HEAD_SHARE
-    )
-
-
-ITEMS_HEAD_SHARE = 0.76
-"""The share of a big rollout whose items this process builds while a Helper feeds the state
-(and builds the rest's items): about where the two finish together (bench row d2)."""
-CodexTail = tuple[list[ItemRow], int]
-"""The tail's items (as rows) and the line of its newest compaction (-1: none)."""
-
-
-def _helper_pass(fd: int, size: int, path: str, split: int) -> HelperAnswer[CodexState, CodexTail]:
-    """A full parse's other side, in a Helper: a state fed every record of the file's first
-    `size` bytes, and the items from `split` on (see adapters.full_parse)."""
-    state = CodexState(path)
-    feed = state.feed_parts
-    calls: Calls = {}
-    items: list[TranscriptItem] = []
-    compactions: list[int] = []
-
-    def head(index: int, record: Record) -> None:
-        rtype = record.get("type")
-        payload = record.get("payload")
-        feed(record, rtype, payload)
-        # the calls the tail's outputs are labelled with
-        if (
-            isinstance(payload, dict)
-            and rtype == "response_item"
-            and payload.get("type") in CALL_TYPES
-        ):
-            note_call(payload, calls)
-
-    def tail(index: int, record: Record) -> None:
-        rtype = record.get("type")
-        payload = record.get("payload")
-        feed(record, rtype, payload)
-        if type(payload) is dict:
-            if rtype == "response_item":
-                items.append(response_item(index, payload, calls))
-            elif rtype == "compacted":
-                items.append(compacted_item(index, payload))
-                compactions.append(index)
-
-    first, whole = split_pass(head, tail, fd, size, split)
-    newest = compactions[-1] if compactions else -1
-    return state, (item_rows(items), newest) if split < size else None, first, whole
-
-
-def _finish(
-    items: list[TranscriptItem], tail: CodexTail | None, state: CodexState
-) -> tuple[list[TranscriptItem], CodexState]:
-    if tail is not None:
-        rows, newest_compaction = tail
-        items.extend(items_of(rows))
-        if newest_compaction >= 0:
-            deactivate(items, newest_compaction)
-    return items, state
-
-
-_LEADING_TYPE = re.compile(rb'\{"timestamp":"[^"\\]*","type":"([a-z_]+)"')
-"""A rollout line's first two members as Codex writes them. Only a string without quotes or
-backslashes fits between those quotes, so a match is the record's own top-level type (its
-first: a parser keeps the last of a repeated key, see items_loads)."""
-_ITEM_TYPES = frozenset({b"response_item", b"compacted"})
-_ITEM_TYPE_VALUES = (b'"type":"response_item"', b'"type":"compacted"')
-
-
-def items_loads(line: bytes) -> Any:
-    """orjson.loads for an items pass that a Helper's state pass backs: a line whose own type
-    makes no item (event_msg, turn_context: over half of a rollout's bytes) stands in as just
-    that type, undecoded. A damaged one then counts as a record here but as a bad line in
-    the Helper, so full_parse sees the tallies differ and parses again, decoding everything."""
-    found = _LEADING_TYPE.match(line)
-    if found is not None and found[1] not in _ITEM_TYPES:
-        end = found.end()
-        # a repeated "type" key naming an item type (never written by Codex; orjson would
-        # keep it) sends the line to the real parser
-        if all(line.find(value, end) < 0 for value in _ITEM_TYPE_VALUES):
-            return {"type": found[1].decode()}
-    return orjson.loads(line)
-
-
-def _items_pass(fd: int, size: int, state: CodexState | None) -> tuple[list[TranscriptItem], Tally]:
-    """Items of every record (and `state` fed them, unless None), the newest compaction applied.
-    Without a state, lines that make no item are not decoded (see items_loads)."""
-    feed = state.feed_parts if state is not None else None
-    loads = orjson.loads if state is not None else items_loads
-    lines = LineCursor()
-    items: list[TranscriptItem] = []
-    append = items.append
-    calls: Calls = {}
-    tally = Tally()
-    bad = tally.bad
-    records = 0
-    last_compaction = -1
-    for chunk in read_chunks(fd, size):
-        tally.size += len(chunk)
-        for index, _length, record in feed_bytes(lines, chunk, not chunk, loads):
-            if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
-                bad[record.value] += 1
-                continue
-            records += 1
-            rtype = record.get("type")
-            payload = record.get("payload")
-            if feed is not None:
-                feed(record, rtype, payload)
-            if type(payload) is dict:
-                if rtype == "response_item":
-                    append(response_item(index, payload, calls))
-                elif rtype == "compacted":
-                    append(compacted_item(index, payload))
-                    last_compaction = index
-    if last_compaction >= 0:
-        deactivate(items, last_compaction)
-    tally.records = records
-    tally.torn = torn_tail(lines)
-    return items, tally
+    """Every line of a rollout: its items, and the summary of the same records (see
+    adapters.codex_items.parse_file)."""
+    return codex_items.parse_file(path, CodexState)

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import codex, codex_items, processes, reader
-from adapters.codex import CodexState, items_loads, parse_transcript, session_id_from_path
+from adapters import codex_items, processes, reader
+from adapters.codex import CodexState, parse_transcript, session_id_from_path
+from adapters.codex_items import items_loads
 from adapters.full_parse import Tally
 from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
@@ -562,7 +563,7 @@ def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
     alone = dump(parse_transcript(str(path)))
     assert alone[1]["bad_reasons"] == {"not_json": 1}
     passes: list[bool] = []
-    real = codex._items_pass
+    real = codex_items._items_pass
 
     def items_pass(fd: int, size: int, state: CodexState | None) -> Any:
         passes.append(state is None)
@@ -570,7 +571,7 @@ def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
 
     monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes, "_busy", lambda: False)
-    monkeypatch.setattr(codex, "_items_pass", items_pass)
+    monkeypatch.setattr(codex_items, "_items_pass", items_pass)
     assert dump(parse_transcript(str(path))) == alone
     assert passes == [True, False]  # the skipping pass, then everything again
 
