@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,6 +98,9 @@ class GobtuiApp(App[None]):
         self.forks_published: Signal[Receipt] = Signal(self, "forks-published")
         """Every fork an apply or undo published (the detail pane and vault screen listen)."""
 
+    terminal_alive: Callable[[], bool] = staticmethod(lambda: True)
+    """Checked every second; False ends the app (see _terminal_check)."""
+
     def get_default_screen(self) -> Screen[None]:
         return self.sessions_screen
 
@@ -105,6 +110,8 @@ class GobtuiApp(App[None]):
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
         self.scan_sessions()
+        if not self.is_headless:
+            self.terminal_alive = _terminal_check()
         self.set_interval(1.0, self._tick)
         if self.appender is not None and self.config.demo_ticks:
             self.set_interval(1.0, self._demo_tick)
@@ -166,6 +173,11 @@ class GobtuiApp(App[None]):
         self._demo_append()
 
     def _tick(self) -> None:
+        if not self.terminal_alive():
+            # The terminal hung up (its tmux pane or window closed) and no SIGHUP reached us,
+            # as when started through make: Textual would read its end of file forever.
+            self.exit()
+            return
         self.sessions_screen.tick(self.config.clock())
 
     # --- messages --------------------------------------------------------------------------
@@ -325,3 +337,13 @@ def make_app(config: AppConfig) -> GobtuiApp:
     cache = SummaryCache(cache_dir() / "cursors") if config.use_cache and not config.demo else None
     store = SessionStore(homes, cache, max_age_secs=config.max_age_secs)
     return GobtuiApp(config, homes=homes, store=store, demo_home=demo_home)
+
+
+def _terminal_check() -> Callable[[], bool]:
+    """Whether the terminal the app started on is still there: a hung-up terminal stops
+    being a tty (os.isatty of its descriptor turns False)."""
+    stdin = sys.__stdin__
+    if stdin is None or not os.isatty(stdin.fileno()):
+        return lambda: True  # no terminal to lose
+    fd = stdin.fileno()
+    return lambda: os.isatty(fd)

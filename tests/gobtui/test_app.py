@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import pty
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import orjson
 import pytest
 
 from core.model import Provider
-from gobtui.app import GobtuiApp, make_app
+from gobtui.app import GobtuiApp, _terminal_check, make_app
 from gobtui.config import AppConfig
 from gobtui.widgets.sessions_table import SessionsTable
 from tests.gobtui.pilot_helpers import until
@@ -279,3 +282,36 @@ async def test_demo_mode_moves_on_its_own(frozen_home: Path) -> None:
             timeout=15,
         )
     assert os.path.exists(live[0])
+
+
+async def test_a_hung_up_terminal_ends_the_app(demo_app_factory: Callable[..., GobtuiApp]) -> None:
+    """Its tmux pane closed and no SIGHUP came (started through make): the app exits
+    instead of reading the dead terminal's end of file forever."""
+    app = demo_app_factory()
+    alive = [True]
+    app.terminal_alive = lambda: alive[0]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        await pilot.pause(1.2)  # a check or more went by
+        assert app.is_running
+        alive[0] = False
+        for _ in range(100):
+            if not app.is_running:
+                break
+            await asyncio.sleep(0.05)
+        assert not app.is_running
+
+
+def test_the_terminal_check_sees_a_hangup(monkeypatch: pytest.MonkeyPatch) -> None:
+    master, slave = pty.openpty()
+    try:
+        monkeypatch.setattr(sys, "__stdin__", SimpleNamespace(fileno=lambda: slave))
+        alive = _terminal_check()
+        assert alive()
+        os.close(master)  # the pane is gone
+        master = -1
+        assert not alive()
+    finally:
+        if master >= 0:
+            os.close(master)
+        os.close(slave)
