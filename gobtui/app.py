@@ -139,7 +139,8 @@ class GobtuiApp(App[None]):
         while pending and not worker.is_cancelled:
             # Batches bounded in files and bytes: each one re-nests the store once and
             # reaches the board as one message.
-            batch, size = [], 0
+            batch: list[str] = []
+            size = 0
             while pending and len(batch) < HISTORY_BATCH_FILES and size < HISTORY_BATCH_BYTES:
                 path = pending.pop(0)
                 batch.append(path)

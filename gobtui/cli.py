@@ -10,7 +10,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import NoReturn, Protocol
+from typing import NoReturn, Protocol, cast
 
 import orjson
 
@@ -88,7 +88,7 @@ def build_parser(only_detect: bool = False) -> argparse.ArgumentParser:
     """The whole CLI; `only_detect` leaves out the other command groups, whose imports
     (planning, vault, publication) would cost a status-line `detect` a fifth of a second."""
     common = _home_options()
-    parser = OneLineParser(
+    parser: argparse.ArgumentParser = OneLineParser(
         prog="gobtui",
         description="Watch the context windows of local Claude Code and Codex sessions.",
         parents=[common],
@@ -118,7 +118,9 @@ def _command_modules() -> list[CommandModule]:
     """The command groups beside `detect`, each a module with `register(commands, common)`."""
     import importlib
 
-    return [importlib.import_module(f"gobtui.{name}") for name in COMMAND_MODULES]  # type: ignore[misc]
+    return [
+        cast(CommandModule, importlib.import_module(f"gobtui.{name}")) for name in COMMAND_MODULES
+    ]
 
 
 def _homes(args: argparse.Namespace) -> Homes:

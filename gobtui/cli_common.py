@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from pydantic import BaseModel
@@ -60,10 +60,12 @@ def resolve_target(args: Any, selector: str) -> Target:
 def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
     """A file named by its path: a quick head-and-tail summary (id, model, window)."""
     from adapters.providers import state_class
-    from adapters.reader import open_cursor
+    from adapters.reader import TailStateFactory, open_cursor
 
     try:
-        return open_cursor(str(path), provider, state_class(provider)).summary()
+        return open_cursor(
+            str(path), provider, cast(TailStateFactory, state_class(provider))
+        ).summary()
     except (OSError, ValueError):
         return None
 

@@ -264,7 +264,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_presets(args: argparse.Namespace) -> int:
     config = policy_config()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in config.preset_names():
         resolved = resolve_policy(argparse.Namespace(preset=name), Provider.CLAUDE, None, config)
         builtin = PRESETS.get(name)

@@ -10,9 +10,11 @@ are fixed, and DataTable would otherwise measure every cell of every new row.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.style import Style
 from rich.text import Text
 
 from core.board import BoardRow
@@ -59,6 +61,14 @@ def _eta(row: BoardRow, styles: BandStyles) -> Text:
     return Text(fmt.duration(row.eta_secs), justify="right")
 
 
+def _ellipsized(text: str, width: int, style: str | Style = "") -> Text:
+    return Text(fmt.ellipsize(text, width), style)
+
+
+def _age(clock: Clock, mtime: float, styles: BandStyles) -> Text:
+    return Text(fmt.duration(clock() - mtime), styles.muted, justify="right")
+
+
 def row_cells(
     row: BoardRow, columns: Sequence[str], widths: dict[str, int], styles: BandStyles, clock: Clock
 ) -> tuple[Cell, ...]:
@@ -72,20 +82,18 @@ def row_cells(
         elif key == "provider":
             cell = Cell((key, s.provider), lambda: Text(s.provider.value))
         elif key == "project":
-            cell = Cell(
-                (key, row.project, width), lambda w=width: Text(fmt.ellipsize(row.project, w))
-            )
+            cell = Cell((key, row.project, width), partial(_ellipsized, row.project, width))
         elif key == "title":
             title = s.title or s.session_id
-            cell = Cell((key, title, width), lambda t=title, w=width: Text(fmt.ellipsize(t, w)))
+            cell = Cell((key, title, width), partial(_ellipsized, title, width))
         elif key == "model":
             cell = Cell(
                 (key, s.model, width, styles),
-                lambda w=width: Text(fmt.ellipsize(s.model or "—", w), styles.muted),
+                partial(_ellipsized, s.model or "—", width, styles.muted),
             )
         elif key == "used":
             used = f"{fmt.tokens(s.context_tokens)}/{fmt.tokens(s.context_window)}"
-            cell = Cell((key, used), lambda u=used: Text(u, justify="right"))
+            cell = Cell((key, used), partial(Text, used, justify="right"))
         elif key == "occupancy":
             bar_key = (key, row.occupancy, row.trigger_share, row.band, row.over_trigger)
             cell = Cell(
@@ -94,7 +102,7 @@ def row_cells(
             )
         elif key == "burn":
             burn = fmt.rate(row.burn_per_min) if row.live else "idle"
-            cell = Cell((key, burn, styles), lambda b=burn: Text(b, styles.muted, justify="right"))
+            cell = Cell((key, burn, styles), partial(Text, burn, styles.muted, justify="right"))
         elif key == "eta":
             cell = Cell(
                 (key, row.over_trigger, fmt.duration(row.eta_secs), styles),
@@ -102,9 +110,6 @@ def row_cells(
             )
         else:  # "last": drawn from the clock, so a tick only repaints
             mtime = s.mtime
-            cell = Cell(
-                (key, mtime, styles),
-                lambda m=mtime: Text(fmt.duration(clock() - m), styles.muted, justify="right"),
-            )
+            cell = Cell((key, mtime, styles), partial(_age, clock, mtime, styles))
         cells.append(cell)
     return tuple(cells)

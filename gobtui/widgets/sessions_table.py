@@ -72,7 +72,7 @@ class SessionsTable(DataTable[Cell]):
         self._layout_width = -1
         self._column_keys: list[str] = []
         self._widths: dict[str, int] = {}
-        self._ordered: list[Any] | None = None
+        self._ordered = None
 
     @property
     def ordered_columns(self) -> list[Any]:
@@ -113,7 +113,7 @@ class SessionsTable(DataTable[Cell]):
         self._columns, self._title_width, self._layout_width = columns, title_width, width
         self._column_keys = [c.key for c in columns]
         self._widths = {c.key: title_width if c.key == "title" else c.width for c in columns}
-        self._ordered: list[Any] | None = None
+        self._ordered = None
         self.clear(columns=True)
         for col in columns:
             self.add_column(
