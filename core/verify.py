@@ -125,21 +125,24 @@ def _count_lines(data: bytes) -> int:
 
 def _early_report(data: bytes, n_lines: int, provider: Provider) -> VerifyReport | None:
     """The report of a transcript whose lines are not read: too many of them, or none."""
-    sink = FindingSink()
     if n_lines > VERIFY_MAX_RECORDS:
-        # The reference reports bad UTF-8 before the record limit.
-        bad_at = _utf8_error_offset(data)
-        if bad_at is not None:
-            sink.add(FindingCode.INVALID_UTF8, None, bad_at)
-        else:
-            sink.add(
-                FindingCode.TRANSCRIPT_LIMIT, None, LimitKind.RECORDS, n_lines, VERIFY_MAX_RECORDS
-            )
-        return _report(provider, sink, 0, len(data))
+        return _records_limit_report(provider, n_lines, len(data), _utf8_error_offset(data))
     if not n_lines:
+        sink = FindingSink()
         sink.add(FindingCode.EMPTY, None)
         return _report(provider, sink, 0, len(data))
     return None
+
+
+def _records_limit_report(
+    provider: Provider, n_lines: int, size: int, bad_utf8_at: int | None
+) -> VerifyReport:
+    sink = FindingSink()
+    if bad_utf8_at is not None:  # the reference reports bad UTF-8 before the record limit
+        sink.add(FindingCode.INVALID_UTF8, None, bad_utf8_at)
+    else:
+        sink.add(FindingCode.TRANSCRIPT_LIMIT, None, LimitKind.RECORDS, n_lines, VERIFY_MAX_RECORDS)
+    return _report(provider, sink, 0, size)
 
 
 def _report_of_facts(
@@ -196,6 +199,8 @@ class SourceChecks:
         n_lines = _count_lines(data)
         self.readable = len(data) <= VERIFY_MAX_BYTES and 0 < n_lines <= VERIFY_MAX_RECORDS
         self._bad_utf8 = False
+        self._utf8_ok: bool | None = None
+        """Whether an unread source is all valid UTF-8 (worked out when first needed)."""
         if not self.readable:
             self.facts: list[LineFact] = []
             self.starts: list[int] = []
@@ -233,7 +238,15 @@ class SourceChecks:
 
     def line(self, index: int) -> bytes:
         """Source line `index` with its terminator."""
-        return self.data[self.starts[index] : self.starts[index + 1]]
+        starts = self._line_starts()
+        return self.data[starts[index] : starts[index + 1]]
+
+    def _line_starts(self) -> list[int]:
+        """Where each source line starts, and the end: read_facts' for a readable source,
+        found once (the first time a candidate needs them) for one over a limit."""
+        if not self.starts and self.data:
+            self.starts = _starts_of(self.data)
+        return self.starts
 
     def materialize(self, replaced: Mapping[int, bytes], appended: Sequence[bytes]) -> bytes:
         """The candidate's bytes."""
@@ -251,21 +264,17 @@ class SourceChecks:
         return b"".join(pieces)
 
     def _span(self, index: int) -> tuple[int, int]:
-        if self.readable:
-            return self.starts[index], self.starts[index + 1]
-        # Not read line by line: find the line the slow way (only for materializing).
-        start = 0
-        for _ in range(index):
-            start = self.data.index(b"\n", start) + 1
-        end = self.data.find(b"\n", start)
-        return start, len(self.data) if end < 0 else end + 1
+        starts = self._line_starts()
+        return starts[index], starts[index + 1]
 
     def candidate_report(
         self, replaced: Mapping[int, bytes], appended: Sequence[bytes] = ()
     ) -> VerifyReport:
         """verify() of the candidate (see the class docstring)."""
+        if not self.readable:
+            return self._unread_candidate_report(replaced, appended)
         n_source = len(self.facts)
-        if not self.readable or not self._whole_lines(replaced, appended):
+        if not self._whole_lines(replaced, appended):
             return verify(self.materialize(replaced, appended), self.provider)
         size = len(self.data) + sum(len(piece) for piece in appended)
         for index, piece in replaced.items():
@@ -306,10 +315,38 @@ class SourceChecks:
         )
         return starts[before] + shift + sum(len(piece) for piece in appended[: index - before])
 
+    def _unread_candidate_report(
+        self, replaced: Mapping[int, bytes], appended: Sequence[bytes]
+    ) -> VerifyReport:
+        """A candidate of a source verify does not read line by line (over a limit, or
+        empty). Over the byte or record limit as well (elisions keep every line), its report
+        needs no reading of its lines: no materialized copy and UTF-8 check per candidate."""
+        if self.data and self._whole_lines(replaced, appended):
+            starts = self._line_starts()
+            size = len(self.data) + sum(len(piece) for piece in appended)
+            for index, piece in replaced.items():
+                size += len(piece) - (starts[index + 1] - starts[index])
+            if size > VERIFY_MAX_BYTES:
+                return oversize_report(size, self.provider)
+            n_lines = len(starts) - 1 + len(appended)
+            pieces = [*replaced.values(), *appended]
+            if (
+                n_lines > VERIFY_MAX_RECORDS
+                and self._valid_utf8()
+                and all(_utf8_error_offset(piece) is None for piece in pieces)
+            ):
+                return _records_limit_report(self.provider, n_lines, size, None)
+        return verify(self.materialize(replaced, appended), self.provider)
+
+    def _valid_utf8(self) -> bool:
+        if self._utf8_ok is None:
+            self._utf8_ok = _utf8_error_offset(self.data) is None
+        return self._utf8_ok
+
     def _whole_lines(self, replaced: Mapping[int, bytes], appended: Sequence[bytes]) -> bool:
         """Each piece is one whole line: a "\n" at its end only, and absent only from the
         candidate's last line; replaced lines are lines of the source."""
-        n_source = len(self.facts)
+        n_source = len(self._line_starts()) - 1 if self.data else 0
         last = n_source - 1 if not appended else None
         for index, piece in replaced.items():
             if not 0 <= index < n_source or not _one_line(piece, index == last):
@@ -334,3 +371,16 @@ def _one_line(piece: bytes, may_be_open: bool) -> bool:
     if newline < 0:
         return may_be_open and bool(piece)
     return newline == len(piece) - 1
+
+
+def _starts_of(data: bytes) -> list[int]:
+    """Where each line of `data` starts, then len(data)."""
+    starts = [0]
+    find = data.find
+    size = len(data)
+    newline = find(b"\n")
+    while newline >= 0 and newline + 1 < size:
+        starts.append(newline + 1)
+        newline = find(b"\n", newline + 1)
+    starts.append(size)
+    return starts

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.rewrite import split_lines
+from core import verify as verify_module
 from core.model import Provider
 from core.verify import SourceChecks, verify
 from tests.adapters.transcript_files import claude_files, codex_files
@@ -281,3 +282,51 @@ def test_a_source_record_pointing_at_a_new_uuid() -> None:
     assert [f.code.value for f in expected.findings] != [
         f.code.value for f in checks.report().findings
     ]
+
+
+@pytest.mark.parametrize("bad_utf8", [False, True])
+def test_candidates_of_a_source_over_the_record_limit(
+    monkeypatch: pytest.MonkeyPatch, bad_utf8: bool
+) -> None:
+    """Over the record limit, a candidate is too: its report comes without reading (or
+    copying) it, unless the source has bad UTF-8 somewhere (then it is verified in full)."""
+    monkeypatch.setattr(verify_module, "VERIFY_MAX_RECORDS", 5)
+    lines = [
+        b'{"type":"response_item","payload":{"type":"message","role":"user","content":"'
+        + (b"\xff" if bad_utf8 and i == 2 else b"")
+        + b"x" * 40
+        + b'"}}\n'
+        for i in range(8)
+    ]
+    data = b"".join(lines)
+    checks = SourceChecks(data, Provider.CODEX)
+    assert not checks.readable
+    assert checks.report() == verify(data, Provider.CODEX)
+    materialized: list[int] = []
+    real = SourceChecks.materialize
+
+    def counting(self: SourceChecks, *args: Any) -> bytes:
+        materialized.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(SourceChecks, "materialize", counting)
+    small = b'{"type":"response_item","payload":{"type":"message","role":"user","content":"y"}}\n'
+    for replaced, appended in (({}, []), ({1: small, 6: small}, []), ({3: small}, [small])):
+        expected = verify(_materialize(lines, replaced, appended), Provider.CODEX)
+        assert checks.candidate_report(replaced, appended) == expected
+    assert len(materialized) == (3 if bad_utf8 else 0)
+
+
+def test_a_source_over_the_byte_limit_whose_candidate_is_under_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    line = b'{"type":"response_item","payload":{"type":"message","role":"user","content":"%s"}}\n'
+    lines = [line % (b"x" * 200), line % b"a", line % b"b"]
+    data = b"".join(lines)
+    monkeypatch.setattr(verify_module, "VERIFY_MAX_BYTES", len(data) - 10)
+    checks = SourceChecks(data, Provider.CODEX)
+    assert not checks.readable
+    replaced = {0: line % b"stub"}
+    expected = verify(_materialize(lines, replaced, []), Provider.CODEX)
+    assert checks.candidate_report(replaced, []) == expected
+    assert "transcript_limit" not in {f.code.value for f in expected.findings}  # under it now
