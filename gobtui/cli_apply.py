@@ -77,11 +77,13 @@ def _print_receipt(receipt: Receipt, as_json: bool) -> None:
     if as_json:
         print_json(receipt)
         return
-    saved = fmt.tokens(receipt.reclaimed_bytes)
+    # a fork or an undo copies the bytes as they are: no saving to show
+    saved = receipt.reclaimed_bytes
+    change = f" (-{fmt.tokens(saved)}B)" if saved > 0 else ""
     print(f"published {receipt.path}")
     print(
         f"  {receipt.kind.value} of {receipt.source_session_id} ({receipt.strategy}): "
-        f"{receipt.bytes_before:,} -> {receipt.bytes_after:,} bytes (-{saved}B)"
+        f"{receipt.bytes_before:,} -> {receipt.bytes_after:,} bytes{change}"
     )
     print(f"  snapshot {receipt.snapshot_manifest_sha256[:16]}  source untouched")
     print(f"  resume with: {receipt.resume_command}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -73,6 +74,14 @@ def test_apply_text_names_the_fork_and_resume_command(
     out = capsys.readouterr().out
     assert out.startswith("published ") and "resume with: claude --resume " in out
     assert "source untouched" in out
+    assert re.search(r"bytes \(-[0-9.]+k?B\)", out)  # what it saved
+
+
+def test_fork_text_shows_no_saving(source: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fork", str(source)]) == 0
+    out = capsys.readouterr().out
+    size = source.stat().st_size
+    assert f"{size:,} -> " in out and "(-" not in out  # a plain copy saves nothing
 
 
 def test_apply_without_yes_off_a_terminal_writes_nothing(
