@@ -17,6 +17,7 @@ from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
 
 from core.board import BoardRow
+from gobtui import format as fmt
 from gobtui.widgets.cells import BAR_WIDTH, Cell, Clock, row_cells
 from gobtui.widgets.palette import BandStyles, band_styles
 
@@ -63,6 +64,8 @@ class SessionsTable(DataTable[Cell]):
 
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         self._ordered: list[Any] | None = None  # read by DataTable's own __init__
+        self._ages: list[str] = []
+        """The age cells' texts at the last clock repaint."""
         super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING)
         self.clock = clock
         self._rows: list[BoardRow] = []
@@ -150,7 +153,13 @@ class SessionsTable(DataTable[Cell]):
             if key in self._cells:
                 self._update_row(row, styles)
         self._rows = [index.get(row.key, row) for row in self._rows]
-        self.refresh()  # age cells are drawn from the clock
+        # Age cells are drawn from the clock: repaint when one of them reads differently
+        # (most ages are minutes or days old: a second changes none of them).
+        now = self.clock()
+        ages = [fmt.duration(now - row.summary.mtime) for row in self._rows]
+        if ages != self._ages:
+            self._ages = ages
+            self.refresh()
 
     def _update_row(self, row: BoardRow, styles: BandStyles) -> None:
         cells = row_cells(row, self._column_keys, self._widths, styles, self.clock)

@@ -18,6 +18,7 @@ import pytest
 from core.model import Provider
 from gobtui.app import GobtuiApp, _terminal_check, make_app
 from gobtui.config import AppConfig
+from gobtui.widgets.palette import band_styles
 from gobtui.widgets.sessions_table import SessionsTable
 from tests.gobtui.pilot_helpers import until
 
@@ -315,3 +316,45 @@ def test_the_terminal_check_sees_a_hangup(monkeypatch: pytest.MonkeyPatch) -> No
         if master >= 0:
             os.close(master)
         os.close(slave)
+
+
+async def test_the_table_repaints_only_when_an_age_reads_differently(
+    demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Idle, the board costs a repaint a second only while some age is in seconds."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        table = app.sessions_screen.query_one(SessionsTable)
+        now = [FROZEN_NOW]
+        table.clock = lambda: now[0]
+        table.update_rows([])  # the ages as of now
+        repaints: list[int] = []
+        monkeypatch.setattr(table, "refresh", lambda *a, **k: repaints.append(1))
+        newest = max(row.summary.mtime for row in table._rows)
+        now[0] = newest + 3600 + 1  # every age in hours or days
+        table.update_rows([])
+        assert len(repaints) == 1
+        now[0] += 1  # one second on: no age reads differently
+        table.update_rows([])
+        assert len(repaints) == 1
+        now[0] += 3600  # an hour on: the newest session's age does
+        table.update_rows([])
+        assert len(repaints) == 2
+        await pilot.pause()
+
+
+async def test_band_styles_follow_a_theme_change(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        app.theme = "nord"
+        nord = band_styles(app)
+        assert band_styles(app) is nord  # worked out once per theme
+        app.theme = "gruvbox"
+        await pilot.pause()
+        gruvbox = band_styles(app)
+        assert gruvbox.ok != nord.ok
+        assert band_styles(app) is gruvbox
