@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.big_session import ensure_big_session
-from bench.run import RESULTS, Row, bench_env, noise, render, run_child
+from bench.run import RESULTS, Row, bench_env, noise, render, run_child, settle
 
 BIG = Path(__file__).resolve().parent / ".corpus" / "big-claude-200mb.jsonl"
 
@@ -115,6 +115,7 @@ def measure(keys: str, fn: Callable[[], list[Row]]) -> list[Row]:
 
 
 def main() -> int:
+    settle()
     before = noise()
     with tempfile.TemporaryDirectory(prefix="gobtui-bench-more-") as tmp:
         work = Path(tmp)

@@ -348,6 +348,23 @@ def measure(key: str, name: str, fn: Callable[[], Row]) -> Row:
         return Row(key, name, error=detail)
 
 
+SETTLE_LOAD = 1.0
+SETTLE_MAX_SECS = 90.0
+
+
+def settle() -> None:
+    """Wait (up to SETTLE_MAX_SECS) for the 1-minute load average to drop under SETTLE_LOAD:
+    gobtui leaves a second core alone when the machine looks busy (adapters.processes), so
+    a bench started right after another heavy job would measure a one-core gobtui."""
+    deadline = time.monotonic() + SETTLE_MAX_SECS
+    load = os.getloadavg()[0]
+    if load >= SETTLE_LOAD:
+        print(f"bench: load average {load:.2f}; waiting for it to settle", file=sys.stderr)
+    while load >= SETTLE_LOAD and time.monotonic() < deadline:
+        time.sleep(2)
+        load = os.getloadavg()[0]
+
+
 def noise() -> dict[str, Any]:
     return {
         "nproc": os.cpu_count(),
@@ -373,9 +390,10 @@ def render(rows: list[Row], context: dict[str, Any]) -> str:
 
 
 def main() -> int:
-    before = noise()
     print("bench: preparing the corpus (generated once, then reused)", file=sys.stderr)
     corpus = ensure_corpus()
+    settle()
+    before = noise()
     summary = f"{corpus.sessions} sessions, {corpus.files} files, {corpus.bytes / 1e9:.2f} GB"
     with tempfile.TemporaryDirectory(prefix="gobtui-bench-") as tmp:
         work = Path(tmp)
