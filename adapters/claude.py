@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from adapters import claude_items
 from adapters.claude_items import Summary, collapse, has_tool_result, user_text
-from adapters.full_parse import HelperAnswer, feed_all
+from adapters.full_parse import HelperAnswer, feed_all, file_facts
 from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import (
@@ -382,13 +382,14 @@ class ClaudeState:
                     {"ts": ts, "pre_tokens": pre, "trigger": trigger}
                     for ts, pre, trigger in self.compactions
                 ],
-                "records": records,
-                "bad_lines": sum(bad_reasons.values()),
-                "bad_reasons": dict(bad_reasons),
-                "torn_tail": torn,
-                "bytes": size,
-                "mtime": mtime,
-                "coverage": coverage,
+                **file_facts(
+                    size=size,
+                    mtime=mtime,
+                    coverage=coverage,
+                    records=records,
+                    bad_reasons=bad_reasons,
+                    torn=torn,
+                ),
                 "first_ts": self.first_ts,
                 "last_ts": self.last_ts,
                 "agent_id": agent_id,

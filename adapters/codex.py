@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from adapters import codex_items
 from adapters.codex_items import content_text, cut
+from adapters.full_parse import file_facts
 from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
@@ -312,13 +313,14 @@ class CodexState:
                     {"ts": _sample_ts(sample), "context_tokens": sample[1]} for sample in self.usage
                 ],
                 "compactions": [{"ts": ts, "pre_tokens": pre} for ts, pre in self.compactions],
-                "records": records,
-                "bad_lines": sum(bad_reasons.values()),
-                "bad_reasons": dict(bad_reasons),
-                "torn_tail": torn,
-                "bytes": size,
-                "mtime": mtime,
-                "coverage": coverage,
+                **file_facts(
+                    size=size,
+                    mtime=mtime,
+                    coverage=coverage,
+                    records=records,
+                    bad_reasons=bad_reasons,
+                    torn=torn,
+                ),
                 "first_ts": self.first_ts,
                 "last_ts": parse_ts(self._last_ts),
                 "agent_id": self.agent_id,

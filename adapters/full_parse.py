@@ -90,6 +90,8 @@ def feed_all(
 
 
 class Summarising(Protocol):
+    """A provider's state that can say what it saw: its summary, given the file's facts."""
+
     def summary(
         self,
         *,
@@ -119,6 +121,29 @@ def items_of(rows: list[ItemRow]) -> list[TranscriptItem]:
 
 SPLIT_WINDOW_BYTES = 1024 * 1024
 """How far past the head's share the head's end (a line start) is looked for."""
+
+
+def file_facts(
+    *,
+    size: int,
+    mtime: float,
+    coverage: Coverage,
+    records: int,
+    bad_reasons: dict[str, int],
+    torn: bool,
+) -> dict[str, Any]:
+    """The SessionSummary fields about the file itself, alike for every provider."""
+    return {
+        "records": records,
+        "bad_lines": sum(bad_reasons.values()),
+        "bad_reasons": dict(bad_reasons),
+        "torn_tail": torn,
+        "bytes": size,
+        "mtime": mtime,
+        "coverage": coverage,
+    }
+
+
 S = TypeVar("S")
 T = TypeVar("T")
 U = TypeVar("U")

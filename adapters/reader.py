@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol, cast
 
 import orjson
 
+from adapters.full_parse import Summarising
 from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from adapters.processes import Child, cores, single_threaded, write_all
 from core.limits import (
@@ -34,7 +35,7 @@ PARSER_VERSION = 1
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 
-class TailState(Protocol):
+class TailState(Summarising, Protocol):
     """A provider's running state over the records read so far."""
 
     provider: ClassVar[Provider]
@@ -49,18 +50,6 @@ class TailState(Protocol):
     def from_json(cls, path: str, data: dict[str, Any]) -> TailState: ...
 
     def to_json(self) -> dict[str, Any]: ...
-
-    def summary(
-        self,
-        *,
-        path: str,
-        size: int,
-        mtime: float,
-        coverage: Coverage,
-        records: int,
-        bad_reasons: dict[str, int],
-        torn: bool,
-    ) -> SessionSummary: ...
 
 
 class TailStateFactory(Protocol):
