@@ -35,7 +35,8 @@ from core.limits import EVAL_PAYLOAD_BYTES, MAX_PLAN_ITEMS, MAX_PLAN_SOURCE_BYTE
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
-from core.probes import Probe, ProbeScore, extract_probes, probe_recall, removed_lines
+from core.probe_witness import ProbeWitness
+from core.probes import ProbeScore, extract_probes
 from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
 from core.strategies.common import admit_with, prefix_tokens
 from core.verify import SourceChecks, VerifyReport, accepts
@@ -229,63 +230,6 @@ def candidate_bytes(session: LoadedSession, plan: CompactionPlan) -> bytes:
     return session.rewriter.apply(plan)
 
 
-class _ProbeWitness:
-    """probe_recall with the payload texts cut down to what its answer depends on.
-
-    A probe is recalled when its line stays, or its text (never a line break) appears in a
-    kept item's summary, label or payload, or in the card. So probe_recall gives the same
-    score when each payload is replaced by the probe texts it holds, and only those of probes
-    whose line the plan removes matter: for each, one kept payload holding it (a witness) is
-    enough. Witnesses are searched lazily and remembered across plans, so a payload is read
-    at most once per probe text in a whole eval.
-    """
-
-    def __init__(
-        self, probes: list[Probe], transcript: Transcript, payloads: Mapping[int, str]
-    ) -> None:
-        self.probes = probes
-        self.transcript = transcript
-        self.payloads = payloads
-        self.exact = all("\n" not in probe.text for probe in probes)
-        visible = {
-            item.line_index for item in transcript.items if item.active and item.est_tokens > 0
-        }
-        self._lines = [line for line in payloads if line in visible]
-        self._hits: dict[str, list[int]] = {}
-        self._scanned: dict[str, int] = {}
-
-    def score(self, plan: CompactionPlan, tail_start: int | None) -> ProbeScore:
-        if not self.exact:
-            return probe_recall(self.probes, self.transcript, plan, tail_start, self.payloads)
-        removed = removed_lines(self.transcript, plan)
-        reduced: dict[int, list[str]] = {}
-        for text in sorted({p.text for p in self.probes if p.line in removed}):
-            line = self._witness(text, removed)
-            if line is not None:
-                reduced.setdefault(line, []).append(text)
-        texts = {line: "\n".join(found) for line, found in reduced.items()}
-        return probe_recall(self.probes, self.transcript, plan, tail_start, texts)
-
-    def _witness(self, text: str, removed: set[int]) -> int | None:
-        """A kept line whose payload holds `text`, or None."""
-        hits = self._hits.setdefault(text, [])
-        for line in hits:
-            if line not in removed:
-                return line
-        lines, payloads = self._lines, self.payloads
-        at = self._scanned.get(text, 0)
-        while at < len(lines):
-            line = lines[at]
-            at += 1
-            if text in payloads[line]:
-                hits.append(line)
-                if line not in removed:
-                    self._scanned[text] = at
-                    return line
-        self._scanned[text] = at
-        return None
-
-
 @dataclass
 class _EvalShared:
     """What every row of one eval reuses: where the protected tail starts, and the source's
@@ -327,7 +271,7 @@ def evaluate_session(
             found.append((row, plan, time.perf_counter() - started))
         if progress is not None:
             progress(len(names), len(names), "probes")
-        probes = _ProbeWitness(extracting.result(), transcript, session.payloads)
+        probes = ProbeWitness(extracting.result(), transcript, session.payloads)
     finally:
         extracting.close()
     rows: list[EvalRow] = []

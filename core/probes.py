@@ -325,7 +325,13 @@ def probe_recall(
     if digest is not None:
         kept_parts.append(digest.render())
     visible = "\n".join(kept_parts)
-    recalled_flags = [p.line not in removed or p.text in visible for p in probes]
+    return score_of(
+        probes, [p.line not in removed or p.text in visible for p in probes], tail_start
+    )
+
+
+def score_of(probes: list[Probe], recalled_flags: list[bool], tail_start: int | None) -> ProbeScore:
+    """The score of `probes`, each recalled or not (`recalled_flags`, in the same order)."""
     recalled = sum(recalled_flags)
     tail = [
         flag

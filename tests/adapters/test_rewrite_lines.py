@@ -25,6 +25,7 @@ from core.limits import EVAL_PAYLOAD_BYTES
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, DigestBlock, Edit, ElideEdit, InjectDigestEdit
 from core.policy import PolicyConfig
+from core.probe_witness import ProbeWitness
 from core.probes import extract_probes, probe_recall
 from core.strategies import STRATEGIES, EvalContext, plan_for
 from core.strategies.common import prefix_tokens
@@ -251,7 +252,6 @@ def test_eval_rows_of_generated_sources(file: tuple[Provider, bytes]) -> None:
 @settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_probe_witnesses_give_probe_recall_scores(draw: st.DataObject) -> None:
-    from adapters.planning import _ProbeWitness
     from tests.core.transcripts import output, transcript
 
     words = ["src/app/main.py", "make test", "error: boom", "decided to", "a_long_name_x", "ok"]
@@ -265,13 +265,17 @@ def test_probe_witnesses_give_probe_recall_scores(draw: st.DataObject) -> None:
         if draw.draw(st.booleans())
     }
     probes = extract_probes(t, payloads)
-    witness = _ProbeWitness(probes, t, payloads)
+    witness = ProbeWitness(probes, t, payloads)
     for _ in range(3):  # witnesses found for one plan serve the next
         elided = draw.draw(st.lists(st.sampled_from(list(lines)), min_size=1, unique=True))
+        edits: list[Edit] = [ElideEdit(line_indexes=sorted(elided))]
+        carried = draw.draw(st.lists(st.sampled_from(words), max_size=2))
+        if carried:  # a card carrying some texts recalls them
+            edits.append(InjectDigestEdit(digest=DigestBlock(errors=carried, covers_items=1)))
         plan = CompactionPlan(
             strategy="t",
             rationale="t",
-            edits=[ElideEdit(line_indexes=sorted(elided))],
+            edits=edits,
             context_tokens_before=1,
             context_tokens_after=0,
         )
