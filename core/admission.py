@@ -6,6 +6,7 @@ carry counts, codes and line numbers only, never transcript text or ids.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -88,9 +89,13 @@ def elidable_items(transcript: Transcript) -> list[TranscriptItem]:
 
 def protected_lines(transcript: Transcript, keep_recent_tool_outputs: int) -> set[int]:
     """The protected tail: the newest `keep_recent_tool_outputs` elidable items."""
+    return protected_of(elidable_items(transcript), keep_recent_tool_outputs)
+
+
+def protected_of(elidable: Sequence[TranscriptItem], keep_recent_tool_outputs: int) -> set[int]:
+    """protected_lines given the transcript's elidable items (elidable_items)."""
     if keep_recent_tool_outputs <= 0:
         return set()
-    elidable = elidable_items(transcript)
     return {item.line_index for item in elidable[-keep_recent_tool_outputs:]}
 
 

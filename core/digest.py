@@ -139,7 +139,7 @@ class CardMemo:
     asked for with others is built without it.
     """
 
-    __slots__ = ("_cards", "_current_work", "_goal", "payloads", "transcript")
+    __slots__ = ("_cards", "_current_work", "_goal", "entries", "payloads", "transcript")
 
     def __init__(self, transcript: Transcript, payloads: Mapping[int, str] | None = None) -> None:
         self.transcript = transcript
@@ -147,6 +147,9 @@ class CardMemo:
         self._cards: list[ItemCard | None] = [None] * len(transcript.items)
         self._goal: str | None = None
         self._current_work: str | None = None
+        self.entries: dict[str, tuple[str, str]] = {}
+        """A card line -> its entry (whitespace folded, cut to the entry cap) and that
+        entry's deduplication key: the same lines recur in every card over these items."""
 
     def serves(self, transcript: Transcript, payloads: Mapping[int, str] | None) -> bool:
         return (
@@ -182,6 +185,7 @@ def _fold(memo: CardMemo, positions: Sequence[int]) -> tuple[set[str], list[list
     concepts: set[str] = set()
     lists: list[list[str]] = [[] for _ in range(_SLOTS)]
     seen: set[str] = set()
+    entries = memo.entries
     open_lists = _SLOTS
     for position in positions:
         card = memo.card(position)
@@ -193,8 +197,11 @@ def _fold(memo: CardMemo, positions: Sequence[int]) -> tuple[set[str], list[list
             target = lists[slot]
             if len(target) >= DIGEST_LIST_MAX:
                 continue
-            entry = cut_utf8(" ".join(text.split()), DIGEST_ENTRY_MAX_BYTES)
-            key = entry.casefold()
+            found = entries.get(text)
+            if found is None:
+                entry = cut_utf8(" ".join(text.split()), DIGEST_ENTRY_MAX_BYTES)
+                found = entries[text] = (entry, entry.casefold())
+            entry, key = found
             if not entry or key in seen:
                 continue
             seen.add(key)

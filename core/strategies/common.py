@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.admission import Admission, admit, elidable_items, protected_lines
+from core.admission import Admission, admit, elidable_items, protected_of
 from core.digest import CardMemo, state_card_digest
 from core.limits import STUB_BUDGET_BYTES
 from core.model import Transcript, TranscriptItem
@@ -109,11 +109,10 @@ def elidable_tokens(transcript: Transcript) -> int:
 
 def candidates(transcript: Transcript, policy: PolicyConfig) -> list[TranscriptItem]:
     """Elidable items outside the protected tail that free something, oldest first."""
-    protected = protected_lines(transcript, policy.keep_recent_tool_outputs)
+    elidable = elidable_items(transcript)
+    protected = protected_of(elidable, policy.keep_recent_tool_outputs)
     return [
-        item
-        for item in elidable_items(transcript)
-        if item.line_index not in protected and elision_savings(item) > 0
+        item for item in elidable if item.line_index not in protected and elision_savings(item) > 0
     ]
 
 
