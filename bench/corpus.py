@@ -24,7 +24,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from gobtui.demo import claude_script, claude_slug, codex_script
-from gobtui.demo_records import ClaudeMeta, ClaudeSession, Clock, CodexMeta, CodexSession, Ids
+from gobtui.demo_claude import ClaudeMeta, ClaudeSession
+from gobtui.demo_codex import CodexMeta, CodexSession
+from gobtui.demo_records import Clock, Ids
 from gobtui.demo_text import PROJECTS, Project, Text
 
 CORPUS_VERSION = 1

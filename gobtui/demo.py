@@ -16,15 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.model import Provider
-from gobtui.demo_records import (
-    ClaudeMeta,
-    ClaudeSession,
-    Clock,
-    CodexMeta,
-    CodexSession,
-    Ids,
-    iso,
-)
+from gobtui.demo_claude import ClaudeMeta, ClaudeSession
+from gobtui.demo_codex import CodexMeta, CodexSession
+from gobtui.demo_records import Clock, Ids, iso
 from gobtui.demo_text import PROJECTS, Text
 
 CLAUDE_VERSION = "2.1.150"

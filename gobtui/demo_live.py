@@ -14,15 +14,9 @@ import orjson
 
 from core.model import claude_context_window
 from gobtui.demo import CLAUDE_VERSION, CODEX_CLI, DemoHome
-from gobtui.demo_records import (
-    CODEX_WINDOW,
-    ClaudeMeta,
-    ClaudeSession,
-    Clock,
-    CodexMeta,
-    CodexSession,
-    Ids,
-)
+from gobtui.demo_claude import ClaudeMeta, ClaudeSession
+from gobtui.demo_codex import CODEX_WINDOW, CodexMeta, CodexSession
+from gobtui.demo_records import Clock, Ids
 from gobtui.demo_text import PROJECTS, Text
 
 CLAUDE_COMPACT_AT = 0.83

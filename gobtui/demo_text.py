@@ -8,7 +8,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from gobtui.demo_records import ClaudeSession, CodexSession
+from gobtui.demo_claude import ClaudeSession
+from gobtui.demo_codex import CodexSession
 
 
 @dataclass(frozen=True)
