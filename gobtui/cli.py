@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from collections.abc import Sequence
-from typing import NoReturn, Protocol, cast
+from dataclasses import replace
+from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
 import orjson
 
@@ -23,6 +25,9 @@ from core.limits import DEFAULT_MAX_AGE_SECS, HOT_SECS, MAX_LIVE_SECS
 from core.report import detect_row
 from gobtui import __version__
 from gobtui import format as fmt
+
+if TYPE_CHECKING:
+    from gobtui.config import AppConfig
 
 EXIT_USAGE = 2
 
@@ -170,8 +175,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from adapters.config_file import ConfigError
     from gobtui import policies
-    from gobtui.app import make_app
     from gobtui.config import AppConfig
+    from gobtui.demo import default_demo_root
 
     homes = _homes(args)
     try:
@@ -198,6 +203,21 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         keymap=session_policies.config.ui_keymap,
         policy=BoardPolicy(hot_secs=args.live_secs, session_trigger=session_policies.trigger),
     )
+    if not demo:
+        return _run_dashboard(config)
+    # The demo lives in one temporary folder: its sessions, and the vault, receipts and events
+    # of what is applied to them (never the user's data directory). It goes when the app ends.
+    root = default_demo_root()
+    try:
+        os.environ["GOBTUI_DATA_DIR"] = str(root / "data")
+        return _run_dashboard(replace(config, demo_root=root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _run_dashboard(config: AppConfig) -> int:
+    from gobtui.app import make_app
+
     app = make_app(config)
     if config.theme and config.theme not in app.available_themes:
         raise CliError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -224,3 +225,29 @@ def test_default_demo_root_is_fresh() -> None:
         assert root.is_dir() and root.name.startswith("gobtui-demo-") and not os.listdir(root)
     finally:
         root.rmdir()
+
+
+def test_cli_demo_keeps_applied_data_inside_its_home_and_removes_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`gobtui --demo`: whatever is applied to demo sessions (vault, receipts, events) goes
+    under the demo's own folder, never the user's data directory, and the folder is gone when
+    the app ends (however it ends)."""
+    from gobtui.app import GobtuiApp
+    from gobtui.cli import main
+
+    user_data = os.environ["GOBTUI_DATA_DIR"]
+    seen: dict[str, Path] = {}
+
+    def run_and_fail(app: GobtuiApp) -> None:  # the real factory built it; its loop is not run
+        assert app.demo_home is not None
+        seen["root"] = app.demo_home.root
+        seen["data"] = Path(os.environ["GOBTUI_DATA_DIR"])
+        assert seen["root"].is_dir() and any(seen["root"].iterdir())
+        raise KeyboardInterrupt  # an app ended by ctrl+c still cleans up
+
+    monkeypatch.setattr(GobtuiApp, "run", run_and_fail)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["--demo", "--no-watch"]) == 130
+    assert seen["data"] == seen["root"] / "data" and str(seen["data"]) != user_data
+    assert seen["root"].parent == tmp_path and not seen["root"].exists()
