@@ -56,7 +56,7 @@ from core.limits import (
 )
 from core.model import ItemKind, Transcript, TranscriptItem
 from core.plan import CARD_MARKERS, DigestBlock
-from core.salience import Salience, salience, salient_payload_lines
+from core.salience import Salience, salience, salient_payload_lines, without_file_lines
 
 
 def tool_name(label: str) -> str:
@@ -118,17 +118,28 @@ class ItemCard:
     lines: tuple[tuple[int, str], ...]
 
 
+FILE_VIEW_TOOLS = frozenset({"read", "grep", "glob", "ls", "notebookread"})
+"""Tools whose output is what files hold: which files were looked at is the state; their
+lines (code saying "error", "not", "TODO") are not."""
+
+
 def item_card(item: TranscriptItem, payload: str | None) -> ItemCard:
     text = (item.summary or item.label).strip()
+    concept = tool_name(item.label)
+    file_view = item.kind is ItemKind.TOOL_RESULT and concept in FILE_VIEW_TOOLS
+    if file_view:
+        text = text.partition(" => ")[0]
+    elif item.kind is ItemKind.TOOL_RESULT:
+        text = without_file_lines(text)
     plain = _FILES if "/" in text or item.kind is ItemKind.TOOL_RESULT else _PLAIN_DECISIONS
     lines: list[tuple[int, str]] = []
     if text:
         kind = salience(text)
         lines.append((plain if kind is None else _SLOT_OF[kind], text))
-    if payload:
+    if payload and not file_view:
         for kind, line in salient_payload_lines(payload):
             lines.append((plain if kind is None else _SLOT_OF[kind], line))
-    return ItemCard(tool_name(item.label), tuple(lines))
+    return ItemCard(concept, tuple(lines))
 
 
 class CardMemo:

@@ -141,6 +141,10 @@ _WIDE_BREAKS = ("\x85", "\u2028", "\u2029")
 """Line breaks of str.splitlines() besides "\n" (the wide ones only in non-ASCII text)."""
 _THREE_WORD_CHARS = re.compile(r"\w\W*\w\W*\w")
 _LEADING_NOISE = "…. \t"
+_NUMBERED_LINE = re.compile(r"\s*\d+\u2192")
+_NUMBERED_IN_TAIL = re.compile(r"\d\u2192")
+"""A file's line as Claude Code's Read and Edit outputs show it ("    12→code"): file content,
+whose "error" or "not" says nothing about the session, so never a card line."""
 
 
 class Salience(Enum):
@@ -180,9 +184,18 @@ def salience(line: str) -> Salience | None:
     return None
 
 
+def without_file_lines(text: str) -> str:
+    """A tool output's one-line summary ("call => output tail") without its tail when that
+    tail shows a file's numbered lines: the call (which file) is what the card keeps."""
+    call, arrow, tail = text.partition(" => ")
+    return call if arrow and _NUMBERED_IN_TAIL.search(tail) else text
+
+
 def _meaningful(line: str) -> str | None:
     """The line without surrounding noise when it has at least 3 letters or digits in its
-    first 64 characters, else None."""
+    first 64 characters and is not a numbered file line, else None."""
+    if _NUMBERED_LINE.match(line):
+        return None
     stripped = line.strip().lstrip(_LEADING_NOISE).strip()
     if _THREE_WORD_CHARS.search(stripped[:64]) is None:
         return None

@@ -61,13 +61,16 @@ def test_reference_fields() -> None:
     assert card.context == "provider: codex"
     assert card.covers_items == 5
     assert card.concepts == ["bash", "grep", "read", "web"]
+    # Beyond the reference: what a file viewer (read, grep, glob, ls) shows is file content,
+    # so its call (which file) is kept, not its output ("we decided" in a grepped file).
     assert card.files_touched == [
-        "Read(/src/parser.py) => def parse(): ...",
+        "Read(/src/parser.py)",
+        "grep(x)",
         "a result with no slash",  # a tool result goes to files even without a slash
     ]
     assert card.errors == ["Bash(pytest) => error: 3 failed"]
     assert card.open_tasks == ["Bash(cat notes) => TODO: add a fixture"]
-    assert card.decisions == ["grep(x) => we decided to keep the old API"]
+    assert card.decisions == []
     assert DigestBlock.parse(card.render()) == card
 
 
@@ -94,7 +97,7 @@ def test_payload_salient_lines_survive() -> None:
     t = transcript(
         [
             item(0, ItemKind.USER, 20, label="user", summary="Clean up the schema"),
-            output(1, 14_000, label="read", summary="read() => …payload unchanged"),
+            output(1, 14_000, label="bash", summary="bash() => …payload unchanged"),
             output(2, 400, label="status", summary="status() => ok"),
         ]
     )
@@ -107,6 +110,33 @@ def test_payload_salient_lines_survive() -> None:
     plain = state_card_digest(t, [1], {1: "\n  …  \nfirst meaningful line\nsecond line"})
     assert "first meaningful line" in plain.files_touched
     assert "second line" not in plain.render()
+
+
+def test_file_content_never_reaches_the_card() -> None:
+    """What Read or Grep shows is a file's content, and Edit shows numbered file lines: their
+    "error", "not" or "TODO" says nothing about the session. The call (which file) stays."""
+    code = "     1→func run() error {\n     2→\t// TODO: do not retry\n     3→}"
+    t = transcript(
+        [
+            item(0, ItemKind.USER, 20, label="user", summary="Fix the runner"),
+            output(1, 14_000, label="Read", summary="Read(/src/run.go) => …1→func run() error {"),
+            output(2, 14_000, label="Grep", summary="Grep(retry) => src/a.go:3:// do not retry"),
+            output(3, 14_000, label="Edit", summary="Edit(/src/run.go) => …2→ // TODO: later"),
+        ]
+    )
+    payloads = {
+        1: code,
+        2: "src/a.go:3:// do not retry",
+        3: "The file /src/run.go was updated.\n" + code,
+    }
+    card = state_card_digest(t, [1, 2, 3], payloads)
+    assert card.errors == [] and card.open_tasks == [] and card.decisions == []
+    assert card.files_touched == [
+        "Read(/src/run.go)",
+        "Grep(retry)",
+        "Edit(/src/run.go)",
+        "The file /src/run.go was updated.",
+    ]
 
 
 def test_salient_lines_bounded_per_item_and_deduplicated() -> None:

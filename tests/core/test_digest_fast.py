@@ -57,6 +57,8 @@ def ref_salience(line: str) -> str | None:
 
 
 def ref_meaningful(line: str) -> str | None:
+    if re.match(r"\s*\d+→", line):  # a numbered file line, as Read and Edit show files
+        return None
     stripped = line.strip().lstrip("…. \t").strip()
     if len(_ALNUM.findall(stripped[:64])) < 3:
         return None
@@ -113,11 +115,16 @@ def ref_card(
         if name:
             concepts.add(name)
         text = (it.summary or it.label).strip()
+        # a file viewer's output is file content; a tail showing numbered lines is too
+        file_view = it.kind is ItemKind.TOOL_RESULT and name in ("read", "grep", "glob", "ls")
+        numbered = re.search(r" => .*\d→", text, re.S)
+        if it.kind is ItemKind.TOOL_RESULT and (file_view or numbered):
+            text = text.split(" => ")[0]  # keep the call: which file
         plain = "files" if "/" in text or it.kind is ItemKind.TOOL_RESULT else "plain"
         if text:
             kind = ref_salience(text)
             add(slot[kind] if kind else plain, text)
-        payload = payloads.get(it.line_index) if payloads else None
+        payload = None if file_view else payloads.get(it.line_index) if payloads else None
         for kind, line in ref_payload_lines(payload) if payload else []:
             add(slot[kind] if kind else plain, line)
     goal = ref_cut(digest.goal_of(t), DIGEST_ENTRY_MAX_BYTES)
@@ -179,6 +186,9 @@ PIECES = [
     "ab",
     "x_1",
     "12",
+    "7→",
+    "  12→",
+    " => ",
     "/path/to/f.py",
     "erro",
     "r",
@@ -234,6 +244,14 @@ def test_selection_examples_stay_as_documented() -> None:
         ("decision", "we will use X"),
         ("error", "error: boom"),
         ("open_task", "TODO: later"),
+    ]
+    # a file as Read shows it is content, not a message: none of its lines is kept
+    read = '     1→package main\n     2→func run() error {\n     3→\treturn errors.New("not ok")'
+    assert salient_payload_lines(read) == []
+    edited = "The file /src/a.go has been updated.\n    12→\tpanic(err)\nerror: build failed"
+    assert as_reference(salient_payload_lines(edited)) == [
+        (None, "The file /src/a.go has been updated."),
+        ("error", "error: build failed"),
     ]
     # U+0130 lowercases to two characters: read line by line, same answer
     assert as_reference(salient_payload_lines("İİİ ok\nİ failed")) == [
