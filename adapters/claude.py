@@ -34,6 +34,7 @@ from core.model import (
     Transcript,
     claude_context_window,
 )
+from core.plan import CARD_MARKERS
 
 Usage = tuple[int | None, int | None, int | None, int | None]
 """(input, cache_creation, cache_read, output): missing counts 0, null or odd is None."""
@@ -200,8 +201,12 @@ class ClaudeState:
         boundary = False
         if kind == "assistant" and not excluded:
             usage = self._assistant(record, uuid)
-        elif kind == "user" and not excluded and self.title is None:
-            self._maybe_title(record)
+        elif kind == "user" and not excluded:
+            if self.title is None:
+                self._maybe_title(record)
+            # gobtui's own state card ends a fork: the context it starts is unknown until the
+            # resumed session reports usage, as after a compact_boundary.
+            boundary = _is_state_card(record)
         elif kind == "system" and record.get("subtype") == "compact_boundary" and not excluded:
             boundary = True
             self._compaction(record)
@@ -466,6 +471,15 @@ class ClaudeState:
             state._lo_raw, state._hi_raw, state._ts_len = lo, hi, length
         state._anon = int(data["anon"])
         return state
+
+
+def _is_state_card(record: Record) -> bool:
+    """A user record whose text starts with a state card's marker (what apply injects)."""
+    message = record.get("message")
+    content = message.get("content") if type(message) is dict else None
+    if type(content) is list and content and type(content[0]) is dict:
+        content = content[0].get("text") if content[0].get("type") == "text" else None
+    return type(content) is str and content.startswith(CARD_MARKERS)
 
 
 def _state_of(usage: Usage) -> ContextState:

@@ -19,6 +19,7 @@ from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, Provider, SessionSummary, Transcript
+from core.plan import CARD_MARKERS
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
@@ -141,15 +142,8 @@ class CodexState:
                 if isinstance(message, str):
                     self.title_event = _title(message)
         elif rtype == "response_item":
-            if (
-                self.title_item is None
-                and self.title_event is None
-                and payload.get("type") == "message"
-                and payload.get("role") == "user"
-            ):
-                text = content_text(payload.get("content"))
-                if _is_real_prompt(text):
-                    self.title_item = _title(text)
+            if payload.get("type") == "message" and payload.get("role") == "user":
+                self._user_item(payload)
         elif rtype == "turn_context":
             model = payload.get("model")
             if isinstance(model, str) and model:
@@ -169,6 +163,17 @@ class CodexState:
             if type(usage) is dict and usage != self._last_usage:
                 self._last_usage = usage
                 self._apply_usage(usage, ts)
+
+    def _user_item(self, payload: dict[str, Any]) -> None:
+        text = content_text(payload.get("content"))
+        if self.title_item is None and self.title_event is None and _is_real_prompt(text):
+            self.title_item = _title(text)
+        if text.startswith(CARD_MARKERS):
+            # gobtui's state card ends a fork: its context is unknown until the resumed
+            # session reports usage, as after a `compacted` record.
+            self.context_tokens = None
+            self.components = None
+            self.context_state = ContextState.RESET
 
     def _token_count(self, payload: dict[str, Any], ts: Any) -> None:
         info = payload.get("info")
