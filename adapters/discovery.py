@@ -3,11 +3,13 @@
 A `.jsonl` file is a transcript when its first records look like one (`sniff_record`), not
 because of its name. The walk is bounded (depth below the home, total directory entries),
 never follows a symlink that leads out of the home, and skips (and counts) what it cannot
-read. Files older than the age cut-off are not opened at all.
+read, with a warning on the `adapters.discovery` logger. Files older than the age cut-off are
+not opened at all.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 from collections.abc import Callable
@@ -19,6 +21,8 @@ from adapters.paths import Homes
 from adapters.providers import sniff_record
 from core.limits import CLAUDE_MAX_DEPTH, CODEX_MAX_DEPTH, DISCOVERY_MAX_ENTRIES, SNIFF_BYTES
 from core.model import Provider
+
+log = logging.getLogger(__name__)
 
 SNIFF_FIRST_READ = 4096
 """Most first lines fit here; only a longer one costs a second read up to SNIFF_BYTES."""
@@ -79,6 +83,13 @@ def provider_roots(homes: Homes) -> list[Root]:
         for name in ("sessions", "archived_sessions"):
             roots.append(Root(Provider.CODEX, home, os.path.join(home, name), CODEX_MAX_DEPTH))
     return roots
+
+
+def _skip(report: DiscoveryReport, path: str, error: OSError) -> None:
+    """Count what cannot be read, and say so: a silent skip looks like an empty home."""
+    report.skipped.append(path)
+    if not isinstance(error, FileNotFoundError):  # gone since it was listed: nothing to say
+        log.warning("cannot read %s: %s", path, (error.strerror or str(error)).lower())
 
 
 def _inside(real: str, base: str) -> bool:
@@ -226,8 +237,8 @@ def _walk_root(
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            report.skipped.append(directory)
+        except OSError as error:
+            _skip(report, directory, error)
             continue
         subdirs: list[tuple[str, int, tuple[str, ...]]] = []
         for entry in entries:
@@ -253,8 +264,8 @@ def _walk_root(
                 if not entry.name.endswith(".jsonl") or not entry.is_file():
                     continue
                 candidates.append((walk, entry.path, child_parts, entry.stat()))
-            except OSError:
-                report.skipped.append(entry.path)
+            except OSError as error:
+                _skip(report, entry.path, error)
         stack.extend(reversed(subdirs))  # depth-first in name order: truncation is stable
 
 
@@ -272,8 +283,14 @@ def scan_homes(
     cutoff = None if max_age_secs is None else now - max_age_secs
     candidates: list[Candidate] = []
     for root in provider_roots(homes):
-        if not os.path.isdir(root.path):
+        try:
+            if not stat.S_ISDIR(os.stat(root.path).st_mode):
+                continue
+        except (FileNotFoundError, NotADirectoryError):
             continue  # a default home that does not exist yet is simply empty
+        except OSError as error:  # e.g. a home without search permission
+            _skip(report, root.path, error)
+            continue
         _walk_root(_Walk(root), report, max_entries, candidates)
         if report.truncated:
             break
@@ -282,8 +299,8 @@ def scan_homes(
     for walk, path, parts, st in candidates:
         try:
             found = _judge(walk, path, parts, st, cutoff, known, report)
-        except OSError:
-            report.skipped.append(path)
+        except OSError as error:
+            _skip(report, path, error)
             continue
         if found is not None:
             report.found.append(found)

@@ -8,6 +8,7 @@ provider's own variable, then the default under the user's home directory.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,16 +74,36 @@ class Homes:
     codex_source: HomeSource = "default"
 
 
+def _reason(error: OSError) -> str:
+    return (error.strerror or str(error)).lower()
+
+
+def _check_home(label: str, path: Path) -> None:
+    """A home the user named must exist, be a directory and be listable: discovery would
+    otherwise skip it and report no sessions, as if it were empty. (It is listed for real:
+    os.access ignores ACLs and answers yes to root.)"""
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise HomeError(f"{label} home {path} does not exist") from None
+    except OSError as error:  # e.g. a parent directory without search permission
+        raise HomeError(f"{label} home {path} cannot be read: {_reason(error)}") from None
+    if not stat.S_ISDIR(mode):
+        raise HomeError(f"{label} home {path} is not a directory")
+    try:
+        with os.scandir(path):
+            pass
+    except OSError as error:
+        raise HomeError(f"{label} home {path} cannot be read: {_reason(error)}") from None
+
+
 def _resolve_one(
     label: str, flag: str | None, env_name: str, default: str, environ: Mapping[str, str]
 ) -> tuple[Path, HomeSource]:
     if flag:
         path = _expand(flag, environ)
         # Only a home the user typed is checked: a missing default is simply an empty home.
-        if not path.exists():
-            raise HomeError(f"{label} home {path} does not exist")
-        if not path.is_dir():
-            raise HomeError(f"{label} home {path} is not a directory")
+        _check_home(label, path)
         return path, "flag"
     if environ.get(env_name):
         return _expand(environ[env_name], environ), "env"
@@ -96,7 +117,8 @@ def resolve_homes(
 ) -> Homes:
     """--flag, then CLAUDE_CONFIG_DIR / CODEX_HOME, then ~/.claude / ~/.codex.
 
-    Raises HomeError when a home given as a flag does not exist or is not a directory.
+    Raises HomeError when a home given as a flag does not exist, is not a directory or
+    cannot be read.
     """
     env = _env(environ)
     claude, claude_source = _resolve_one("claude", claude_home, "CLAUDE_CONFIG_DIR", ".claude", env)

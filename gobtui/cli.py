@@ -6,11 +6,12 @@ Errors are one line on stderr and a non-zero exit (2 for bad usage or input), ne
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
@@ -18,7 +19,7 @@ import orjson
 
 from adapters.cache import SummaryCache
 from adapters.discovery import discover
-from adapters.paths import HomeError, Homes, cache_dir, resolve_homes
+from adapters.paths import HomeError, Homes, cache_dir, config_path, resolve_homes
 from adapters.store import SessionStore
 from core.board import BoardPolicy, SortKey, build_board, sort_rows
 from core.limits import DEFAULT_MAX_AGE_SECS, HOT_SECS, MAX_LIVE_SECS
@@ -27,7 +28,9 @@ from gobtui import __version__
 from gobtui import format as fmt
 
 if TYPE_CHECKING:
+    from core.model import SessionSummary
     from gobtui.config import AppConfig
+    from gobtui.policies import SessionPolicies
 
 EXIT_USAGE = 2
 
@@ -51,6 +54,25 @@ class CliError(Exception):
         self.code = code
 
 
+class WarningLines(logging.Handler):
+    """What the adapters log (a directory it cannot read, an unusable cache) as one
+    `gobtui: warning: ...` line, never a traceback. It writes to sys.stderr as it is at that
+    moment, so the dashboard's capture of stderr (and pytest's) applies."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                error = record.exc_info[1]
+                message += f" ({type(error).__name__}: {error})"
+            sys.stderr.write(f"gobtui: warning: {message}\n")
+        except Exception:
+            self.handleError(record)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """Usage mistakes are one line on stderr (with a pointer to --help), exit 2."""
 
@@ -58,21 +80,38 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _home_options() -> argparse.ArgumentParser:
+def _home_options(defaults: bool = True) -> argparse.ArgumentParser:
+    """The options every session command shares. The main parser takes them with their
+    defaults; each subcommand's copy (`defaults=False`) leaves an option it was not given
+    unset, because argparse copies a subparser's defaults over what the main parser parsed:
+    `gobtui --claude-home X detect` would otherwise lose X."""
+
+    def default(value: object) -> object:
+        return value if defaults else argparse.SUPPRESS
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--claude-home",
         metavar="DIR",
+        default=default(None),
         help="Claude Code home (default: $CLAUDE_CONFIG_DIR or ~/.claude)",
     )
     common.add_argument(
-        "--codex-home", metavar="DIR", help="Codex home (default: $CODEX_HOME or ~/.codex)"
+        "--codex-home",
+        metavar="DIR",
+        default=default(None),
+        help="Codex home (default: $CODEX_HOME or ~/.codex)",
     )
-    common.add_argument("--all", action="store_true", help="include sessions older than 7 days")
+    common.add_argument(
+        "--all",
+        action="store_true",
+        default=default(False),
+        help="include sessions older than 7 days",
+    )
     common.add_argument(
         "--live-secs",
         type=_positive_seconds,
-        default=HOT_SECS,
+        default=default(HOT_SECS),
         metavar="N",
         help=f"a session written within N seconds is live (default {HOT_SECS})",
     )
@@ -84,20 +123,22 @@ def _positive_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value <= MAX_LIVE_SECS:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_LIVE_SECS} seconds")
+    if not 0 < value <= MAX_LIVE_SECS:  # 0 itself is refused: nothing would ever be live
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {MAX_LIVE_SECS:,} seconds, got {text}"
+        )
     return value
 
 
 def build_parser(only_detect: bool = False) -> argparse.ArgumentParser:
     """The whole CLI; `only_detect` leaves out the other command groups, whose imports
     (planning, vault, publication) would cost a status-line `detect` a fifth of a second."""
-    common = _home_options()
     parser: argparse.ArgumentParser = OneLineParser(
         prog="gobtui",
         description="Watch the context windows of local Claude Code and Codex sessions.",
-        parents=[common],
+        parents=[_home_options()],
     )
+    common = _home_options(defaults=False)
     parser.add_argument("--version", action="version", version=f"gobtui {__version__}")
     parser.add_argument("--demo", action="store_true", help="open on a generated demo home")
     parser.add_argument(
@@ -109,7 +150,9 @@ def build_parser(only_detect: bool = False) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     detect = commands.add_parser("detect", parents=[common], help="one row per session")
     detect.add_argument("--json", action="store_true", help="machine-readable output")
-    detect.add_argument("--no-cache", action="store_true", help="read every file afresh")
+    detect.add_argument(  # unset unless given here, like `common` (see _home_options)
+        "--no-cache", action="store_true", default=argparse.SUPPRESS, help="read every file afresh"
+    )
     detect.add_argument(
         "--sort", choices=[k.value for k in SortKey], default=SortKey.ACTIVITY.value
     )
@@ -139,8 +182,33 @@ def _max_age(args: argparse.Namespace) -> float | None:
     return None if args.all else DEFAULT_MAX_AGE_SECS
 
 
+def _session_policies() -> SessionPolicies:
+    """config.toml's resolved policies, shared by detect and the dashboard so both show the
+    same triggers; a broken file is the same one-line usage error in both."""
+    from adapters.config_file import ConfigError  # imported here: `detect` starts lean
+    from gobtui import policies
+
+    try:
+        return policies.current()
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
+def _detect_triggers() -> Callable[[SessionSummary], int] | None:
+    """Each session's configured trigger, as the dashboard shows it. Without a config file
+    that is the policy default, which is the board's own default too (a test checks they
+    agree): None then, because loading the config machinery would cost a status-line
+    `detect` about 90 ms."""
+    try:
+        os.stat(config_path())
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return _session_policies().trigger  # an unreadable file fails here, as in plan
+
+
 def cmd_detect(args: argparse.Namespace) -> int:
     homes = _homes(args)
+    session_trigger = _detect_triggers()  # before the scan: a bad file fails fast
     now = time.time()
     cache = None if args.no_cache else SummaryCache(cache_dir() / "cursors")
     try:
@@ -149,7 +217,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     finally:
         if cache is not None:
             cache.close()
-    policy = BoardPolicy(hot_secs=args.live_secs)
+    policy = BoardPolicy(hot_secs=args.live_secs, session_trigger=session_trigger)
     rows = sort_rows(build_board(summaries, policy, now), SortKey(args.sort))
     out = [detect_row(r) for r in rows]
     if args.json:
@@ -173,16 +241,11 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from adapters.config_file import ConfigError
-    from gobtui import policies
     from gobtui.config import AppConfig
     from gobtui.demo import default_demo_root
 
     homes = _homes(args)
-    try:
-        session_policies = policies.current()
-    except ConfigError as error:
-        raise CliError(str(error)) from None
+    session_policies = _session_policies()
     demo = bool(args.demo)
     if args.auto_demo and not demo:
         found = discover(homes, now=time.time(), max_age_secs=None)
@@ -227,17 +290,38 @@ def _run_dashboard(config: AppConfig) -> int:
     return 0
 
 
-def _first_command(argv: Sequence[str]) -> str | None:
+def _first_command(argv: Sequence[str], parser: argparse.ArgumentParser) -> str | None:
+    """The first word that is neither an option nor an option's value: in
+    `gobtui --claude-home DIR detect` that is `detect`, not DIR."""
+    takes_value = [
+        option
+        for action in parser._actions  # argparse has no public list of a parser's options
+        if action.nargs != 0
+        for option in action.option_strings
+    ]
+    skip_next = False
     for arg in argv:
-        if not arg.startswith("-"):
+        if skip_next:
+            skip_next = False
+        elif arg.startswith("-") and arg != "-":
+            # `--theme nord` (or an abbreviation, `--th nord`) takes the next word; `--theme=nord`
+            # and the `--` that ends the options do not.
+            skip_next = (
+                arg != "--" and "=" not in arg and any(o.startswith(arg) for o in takes_value)
+            )
+        else:
             return arg
     return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(only_detect=_first_command(argv) == "detect")
+    parser = build_parser(only_detect=True)  # cheap: no command module imported yet
+    if _first_command(argv, parser) != "detect":
+        parser = build_parser()
     args = parser.parse_args(argv)
+    warnings = WarningLines()
+    logging.getLogger("adapters").addHandler(warnings)
     try:
         handler = getattr(args, "handler", None)
         if handler is not None:
@@ -255,6 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        logging.getLogger("adapters").removeHandler(warnings)
 
 
 if __name__ == "__main__":

@@ -122,8 +122,8 @@ def print_json(value: BaseModel | list[BaseModel] | dict[str, Any] | list[Any]) 
     sys.stdout.flush()
 
 
-def token_count(text: str) -> int:
-    """An argparse type for --trigger/--floor: a whole number of tokens, 0..10M."""
+def token_count(text: str, low: int = 0) -> int:
+    """An argparse type for token counts: a whole number, `low`..10M (the policy's bounds)."""
     import argparse
 
     from core.limits import MAX_POLICY_TOKENS
@@ -132,14 +132,21 @@ def token_count(text: str) -> int:
         value = int(text.replace("_", "").replace(",", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r}") from None
-    if not 0 <= value <= MAX_POLICY_TOKENS:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_POLICY_TOKENS:,} tokens")
+    if not low <= value <= MAX_POLICY_TOKENS:
+        raise argparse.ArgumentTypeError(
+            f"must be between {low:,} and {MAX_POLICY_TOKENS:,} tokens, got {value:,}"
+        )
     return value
+
+
+def trigger_count(text: str) -> int:
+    """--trigger: at least 1 token, as core.policy.Policy requires (a floor may be 0)."""
+    return token_count(text, low=1)
 
 
 def add_limit_options(parser: Any) -> None:
     """--trigger and --floor, the per-run policy overrides of plan, eval and apply."""
-    parser.add_argument("--trigger", type=token_count, metavar="N", help="trigger tokens")
+    parser.add_argument("--trigger", type=trigger_count, metavar="N", help="trigger tokens")
     parser.add_argument("--floor", type=token_count, metavar="N", help="floor tokens")
 
 

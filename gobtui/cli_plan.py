@@ -8,6 +8,7 @@ from typing import Any
 
 from adapters.events import read_events
 from adapters.planning import PlanningError, evaluate_session, plan_session
+from adapters.select import SelectError, check_selector
 from core.evaluation import EvalRow, RowStatus
 from core.model import Provider
 from core.plan import CompactionPlan, NoPlan
@@ -28,6 +29,15 @@ from gobtui.cli_common import (
     resolve_target,
     token_count,
 )
+
+MIN_WINDOW_TOKENS = 10_000
+"""The smallest `explain --window`: no supported model has a smaller context window, and
+below it the trigger and floor percentages mean nothing (a 1-token window put the default
+trigger at 25,000,000 %)."""
+
+
+def window_tokens(text: str) -> int:
+    return token_count(text, low=MIN_WINDOW_TOKENS)
 
 
 def register(
@@ -64,7 +74,7 @@ def register(
     explain = commands.add_parser("explain", help="the occupancy model behind the numbers")
     explain.add_argument("--provider", choices=[p.value for p in Provider], default="claude")
     explain.add_argument("--preset", metavar="P")
-    explain.add_argument("--window", type=token_count, metavar="N", help="context window")
+    explain.add_argument("--window", type=window_tokens, metavar="N", help="context window")
     explain.set_defaults(handler=cmd_explain, trigger=None, floor=None)
 
     presets = commands.add_parser("presets", help="the named presets")
@@ -238,7 +248,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     provider = Provider(args.provider)
     resolved = resolve_policy(args, provider, None)
     policy = resolved.policy
-    window = args.window or (200_000 if provider is Provider.CLAUDE else 272_000)
+    window = args.window
+    if window is None:
+        window = 200_000 if provider is Provider.CLAUDE else 272_000
     trigger, floor = policy.effective_trigger(), policy.floor_tokens
     provider_fires = window * 9 // 10
     tuned = tune(policy, window, 0, None, [])
@@ -293,6 +305,12 @@ def cmd_presets(args: argparse.Namespace) -> int:
 
 
 def cmd_policy_check(args: argparse.Namespace) -> int:
+    if args.session is not None:
+        # An empty --session would silently match no config layer: refuse it as plan does.
+        try:
+            check_selector(args.session)
+        except SelectError as error:
+            raise CliError(str(error)) from None
     provider = Provider(args.provider)
     resolved = resolve_policy(args, provider, args.session)
     policy = resolved.policy

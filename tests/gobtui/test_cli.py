@@ -178,11 +178,13 @@ def test_live_window_is_configurable(
     assert all(r["live"] for r in detect_json(capsys, "--live-secs", "900", *args))
 
 
-def test_bad_live_window_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("value", ["-5", "0", "86401"])
+def test_bad_live_window_is_a_usage_error(capsys: pytest.CaptureFixture[str], value: str) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        main(["detect", "--live-secs", "-5"])
+        main(["detect", "--live-secs", value])
     assert exit_info.value.code == 2
-    assert "must be between 0 and 86400 seconds" in capsys.readouterr().err
+    # The range the message states is the one enforced: 0 itself is refused.
+    assert f"must be more than 0 and at most 86,400 seconds, got {value}" in capsys.readouterr().err
 
 
 def test_a_closed_pipe_is_not_an_error(homes: tuple[Path, Path]) -> None:
