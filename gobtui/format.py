@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """`1 record`, `2 records` (or `many` when the plural is not noun + s), with thousands."""
+    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
+
+
 def tokens(n: int | None) -> str:
     if n is None:
         return "—"

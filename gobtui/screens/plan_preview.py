@@ -40,6 +40,8 @@ from gobtui.widgets.publish_bar import PublishBar
 from gobtui.widgets.record_pairs import RecordPairs
 
 CHANGED_NOTICE = "session changed since this preview — press r to re-plan"
+LIVE_NOTICE = "session is being written — apply once it is idle: r re-plans, then a"
+"""A live session moves on every few seconds: re-planning alone would not let `a` through."""
 
 PREVIEW_LEGEND = [
     ("=", "the record stays byte-identical"),
@@ -65,13 +67,13 @@ class PlanPreviewScreen(Screen[None]):
     HELP_LEGEND = PREVIEW_LEGEND
     HELP_LEGEND_TITLE = "Reading the preview"
     BINDINGS = [
-        Binding("escape", "close", "Back", tooltip="Back to the sessions", id="plan.close"),
+        Binding("escape", "close", "Back", tooltip="Back where you came from", id="plan.close"),
         Binding(
             "right_square_bracket,right",
             "strategy(1)",
             "Strategy",
             key_display="[ ]",
-            tooltip="Next strategy ([ or left: previous)",
+            tooltip="Next strategy (] or right; [ or left: previous)",
             id="plan.strategy_next",
         ),
         Binding(
@@ -225,7 +227,9 @@ class PlanPreviewScreen(Screen[None]):
             self.summary, self.planned_bytes, message.summaries, message.removed
         ):
             self.changed = True
-            self.query_one("#plan-notice", Static).display = True
+            notice = self.query_one("#plan-notice", Static)
+            notice.update(LIVE_NOTICE if self.live else CHANGED_NOTICE)
+            notice.display = True
 
     # --- header --------------------------------------------------------------------------
 
@@ -360,7 +364,7 @@ class PlanPreviewScreen(Screen[None]):
         if preview is None or planner is None:
             return "the plan is not ready yet" if self.error is None else "there is no plan"
         if self.changed:
-            return CHANGED_NOTICE
+            return LIVE_NOTICE if self.live else CHANGED_NOTICE
         if self.query_one(RecordPairs).loading:  # a re-plan runs on the same loaded session
             return "the plan is being recomputed; try again in a moment"
         f = preview.figures

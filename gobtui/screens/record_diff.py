@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from core.limits import DIFF_MAX_LINES, DIFF_STRING_MAX_CHARS
+from gobtui import format as fmt
 from gobtui.diff_model import RecordDiff, record_diff
 from gobtui.preview_rows import PairRow, RowChange, human_bytes
 from gobtui.widgets.diff_view import DiffView
@@ -81,7 +82,9 @@ class RecordDiffScreen(Screen[bool]):
         text.append(f" · {'split' if self.split else 'unified'}")
         notes = []
         if self.diff.cut_strings:
-            notes.append(f"{self.diff.cut_strings} strings cut at {DIFF_STRING_MAX_CHARS} chars")
+            notes.append(
+                f"{fmt.plural(self.diff.cut_strings, 'string')} cut at {DIFF_STRING_MAX_CHARS} chars"
+            )
         if self.diff.truncated:
             notes.append(f"first {DIFF_MAX_LINES:,} lines only")
         if not (self.diff.before.is_json and self.diff.after.is_json):

@@ -135,7 +135,7 @@ class RecallScreen(Screen[None]):
         text.append(f" · {label} {hit.snapshot_sha256[:8]} · {age(self.clock(), hit.ts)}")
         text.append(f" · record {hit.record_index}")
         if hit.hits:
-            text.append(f" · {hit.hits} hits", styles.accent)
+            text.append(f" · {fmt.plural(hit.hits, 'hit')}", styles.accent)
         for name, value in (("goal", card.goal), ("summary", card.summary or card.current_work)):
             if value:
                 text.append(f"\n  {name}: ", styles.muted)
@@ -157,7 +157,8 @@ class RecallScreen(Screen[None]):
             text.append(" · reading every snapshot…", styles.muted)
         else:
             r = self.result
-            text.append(f" · {r.cards_matched} cards in {r.snapshots_scanned} snapshots")
+            cards = fmt.plural(r.cards_matched, "card")
+            text.append(f" · {cards} in {fmt.plural(r.snapshots_scanned, 'snapshot')}")
             if r.truncated:
                 text.append(f" (best {len(r.results)} shown)")
             if not r.results:

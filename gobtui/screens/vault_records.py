@@ -219,7 +219,7 @@ class VaultRecordsScreen(Screen[None]):
         if self.initial_record is not None:
             position = records.position_of(self.initial_record)
             if position is not None:
-                records.move_cursor(position)
+                records.show_row(position)
         records.focus()
         self.refresh_bindings()
         self._render_title()
@@ -334,7 +334,8 @@ class VaultRecordsScreen(Screen[None]):
             return ""
         hits = sum(m.match_count for m in result.matches)
         more = f" (first {len(result.matches)} shown)" if result.truncated else ""
-        text = f" · {shown}: {result.matched_records:,} records, {hits:,} hits{more}"
+        records = fmt.plural(result.matched_records, "record")
+        text = f" · {shown}: {records}, {fmt.plural(hits, 'hit')}{more}"
         if result.unsearchable_records:
             text += f" · {result.unsearchable_records} not JSON"
         return text

@@ -149,6 +149,16 @@ class LineList(ScrollView, can_focus=True):
             return
         self.cursor = max(0, min(index, count - 1))
 
+    def show_row(self, index: int) -> None:
+        """Put the cursor on `index` and scroll it into view, once the list has its size: a
+        list just filled (or shown) may not know its height or scroll range yet."""
+
+        def place() -> None:
+            self.move_cursor(index)
+            self._scroll_to_cursor()
+
+        self.call_after_refresh(place)
+
     def action_cursor(self, step: int) -> None:
         if not self.SHOW_CURSOR:
             self.move_cursor(int(self.scroll_offset.y) + step)

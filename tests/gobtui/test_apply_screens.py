@@ -534,7 +534,11 @@ async def test_recall_lists_the_cards_of_a_fork_snapshot(
         assert isinstance(browser, VaultRecordsScreen)
         await until(lambda: browser.rows is not None, pilot)
         records = browser.query_one(RecordList)
-        assert records.rows[records.cursor].index == screen.result.results[0].record_index
+        wanted = screen.result.results[0].record_index
+        await until(lambda: records.rows[records.cursor].index == wanted, pilot)
+        await pilot.pause()
+        top = int(records.scroll_offset.y)  # and the card's row is on screen
+        assert wanted > records.page_rows and top <= records.cursor < top + records.page_rows
 
 
 def test_prepare_apply_matches_the_planner(demo_app_factory: Callable[..., GobtuiApp]) -> None:

@@ -22,7 +22,7 @@ from gobtui.messages import SessionsChanged
 from gobtui.planning_state import ignoring_trigger, next_strategy, policy_for
 from gobtui.preview_rows import RowChange
 from gobtui.screens.eval_screen import EvalScreen
-from gobtui.screens.plan_preview import CHANGED_NOTICE, PlanPreviewScreen
+from gobtui.screens.plan_preview import CHANGED_NOTICE, LIVE_NOTICE, PlanPreviewScreen
 from gobtui.screens.record_diff import RecordDiffScreen
 from gobtui.widgets.diff_view import DiffView
 from gobtui.widgets.record_pairs import RecordPairs
@@ -215,6 +215,28 @@ async def test_sessions_changed_for_the_previewed_path_shows_the_notice(
         app.post_message(SessionsChanged([grown]))  # what was re-planned is no change
         await pilot.pause()
         assert not notice.display
+
+
+async def test_a_live_session_that_moves_on_says_to_wait_until_it_is_idle(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """Re-planning a session that is being written never lets `a` through: say so."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select(app, BELOW_TRIGGER)
+        row = next(r for r in app.sessions_screen.rows.values() if r.project == BELOW_TRIGGER)
+        assert row.live  # the demo's live Claude session
+        screen = await open_preview(app, pilot, BELOW_TRIGGER)
+        assert screen.live
+        path = Path(screen.summary.path)
+        with path.open("ab") as handle:
+            handle.write(b'{"type":"mode","mode":"normal"}\n')
+        grown = screen.summary.model_copy(update={"bytes": path.stat().st_size})
+        app.post_message(SessionsChanged([grown]))
+        notice = screen.query_one("#plan-notice", Static)
+        await until(lambda: bool(notice.display), pilot)
+        assert str(notice.render()) == LIVE_NOTICE
+        assert screen.apply_refusal() == LIVE_NOTICE
 
 
 async def test_a_removed_session_shows_the_notice_on_the_eval(
