@@ -130,15 +130,47 @@ def settled_receipt(receipt: Receipt, path: Path) -> Receipt | None:
     if not target.exists():
         return None
     if file_sha256(target) != receipt.output_sha256:
-        raise PublishError(
-            PublishErrorCode.NEEDS_RECOVERY,
-            f"{target} exists but differs from this operation's output; refusing speculative "
-            "replay",
-        )
+        raise changed_fork(receipt, target)
     if not receipt.completed:
         receipt = receipt.model_copy(update={"completed": True})
         write_receipt(path, receipt)
     return receipt
+
+
+def changed_fork(receipt: Receipt, target: Path) -> PublishError:
+    """The refusal when the fork this operation publishes is on disk with other bytes.
+
+    The fork's id derives from the operation, so the same operation can only ever publish that
+    one file: it is never overwritten (the reference refuses the same way). The usual cause is
+    a resumed fork, which starts with the bytes published; the message says what to do.
+    """
+    grown = _starts_with(target, receipt.bytes_after, receipt.output_sha256)
+    how = "was resumed since (it grew)" if grown else "was changed since (resumed?)"
+    fork = receipt.session_id
+    if receipt.kind is OperationKind.APPLY:
+        advice = (
+            f"Apply again after the source changes, or compact the fork itself: gobtui apply {fork}"
+        )
+    elif receipt.kind is OperationKind.FORK:
+        advice = f"Fork again after the source changes, or fork the fork: gobtui fork {fork}"
+    else:  # an undo of one snapshot always names the same fork
+        advice = f"This snapshot always restores to that fork; fork the fork: gobtui fork {fork}"
+    return PublishError(
+        PublishErrorCode.NEEDS_RECOVERY,
+        f"the fork {target} published by this {receipt.kind.value} {how}; it is left as it "
+        f"is. {advice}",
+    )
+
+
+def _starts_with(path: Path, size: int, sha256: str) -> bool:
+    """Whether the file's first `size` bytes hash to `sha256` (the fork, appended to)."""
+    digest = hashlib.sha256()
+    left = size
+    with open(path, "rb") as handle:
+        while left and (chunk := handle.read(min(left, 1 << 20))):
+            digest.update(chunk)
+            left -= len(chunk)
+    return left == 0 and digest.hexdigest() == sha256
 
 
 @dataclass(frozen=True)

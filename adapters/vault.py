@@ -11,7 +11,9 @@ Layout under the root (default `data_dir()/vault`, directories 0700, files 0600)
 A snapshot streams the file once: each chunk is hashed and stored while the whole-file digest
 runs beside it on another thread, so it costs little more than hashing. Every read re-hashes
 every chunk and checks the byte count and the source digest; anything off is a VaultError
-with a damage code (never a partial answer). Commands share a flock on the root; prune takes
+with a damage code (never a partial answer). Listings (entries, history, stats) check each
+entry they show against its manifest (present, hashing to the id, agreeing with the entry)
+without reading chunks, so they stay cheap. Commands share a flock on the root; prune takes
 it exclusively.
 """
 
@@ -54,6 +56,7 @@ from core.vault_model import (
     VaultError,
     VaultErrorCode,
     VaultStats,
+    check_label,
     parse_index,
     record_count_of,
     validate_entry,
@@ -118,14 +121,20 @@ class Vault:
             with fs.locked(self.root, exclusive=exclusive, wait_secs=self.lock_wait_secs):
                 yield VaultReader(self, exists=True)
 
-    def entries(self) -> list[IndexEntry]:
-        """Every snapshot, newest first (append order, not wall clock)."""
+    def entries(self, *, checked: bool = True) -> list[IndexEntry]:
+        """Every snapshot, newest first (append order, not wall clock).
+
+        Each is checked against its manifest (VaultReader.checked_entries), so a listing never
+        shows an entry that cannot be read back; `checked=False` only parses the index, for
+        callers that merely look up session ids and verify what they then read.
+        """
         with self.reading() as reader:
-            return reader.entries()
+            return reader.checked_entries() if checked else reader.entries()
 
     def history(self, session_id: str) -> list[IndexEntry]:
+        """One session's snapshots, newest first, each checked against its manifest."""
         with self.reading() as reader:
-            return [e for e in reader.entries() if e.session_id == session_id]
+            return reader.checked_entries(session_id)
 
     def find(self, sha_or_prefix: str) -> IndexEntry:
         """The newest entry of the one snapshot whose id starts so (NOT_FOUND / AMBIGUOUS)."""
@@ -176,6 +185,7 @@ class Vault:
         with io_errors():
             source = Path(os.path.realpath(path))
             # Bad names and labels are refused before anything is read or written.
+            check_label(label)
             validate_entry(
                 ts=now, sha256=_PLACEHOLDER_SHA, path=str(source), session_id=session_id,
                 provider=provider, bytes=0, record_count=0, source_sha256=_PLACEHOLDER_SHA,

@@ -52,8 +52,11 @@ def prune(
         manifests = fs.hex_names(vault.manifests_dir)
         chunks = fs.hex_names(vault.chunks_dir)
         temps = _temps(vault.tmp_dir)
-        for sha in sorted(roots - manifests.keys()):
-            reader.manifest(sha)  # raises: missing (it is indexed) or not found (a bad pin)
+        # Every entry, kept or dropped, must name a sound manifest: a dangling or edited
+        # entry is damage to report, not garbage to drop (that would hide the evidence).
+        reader.check_manifests(entries)
+        for sha in sorted(pinned - manifests.keys()):
+            reader.manifest(sha)  # raises: not found (a pin with no snapshot)
         dropped = {e.sha256 for i, e in enumerate(entries) if i not in kept} - roots
         remove_manifests = sorted(dropped & manifests.keys())
         needed: set[str] = set()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -56,6 +56,7 @@ class VaultReader:
         self.vault = vault
         self.exists = exists
         self._entries: list[IndexEntry] | None = None
+        self._lines: dict[str, list[int]] | None = None
 
     # --- the index ---------------------------------------------------------------------------
 
@@ -66,8 +67,35 @@ class VaultReader:
         return self._entries
 
     def entries(self) -> list[IndexEntry]:
-        """Newest first."""
+        """Newest first, as the index says (nothing checked beyond the lines themselves)."""
         return self.entries_in_order()[::-1]
+
+    def checked_entries(self, session_id: str | None = None) -> list[IndexEntry]:
+        """Newest first (of one session, or all), each bound to a sound manifest.
+
+        What a listing shows must be restorable as shown, so every entry listed is checked
+        against its manifest (check_manifests); chunks are not read, which keeps it cheap.
+        """
+        entries = [e for e in self.entries() if session_id is None or e.session_id == session_id]
+        self.check_manifests(entries)
+        return entries
+
+    def check_manifests(self, entries: Iterable[IndexEntry]) -> dict[str, Manifest]:
+        """The manifests of `entries` by id, each verified by `manifest` (present, a plain
+        file, hashing to its id, parsable, agreeing with every index line that names it)."""
+        manifests: dict[str, Manifest] = {}
+        for entry in entries:
+            if entry.sha256 not in manifests:
+                manifests[entry.sha256] = self.manifest(entry.sha256)
+        return manifests
+
+    def _index_lines(self, sha: str) -> list[int]:
+        """The 1-based index lines naming snapshot `sha` (a map built once per reader)."""
+        if self._lines is None:
+            self._lines = {}
+            for number, entry in enumerate(self.entries_in_order(), start=1):
+                self._lines.setdefault(entry.sha256, []).append(number)
+        return self._lines.get(sha, [])
 
     def index_bytes(self) -> bytes:
         """The raw index (at most one byte over its limit, so parse_index can refuse it)."""
@@ -118,13 +146,14 @@ class VaultReader:
         require_sha256(sha)
         if not self.exists:
             raise VaultError(VaultErrorCode.NOT_FOUND, f"no snapshot {sha} (the vault is empty)")
-        entries = [e for e in self.entries_in_order() if e.sha256 == sha]
+        lines = self._index_lines(sha)
         try:
             data = fs.read_small(self.vault.manifests_dir / sha, VAULT_MANIFEST_MAX_BYTES)
         except FileNotFoundError:
-            if entries:
+            if lines:
                 raise VaultError(
-                    VaultErrorCode.MISSING_MANIFEST, f"manifest {sha} is missing"
+                    VaultErrorCode.MISSING_MANIFEST,
+                    f"manifest {sha} is missing (named by index line {lines[0]})",
                 ) from None
             raise VaultError(VaultErrorCode.NOT_FOUND, f"no snapshot {sha}") from None
         except fs.NotRegular:
@@ -136,11 +165,19 @@ class VaultReader:
                 VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} fails its hash check"
             )
         manifest = Manifest.from_bytes(data, sha)
-        for entry in entries:
-            if entry.bytes != manifest.bytes or entry.source_sha256 != manifest.source_sha256:
+        in_order = self.entries_in_order()
+        for number in lines:
+            entry = in_order[number - 1]
+            field = (
+                "bytes" if entry.bytes != manifest.bytes
+                else "source_sha256" if entry.source_sha256 != manifest.source_sha256
+                else None
+            )  # fmt: skip
+            if field is not None:
                 raise VaultError(
                     VaultErrorCode.DAMAGED_INDEX,
-                    f"the index entry of snapshot {sha} does not match its manifest",
+                    f"index line {number} (snapshot {sha[:12]}) does not match its manifest "
+                    f"({field})",
                 )
         return manifest
 
@@ -242,9 +279,13 @@ class VaultReader:
             yield index, b"".join(pieces)
 
     def stats(self) -> VaultStats:
+        """Counts and sizes, once every snapshot is bound to a sound manifest whose chunks
+        are all present and add up to its byte count (sizes only: no chunk is re-hashed)."""
         entries = self.entries_in_order()
         chunks = fs.hex_names(self.vault.chunks_dir) if self.exists else {}
         manifests = fs.hex_names(self.vault.manifests_dir) if self.exists else {}
+        for sha, manifest in self.check_manifests(entries).items():
+            _check_chunks_present(sha, manifest, chunks)
         distinct = {e.sha256: e.bytes for e in entries}
         try:
             index_bytes = os.lstat(self.vault.index_path).st_size
@@ -260,4 +301,21 @@ class VaultReader:
             index_bytes=index_bytes,
             oldest_ts=min((e.ts for e in entries), default=None),
             newest_ts=max((e.ts for e in entries), default=None),
+        )
+
+
+def _check_chunks_present(sha: str, manifest: Manifest, sizes: dict[str, int]) -> None:
+    """Every chunk the manifest names is on disk, and their sizes add up to its byte count."""
+    count = len(manifest.chunks)
+    for position, name in enumerate(manifest.chunks):
+        if name not in sizes:
+            raise VaultError(
+                VaultErrorCode.MISSING_CHUNK,
+                f"chunk {name} is missing (piece {position + 1} of {count} of snapshot {sha[:12]})",
+            )
+    total = sum(sizes[name] for name in manifest.chunks)
+    if total != manifest.bytes:
+        raise VaultError(
+            VaultErrorCode.DAMAGED_MANIFEST,
+            f"manifest {sha} promises {manifest.bytes} bytes; its chunks hold {total}",
         )

@@ -124,11 +124,49 @@ def has_control(text: str) -> bool:
 
 
 def _why(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "document"
-        return f"{where}: {first['msg']}"
-    return "not JSON"
+    """What is wrong, in plain words (never pydantic's wording): `bytes is out of range`."""
+    if not isinstance(error, ValidationError):
+        return "not JSON"
+    first = error.errors()[0]
+    if not first["loc"]:
+        return "not a JSON object"
+    field = ".".join(str(part) for part in first["loc"])
+    kind, ctx = first["type"], first.get("ctx") or {}
+    if kind == "missing":
+        return f"{field} is missing"
+    if kind == "extra_forbidden":
+        return f"{field} is not a known field"
+    if kind == "value_error":  # our validators say it: "is not a 64-hex sha256"
+        return f"{field} {ctx.get('error', 'is invalid')}"
+    if kind == "string_unicode":
+        return f"{field} is not valid UTF-8"
+    if kind == "string_too_long":
+        return f"{field} is over {ctx.get('max_length')} characters"
+    if kind == "string_too_short":
+        return f"{field} is empty"
+    if kind in {"greater_than_equal", "less_than_equal", "finite_number"}:
+        return f"{field} is out of range"
+    if kind == "literal_error":
+        return f"{field} is not {ctx.get('expected')}"
+    if kind.endswith(("_type", "_parsing")) or kind == "enum":
+        return f"{field} has the wrong type or value"
+    return f"{field} is invalid"
+
+
+def check_label(label: str) -> str:
+    """A snapshot label the index can hold, or INVALID_INPUT saying what is wrong with it."""
+    why = None
+    try:
+        label.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable argv bytes arrive as lone surrogates
+        why = "the label is not valid UTF-8"
+    if why is None and has_control(label):
+        why = "the label holds control characters"
+    if why is None and len(label) > VAULT_LABEL_MAX_CHARS:
+        why = f"the label is over {VAULT_LABEL_MAX_CHARS} characters"
+    if why is not None:
+        raise VaultError(VaultErrorCode.INVALID_INPUT, f"bad label: {why}")
+    return label
 
 
 class _Frozen(BaseModel):
@@ -147,14 +185,14 @@ class Manifest(_Frozen):
     @classmethod
     def _digest(cls, value: str) -> str:
         if not is_sha256(value):
-            raise ValueError("not a 64-hex sha256")
+            raise ValueError("is not a 64-hex sha256")
         return value
 
     @field_validator("chunks")
     @classmethod
     def _chunk_digests(cls, value: list[str]) -> list[str]:
         if not all(is_sha256(sha) for sha in value):
-            raise ValueError("a chunk name is not a 64-hex sha256")
+            raise ValueError("holds a name that is not a 64-hex sha256")
         return value
 
     def to_bytes(self) -> Raw:
@@ -167,7 +205,7 @@ class Manifest(_Frozen):
             manifest = cls.model_validate(orjson.loads(data))
         except (orjson.JSONDecodeError, ValidationError) as error:
             raise VaultError(
-                VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} is unreadable ({_why(error)})"
+                VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} is unreadable: {_why(error)}"
             ) from None
         # Chunks are never empty and never longer than VAULT_CHUNK_BYTES.
         count = len(manifest.chunks)
@@ -199,14 +237,14 @@ class IndexEntry(_Frozen):
     @classmethod
     def _digest(cls, value: str) -> str:
         if not is_sha256(value):
-            raise ValueError("not a 64-hex sha256")
+            raise ValueError("is not a 64-hex sha256")
         return value
 
     @field_validator("path")
     @classmethod
     def _absolute(cls, value: str) -> str:
         if not value.startswith("/") or "\x00" in value:
-            raise ValueError("not an absolute path")
+            raise ValueError("is not an absolute path")
         return value
 
     @field_validator("session_id", "strategy")
@@ -225,7 +263,7 @@ def validate_entry(**fields: Any) -> IndexEntry:
     try:
         return IndexEntry(**fields)
     except ValidationError as error:
-        raise VaultError(VaultErrorCode.INVALID_INPUT, f"bad snapshot {_why(error)}") from None
+        raise VaultError(VaultErrorCode.INVALID_INPUT, f"bad snapshot: {_why(error)}") from None
 
 
 def parse_index(data: bytes) -> list[IndexEntry]:
@@ -245,7 +283,7 @@ def parse_index(data: bytes) -> list[IndexEntry]:
             entries.append(IndexEntry.model_validate(orjson.loads(line)))
         except (orjson.JSONDecodeError, ValidationError) as error:
             raise VaultError(
-                VaultErrorCode.DAMAGED_INDEX, f"index line {number} is invalid ({_why(error)})"
+                VaultErrorCode.DAMAGED_INDEX, f"index line {number} is invalid: {_why(error)}"
             ) from None
     return entries
 

@@ -9,11 +9,12 @@ import time
 from adapters.paths import data_dir
 from adapters.planning import PlanningError, plan_session
 from adapters.publish import Publisher, PublishError, PublishErrorCode
+from adapters.select import SelectError, check_selector
 from adapters.vault import Vault
 from core.plan import NoPlan
 from core.receipt import Receipt
 from core.strategies import STRATEGIES
-from core.vault_model import VaultError
+from core.vault_model import IndexEntry, VaultError
 from gobtui import format as fmt
 from gobtui.cli import CliError
 from gobtui.cli_common import (
@@ -154,26 +155,24 @@ def cmd_fork(args: argparse.Namespace) -> int:
 def cmd_undo(args: argparse.Namespace) -> int:
     vault = open_vault()
     try:
-        history = [e for e in vault.entries() if e.session_id.startswith(args.session)]
-        if not history:
-            target = resolve_target(args, args.session)
-            history = vault.history(target.session_id)
-        if not history:
-            raise CliError(f"no snapshot of {args.session!r} in the vault")
-        ids = {entry.session_id for entry in history}
+        check_selector(args.session)  # "" would be a prefix of every session in the vault
+    except SelectError as error:
+        raise CliError(str(error)) from None
+    if args.sha is not None and not args.sha.strip():
+        raise CliError("empty --sha: give a snapshot id or prefix, or leave --sha out")
+    try:
+        indexed = vault.entries(checked=False)  # ids only; the history below is checked
+        ids = {e.session_id for e in indexed if e.session_id.startswith(args.session)}
+        if not ids:
+            ids = {resolve_target(args, args.session).session_id}
         if len(ids) > 1:
             raise CliError(
                 f"{args.session!r} matches {len(ids)} sessions: {', '.join(sorted(ids))}"
             )
-        if args.sha:
-            matches = [e for e in history if e.sha256.startswith(args.sha)]
-            if len(matches) != 1:
-                raise CliError(
-                    f"--sha {args.sha!r} matches {len(matches)} snapshots of this session"
-                )
-            entry = matches[0]
-        else:
-            entry = history[0]
+        history = vault.history(ids.pop())
+        if not history:
+            raise CliError(f"no snapshot of {args.session!r} in the vault")
+        entry = history[0] if args.sha is None else _pick_snapshot(history, args.sha)
     except VaultError as error:
         raise CliError(str(error), EXIT_REFUSED) from None
     _confirm(
@@ -187,3 +186,19 @@ def cmd_undo(args: argparse.Namespace) -> int:
         raise _publish_error(error) from None
     _print_receipt(receipt, args.json)
     return 0
+
+
+def _pick_snapshot(history: list[IndexEntry], sha: str) -> IndexEntry:
+    """The newest entry of the one snapshot id in `history` (newest first) starting with `sha`.
+
+    The same file snapshotted twice (say `snapshot`, then `apply`) gives two entries with one
+    id: they are the same snapshot, so ids are matched, not entries.
+    """
+    prefix = sha.strip().lower()
+    newest: dict[str, IndexEntry] = {}
+    for entry in history:
+        if entry.sha256.startswith(prefix):
+            newest.setdefault(entry.sha256, entry)
+    if len(newest) != 1:
+        raise CliError(f"--sha {sha!r} matches {len(newest)} snapshots of this session")
+    return next(iter(newest.values()))

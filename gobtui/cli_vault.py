@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from adapters.select import SelectError, check_selector
 from adapters.vault import Vault
 from adapters.vault_recovery import read_record, recall, search
 from core.limits import (
@@ -138,7 +139,11 @@ def _resolve_session(args: argparse.Namespace, selector: str) -> SessionTarget:
     """A session id already in the vault; else a transcript path or a discovered session
     (gobtui.cli_common.resolve_target); else a unique id prefix among the vault's sessions,
     so a session whose file is gone can still be named."""
-    entries = _vault().entries()
+    try:
+        check_selector(selector)  # "" would be a prefix of every session in the vault
+    except SelectError as error:
+        raise CliError(str(error)) from None
+    entries = _vault().entries(checked=False)  # ids only; what is listed or read is checked
     exact = [e for e in entries if e.session_id == selector]
     if exact:
         return SessionTarget(exact[0].provider, exact[0].session_id, Path(exact[0].path))
@@ -189,10 +194,10 @@ def cmd_vault(args: argparse.Namespace) -> int:
         print(f"index      {_size(stats.index_bytes)}; {_span(stats.oldest_ts, stats.newest_ts)}")
         print(f"location   {vault.root}")
         return 0
-    entries = vault.entries()
-    if args.session:
-        session_id = _resolve_session(args, args.session).session_id
-        entries = [e for e in entries if e.session_id == session_id]
+    if args.session is not None:
+        entries = vault.history(_resolve_session(args, args.session).session_id)
+    else:
+        entries = vault.entries()
     return _list(entries, args.json, "the vault is empty" if not args.session else "no snapshots")
 
 
@@ -293,7 +298,8 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 @_handles_vault_errors
 def cmd_recall(args: argparse.Namespace) -> int:
-    session_id = _resolve_session(args, args.session).session_id if args.session else None
+    session = args.session
+    session_id = _resolve_session(args, session).session_id if session is not None else None
     result = recall(_vault(), args.query, args.limit, session_id)
     if args.json:
         return _dump(result)

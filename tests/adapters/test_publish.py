@@ -19,7 +19,7 @@ from adapters.vault import Vault
 from core.model import Provider
 from core.plan import CompactionPlan
 from core.policy import PolicyConfig
-from core.receipt import OperationKind
+from core.receipt import OperationKind, Receipt
 from core.verify import verify
 from tests.adapters.transcript_files import rehydrate
 
@@ -181,7 +181,37 @@ def test_a_foreign_file_at_the_fork_name_is_never_overwritten(
     with pytest.raises(PublishError) as caught:
         publisher(vault, tmp_path).apply(session, plan, POLICY)
     assert caught.value.code is PublishErrorCode.NEEDS_RECOVERY
+    assert f"the fork {fork} published by this apply was changed since" in str(caught.value)
     assert fork.read_bytes() == b'{"type":"summary","summary":"somebody else"}\n'
+
+
+@pytest.mark.parametrize("kind", ["fork", "undo"])
+def test_a_resumed_fork_or_restore_is_never_overwritten_and_the_way_on_is_named(
+    claude_source: Path, vault: Vault, tmp_path: Path, kind: str
+) -> None:
+    session = load_session(claude_source, Provider.CLAUDE)
+    pub = publisher(vault, tmp_path)
+
+    def publish() -> object:
+        if kind == "fork":
+            return pub.fork(session)
+        return pub.undo(vault.entries()[-1].sha256)
+
+    if kind == "undo":
+        pub.fork(session)  # a snapshot to restore
+    receipt = publish()
+    assert isinstance(receipt, Receipt)
+    fork = Path(receipt.path)
+    with fork.open("ab") as handle:  # resumed: the published bytes, then more
+        handle.write(b'{"type":"user","message":{"role":"user","content":"go on"}}\n')
+    resumed = fork.read_bytes()
+    with pytest.raises(PublishError) as caught:
+        publish()
+    message = str(caught.value)
+    assert caught.value.code is PublishErrorCode.NEEDS_RECOVERY and "\n" not in message
+    assert message.startswith(f"the fork {fork} published by this {kind} was resumed since")
+    assert "it is left as it is" in message and f"gobtui fork {receipt.session_id}" in message
+    assert fork.read_bytes() == resumed
 
 
 @pytest.mark.parametrize("where", ["vault", "fork"])

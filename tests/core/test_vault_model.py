@@ -19,6 +19,7 @@ from core.vault_model import (
     RecallHit,
     VaultError,
     VaultErrorCode,
+    check_label,
     parse_index,
     record_count_of,
     require_sha256,
@@ -114,6 +115,51 @@ def test_index_entry_validation_refuses(overrides: dict[str, object]) -> None:
     with pytest.raises(VaultError) as caught:
         validate_entry(**(entry().model_dump() | overrides))
     assert caught.value.code is VaultErrorCode.INVALID_INPUT
+
+
+def _line(**changes: object) -> bytes:
+    fields = entry().model_dump(mode="json")
+    fields.update(changes)
+    return orjson.dumps({k: v for k, v in fields.items() if v is not None})
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (b"[1, 2]", "not a JSON object"),
+        (b"{garbage}", "not JSON"),
+        (_line(sha256=None), "sha256 is missing"),
+        (_line(sha256="abc"), "sha256 is not a 64-hex sha256"),
+        (_line(bytes=-1), "bytes is out of range"),
+        (_line(ts="soon"), "ts has the wrong type or value"),
+        (_line(path="relative"), "path is not an absolute path"),
+        (_line(strategy="a\tb"), "strategy holds control characters"),
+        (_line(strategy="x" * 129), "strategy is over 128 characters"),
+        (_line(colour="red"), "colour is not a known field"),
+    ],
+)
+def test_a_bad_index_line_is_named_in_plain_words(line: bytes, why: str) -> None:
+    good = entry().to_line()
+    with pytest.raises(VaultError) as caught:
+        parse_index(good + line + b"\n")
+    assert caught.value.code is VaultErrorCode.DAMAGED_INDEX
+    assert caught.value.message == f"index line 2 is invalid: {why}"
+
+
+@pytest.mark.parametrize(
+    ("label", "why"),
+    [
+        ("x" * 129, "the label is over 128 characters"),
+        ("two\nlines", "the label holds control characters"),
+        ("\udcff\udcfe", "the label is not valid UTF-8"),  # argv bytes b"\xff\xfe"
+    ],
+)
+def test_check_label_says_what_is_wrong_with_the_label(label: str, why: str) -> None:
+    with pytest.raises(VaultError) as caught:
+        check_label(label)
+    assert caught.value.code is VaultErrorCode.INVALID_INPUT
+    assert caught.value.message == f"bad label: {why}"
+    assert check_label("x" * 128) == "x" * 128 and check_label("") == ""
 
 
 def test_index_entry_limits_are_inclusive() -> None:

@@ -121,3 +121,57 @@ def test_undo_of_an_unknown_session_is_one_line(
     assert main(["undo", "ffffffff", "--yes"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "ffffffff" in err
+
+
+def test_undo_by_sha_of_a_snapshot_taken_twice(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`snapshot` then `apply` of the unchanged file: two index entries, one snapshot id."""
+    assert main(["snapshot", SPOTTER, "--json"]) == 0
+    snapped = str(orjson.loads(capsys.readouterr().out)["sha256"])
+    applied = receipt_of(capsys, "apply", SPOTTER, "--strategy", "elide", *LOW, "--yes", "--json")
+    assert applied["snapshot_manifest_sha256"] == snapped
+    first = receipt_of(capsys, "undo", SPOTTER, "--sha", snapped[:8], "--yes", "--json")
+    assert first["snapshot_manifest_sha256"] == snapped and first["kind"] == "undo"
+    again = receipt_of(capsys, "undo", SPOTTER[:8], "--sha", snapped.upper(), "--yes", "--json")
+    assert again == first  # the same snapshot: the same undo, answered from its receipt
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["undo", SPOTTER, "--sha", "", "--yes"], "empty --sha"),
+        (["undo", SPOTTER, "--sha", "  ", "--yes"], "empty --sha"),
+        (["undo", "", "--yes"], "empty session selector"),
+    ],
+)
+def test_undo_refuses_empty_selectors(
+    source: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main(["snapshot", SPOTTER]) == 0
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gobtui: error: {message}") and err.count("\n") == 1
+    assert sorted(p.name for p in source.parent.iterdir()) == [source.name]  # nothing restored
+
+
+def test_a_resumed_fork_is_left_alone_and_the_error_says_what_to_do(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    applied = receipt_of(capsys, "apply", SPOTTER, "--strategy", "elide", *LOW, "--yes", "--json")
+    fork, fork_id = Path(str(applied["path"])), str(applied["session_id"])
+    turn = {"type": "user", "sessionId": fork_id, "message": {"role": "user", "content": "go"}}
+    with fork.open("ab") as handle:  # the user resumed the fork
+        handle.write(orjson.dumps(turn) + b"\n")
+    resumed = fork.read_bytes()
+    assert main(["apply", SPOTTER, "--strategy", "elide", *LOW, "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"gobtui: error: the fork {fork} published by this apply was resumed since (it grew); "
+        "it is left as it is. Apply again after the source changes, or compact the fork "
+        f"itself: gobtui apply {fork_id} [needs_recovery]\n"
+    )
+    assert fork.read_bytes() == resumed
+    forked = receipt_of(capsys, "fork", fork_id, "--json")  # the way forward works
+    assert forked["source_session_id"] == fork_id and Path(str(forked["path"])).is_file()

@@ -169,8 +169,13 @@ def test_snapshot_refuses_non_transcripts_and_long_labels(
     notes.write_text("hello\n")
     code, _, err = run("snapshot", str(notes))
     assert code == 2 and "not a Claude Code or Codex transcript" in err
-    code, _, err = run("snapshot", str(short), "--label", "x" * 129)
-    assert code == 2 and "strategy" in err
+    for label, why in (
+        ("x" * 129, "the label is over 128 characters"),
+        ("two\nlines", "the label holds control characters"),
+        (os.fsdecode(b"\xff\xfe"), "the label is not valid UTF-8"),  # argv's undecodable bytes
+    ):
+        code, _, err = run("snapshot", str(short), "--label", label)
+        assert (code, err) == (2, f"gobtui: error: bad label: {why}\n")
     assert not (data_dir() / "vault" / "index.jsonl").exists()
 
 
@@ -211,3 +216,53 @@ def test_empty_vault_outputs(run: Run) -> None:
     code, out, _ = run("recall")
     assert code == 0 and "no state cards found in 0 snapshots" in out
     assert not (data_dir() / "vault").exists()
+
+
+def test_a_dangling_index_entry_stops_the_listings_and_prune(run: Run, short: Path) -> None:
+    """QA's repro: two snapshots, then line 1's sha256 gets another first hex digit."""
+    run("snapshot", str(short))
+    with short.open("ab") as handle:
+        handle.write(b'{"type":"user","message":{"content":"more"}}\n')
+    run("snapshot", str(short))
+    index = data_dir() / "vault" / "index.jsonl"
+    lines = index.read_bytes().split(b"\n")
+    sha = orjson.loads(lines[0])["sha256"]
+    wrong = ("0" if sha[0] != "0" else "1") + sha[1:]
+    lines[0] = lines[0].replace(sha.encode(), wrong.encode())
+    index.write_bytes(b"\n".join(lines))
+    damaged = index.read_bytes()
+    manifests = sorted(os.listdir(data_dir() / "vault" / "manifests"))
+    for args in (
+        ["vault"],
+        ["vault", "--json"],
+        ["vault", SHORT_ID],
+        ["history", SHORT_ID],
+        ["vault", "--stats"],
+        ["prune", "--keep", "1", "--yes"],
+    ):
+        code, out, err = run(*args)
+        assert (code, out) == (1, ""), args
+        assert err == (
+            f"gobtui: error: vault damaged: manifest {wrong} is missing "
+            "(named by index line 1); repair required\n"
+        )
+    assert index.read_bytes() == damaged
+    assert sorted(os.listdir(data_dir() / "vault" / "manifests")) == manifests
+
+
+def test_an_empty_session_selector_is_refused(run: Run, short: Path) -> None:
+    run("snapshot", str(short))
+    for args in (["snapshot", ""], ["show", ""], ["history", ""], ["vault", ""], ["recall", ""]):
+        assert run(*args) == (2, "", "gobtui: error: empty session selector\n"), args
+
+
+def test_a_damaged_index_line_is_described_in_plain_words(run: Run, short: Path) -> None:
+    run("snapshot", str(short))
+    with (data_dir() / "vault" / "index.jsonl").open("ab") as handle:
+        handle.write(b"[1, 2]\n")
+    code, _, err = run("vault")
+    assert code == 1
+    assert err == (
+        "gobtui: error: vault damaged: index line 2 is invalid: not a JSON object; "
+        "repair required\n"
+    )
