@@ -35,6 +35,24 @@ class VaultTable(DataTable[Text | str]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+        self._shown: tuple[list[tuple[int, IndexEntry]], Callable[..., str | None], float] | None
+        self._shown = None
+        self._wide: bool | None = None
+
+    def on_resize(self) -> None:
+        """Rows shown before the table had its width (or before a resize across the wide
+        threshold) are laid out again, marks and cursor kept."""
+        if self._shown is None or self._wide == (self.size.width >= WIDE_MIN_WIDTH):
+            return
+        rows, project_of, now = self._shown
+        marks = {serial for serial, _ in rows if self._marked(serial)}
+        self.show(rows, marks=marks, project_of=project_of, now=now, select=self.selected_serial)
+
+    def _marked(self, serial: int) -> bool:
+        try:
+            return str(self.get_cell(str(serial), "mark")) == MARK
+        except Exception:  # a row or column being rebuilt
+            return False
 
     def show(
         self,
@@ -47,7 +65,8 @@ class VaultTable(DataTable[Text | str]):
     ) -> None:
         """Show exactly `rows` ((serial, entry), newest first); the cursor on `select`."""
         self.clear(columns=True)
-        wide = self.size.width >= WIDE_MIN_WIDTH
+        wide = self._wide = self.size.width >= WIDE_MIN_WIDTH
+        self._shown = (rows, project_of, now)
         name_width, label_width = (14, 14) if wide else (12, 11)
         self.add_column("", key="mark", width=1)
         self.add_column("", key="provider", width=1)
