@@ -1,7 +1,8 @@
 """A yes/no modal that says exactly what will be written where, before anything is.
 
-Keyboard first: y or enter confirms, n, esc or q cancels; the buttons never take the focus,
-so enter always means yes and a mouse click works as well.
+Keyboard first: y confirms, n, esc or q cancels, and enter presses the focused button, which
+starts on the confirming one; tab or the arrows move between the buttons. A mouse click works
+as well.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from textual.widgets import Button, Static
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
-        Binding("y,enter", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape,q", "answer(False)", "No", id="confirm.no"),
+        Binding("left,right", "app.focus_next", "Other button", show=False),
     ]
 
     def __init__(self, title: str, question: str, *, yes: str = "Publish", no: str = "Cancel"):
@@ -39,9 +41,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(f"{self.no_label} (n)", compact=True, id="confirm-no")
 
     def on_mount(self) -> None:
-        for button in self.query(Button):
-            button.can_focus = False
-        self.set_focus(None)
+        self.query_one("#confirm-yes", Button).focus()
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -202,6 +202,15 @@ async def test_cancel_writes_nothing(demo_app_factory: Callable[..., GobtuiApp])
         await until(lambda: not app.publishing.busy, pilot)
         assert sorted(folder.iterdir()) == listing
         assert not toasts.has("already running")
+        # enter presses the focused button: tab (or an arrow) to Cancel, then enter, cancels
+        for keys in (("tab", "enter"), ("right", "enter")):
+            await pilot.press("a")
+            await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+            assert app.screen.focused is not None and app.screen.focused.id == "confirm-yes"
+            await pilot.press(*keys)
+            await until(lambda: not app.publishing.busy, pilot)
+            assert app.screen is app.sessions_screen
+            assert sorted(folder.iterdir()) == listing and fork_of(app, row) is None
 
 
 async def test_a_session_without_a_plan_says_why(
