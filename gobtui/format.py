@@ -59,6 +59,16 @@ def display_path(path: str, home: str | None = None) -> str:
     return path
 
 
+def ellipsize_middle(text: str, width: int) -> str:
+    """`text` in `width` characters, cut in the middle: a path keeps its file name."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    tail = (width - 1) * 2 // 3
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
+
+
 def ellipsize(text: str, width: int) -> str:
     if width <= 0:
         return ""

@@ -14,6 +14,8 @@ from gobtui import format as fmt
 from gobtui.widgets.palette import BandStyles, band_styles
 
 MARK = "▲"
+LABEL_CELLS = 10
+"""The facts' label column (8 wide at least) and the gap after it."""
 
 
 def compaction_marks(summary: SessionSummary, width: int) -> str:
@@ -34,12 +36,13 @@ def compaction_marks(summary: SessionSummary, width: int) -> str:
     return "".join(line).rstrip()
 
 
-def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None) -> Table:
+def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width: int = 0) -> Table:
     """At most seven lines (eight after a fork), so the pane fits under the table in an 80x24
-    pane. `last_fork` is the resume command of the fork last published from this session."""
+    pane. `last_fork` is the resume command of the fork last published from this session;
+    `width` (when known) is the pane's, to which a long path is cut in its middle."""
     s = row.summary
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold", no_wrap=True, min_width=8)
+    grid.add_column(style="bold", no_wrap=True, min_width=LABEL_CELLS - 2)
     grid.add_column(no_wrap=True, overflow="ellipsis")
     state = "" if s.context_state is ContextState.REPORTED else f" ({s.context_state.value})"
     context = Text(
@@ -91,7 +94,8 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None) -> Ta
         extra.append(f"compacted {len(s.compactions)}× (last {last.trigger or 'provider'}{pre})")
     if extra:
         grid.add_row("History", " · ".join(extra))
-    grid.add_row("Path", fmt.display_path(s.path))
+    path = fmt.display_path(s.path)
+    grid.add_row("Path", fmt.ellipsize_middle(path, width - LABEL_CELLS) if width else path)
     grid.add_row("Resume", Text(s.resume_command(), styles.accent))
     if last_fork:
         grid.add_row("Fork", Text(f"last fork: {last_fork}", styles.ok))
@@ -130,7 +134,7 @@ class DetailPane(Vertical):
             spark.data = []
             marks.update("")
             return
-        grid = facts(row, band_styles(self.app), last_fork)
+        grid = facts(row, band_styles(self.app), last_fork, self.content_region.width)
         # Shown again every second (the ages move): a layout pass of the whole screen each
         # time cost ~45 ms. The same session with as many fact lines keeps its height.
         shape = (row.key, grid.row_count)
