@@ -17,7 +17,7 @@ LEGEND = [
     ("█░┃", "context used, free, and where the compaction trigger sits"),
     ("colours", "under 50% / 50-80% / over 80% of the window"),
     ("ETA", "time to the trigger at the recent burn rate (live sessions)"),
-    ("reset", "the provider compacted; no usage reported since"),
+    ("reset", "compacted (by the provider, or a fork from a): no usage reported since"),
     ("Fork", "the last fork published from the session (a); its resume command"),
 ]
 

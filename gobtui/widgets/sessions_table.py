@@ -8,9 +8,10 @@ change of width (which drops or restores columns) rebuilds the columns.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from textual._two_way_dict import TwoWayDict
+from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
@@ -58,9 +59,18 @@ def visible_columns(table_width: int) -> tuple[list[Column], int]:
 class SessionsTable(DataTable[Cell]):
     """DataTable of BoardRows keyed by session path."""
 
+    # The vertical scrollbar's room is kept even without one: columns laid out for the whole
+    # width would overflow when it appears (a horizontal bar, one row fewer, the table jumps).
     DEFAULT_CSS = """
-    SessionsTable { height: 1fr; }
+    SessionsTable { height: 1fr; scrollbar-gutter: stable; overflow-x: hidden; }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # DataTable's home and end move between columns; in a table of rows they go to the
+        # first and the last session.
+        Binding("home", "scroll_top", "First", show=False, id="sessions.first"),
+        Binding("end", "scroll_bottom", "Last", show=False, id="sessions.last"),
+    ]
 
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         self._ordered: list[Any] | None = None  # read by DataTable's own __init__
@@ -104,7 +114,11 @@ class SessionsTable(DataTable[Cell]):
         return True
 
     def on_resize(self, event: Resize) -> None:
-        self._relayout(event.size.width)
+        self._relayout(self._room())
+
+    def _room(self) -> int:
+        """The width the columns may take: the table's, less the scrollbar's gutter."""
+        return self.scrollable_content_region.width
 
     def _relayout(self, width: int) -> None:
         columns, title_width = visible_columns(width)
@@ -140,7 +154,7 @@ class SessionsTable(DataTable[Cell]):
             if not self.size.width:
                 self._rows = rows  # not laid out yet: on_resize shows them at the right width
                 return
-            self._relayout(self.size.width)
+            self._relayout(self._room())
         self._apply(rows, self.selected_key, changed)
 
     def update_rows(self, rows: list[BoardRow]) -> None:

@@ -358,3 +358,26 @@ async def test_band_styles_follow_a_theme_change(
         gruvbox = band_styles(app)
         assert gruvbox.ok != nord.ok
         assert band_styles(app) is gruvbox
+
+
+@pytest.mark.parametrize("size", [(80, 16), (80, 24)])
+async def test_the_table_never_scrolls_sideways(
+    demo_app_factory: Callable[..., GobtuiApp], size: tuple[int, int]
+) -> None:
+    """At 80 columns, with more rows than fit (a vertical scrollbar) or not, the columns fit
+    beside the scrollbar's room: no horizontal scrollbar, the same columns either way."""
+    app = demo_app_factory()
+    async with app.run_test(size=size) as pilot:
+        table = app.sessions_screen.query_one(SessionsTable)
+        await until(lambda: table.row_count > 0, pilot)
+        await pilot.pause()
+        assert (table.max_scroll_y > 0) is (size[1] == 16)
+        assert table.max_scroll_x == 0
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        await pilot.press("end")  # the last session, scrolled into view
+        await pilot.pause()
+        assert table.cursor_row == table.row_count - 1 and table.max_scroll_x == 0
+        assert table.scroll_y == table.max_scroll_y
+        await pilot.press("home")
+        await pilot.pause()
+        assert table.cursor_row == 0 and table.scroll_y == 0
