@@ -123,9 +123,10 @@ class RecordPairs(LineList):
             text.append(self._right_cells(right, "=", size))
             text.stylize(self._style("fold"))
         elif change is RowChange.CARD_LINE:
-            text.append(" " * left)
-            text.append(SEPARATOR)
-            text.append(fit("  " + clean(row.text), right), self._style("added"))
+            # The injected card is read whole: its lines take the full width, under a "card"
+            # kind, rather than the narrow after-side column beside an empty original.
+            head = f"{'':>{LINE_WIDTH}} {'card':<{KIND_WIDTH}} "
+            text.append(fit(head + clean(row.text), width), self._style("added"))
         elif change is RowChange.ADDED:
             after = row.after
             text.append(self._left_cells(left, "", "", "(new record)", ""), self._style("muted"))

@@ -94,6 +94,12 @@ async def test_p_opens_the_preview_with_the_services_figures(
         drawn = rendered_rows(screen.query_one(RecordPairs))
         assert any("unchanged records" in line for line in drawn)
         assert any("stub, frees" in line for line in drawn)
+        # The card is drawn whole, its lines as wide as the list, not in the after column.
+        assert plan.digest is not None
+        card = [line for line in drawn if line.lstrip().startswith("card ")]
+        goal = next(line for line in card if "goal:" in line)
+        assert f"goal: {plan.digest.goal}" in goal
+        assert goal.index("goal:") < len(goal) // 4
 
 
 async def test_strategy_switch_replans(demo_app_factory: Callable[..., GobtuiApp]) -> None:
