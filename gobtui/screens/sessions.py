@@ -232,7 +232,7 @@ class SessionsScreen(Screen[None]):
         empty.display = self.loaded and not visible
         if not visible:
             empty.update(self._empty_message())
-        self._render_status()
+        self._render_status(len(visible))
         self._show_selected()
         self._maybe_first_paint()
 
@@ -255,7 +255,7 @@ class SessionsScreen(Screen[None]):
             "Run `gobtui --all` for older ones, or `gobtui --demo` for a demo home."
         )
 
-    def _render_status(self) -> None:
+    def _render_status(self, shown: int) -> None:
         rows = list(self.rows.values())
         live = sum(1 for r in rows if r.live)
         over = sum(1 for r in rows if r.over_trigger)
@@ -266,18 +266,20 @@ class SessionsScreen(Screen[None]):
         text.append("gobtui", style="bold")
         if not self.loaded:
             text.append(" · scanning…")
-        else:
-            text.append(f" · {len(rows)} sessions · {live} live")
-            if over:
-                text.append(f" · {over} over trigger", style="bold")
-        filters = [f"sort {self.sort_key.value}"]
+        filters = []
         if self.provider_filter is not None:
             filters.append(self.provider_filter.value)
         if self.live_only:
             filters.append("live only")
         if self.filter_text:
             filters.append(f"“{fmt.ellipsize(self.filter_text, 16)}”")
-        text.append(" · " + " · ".join(filters))
+        if self.loaded:
+            count = f"{shown} of {len(rows)}" if filters else f"{len(rows)}"
+            text.append(f" · {count} sessions · {live} live")
+            if over:
+                text.append(f" · {over} over trigger", style="bold")
+        # What narrows the list comes before the sort: a narrow pane cuts the end.
+        text.append(" · " + " · ".join([*filters, f"sort {self.sort_key.value}"]))
         self.query_one("#status", Static).update(text)
 
     def selected_row(self) -> BoardRow | None:

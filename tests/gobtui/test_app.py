@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import orjson
 import pytest
+from textual.widgets import Static
 
 from core.model import Provider
 from gobtui.app import GobtuiApp, _terminal_check, make_app
@@ -145,8 +146,12 @@ async def test_filters_sort_and_text_filter(demo_app_factory: Callable[..., Gobt
         assert shares == sorted(shares, reverse=True)
         await pilot.press("slash", *"ledger", "enter")
         assert [r.project for r in screen.visible_rows()] == ["ledgerly"]
+        status = str(screen.query_one("#status", Static).render())
+        assert f"1 of {total} sessions" in status and "“ledger” · sort occupancy" in status
         await pilot.press("slash", "escape")
         assert table.row_count == total
+        status = str(screen.query_one("#status", Static).render())
+        assert f" {total} sessions" in status and " of " not in status
 
 
 async def test_cursor_stays_on_its_session_across_updates(
