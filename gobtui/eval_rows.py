@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.evaluation import EvalRow, RowStatus
+from gobtui import format as fmt
 from gobtui.preview_rows import human_bytes
 
 EVAL_LEGEND = [
@@ -76,7 +77,7 @@ def row_note(row: EvalRow) -> str:
     if row.error:
         return row.error
     if row.status is not RowStatus.PLAN:
-        return row.reason_code or ""
+        return fmt.no_plan_words(row.reason_code) if row.reason_code else ""
     if row.control:
         return "asks the provider; no file written"
     note = f"{row.elided_items} stubbed"

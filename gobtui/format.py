@@ -4,6 +4,19 @@ from __future__ import annotations
 
 import os
 
+NO_PLAN_WORDS = {
+    "below_trigger": "below the trigger",
+    "strategy_returned_no_plan": "nothing to compact",
+    "minimum_savings_not_met": "saves under the minimum",
+    "empty_external_edits": "the command proposed no edits",
+    "external_nonreducing_plan": "the command's plan saves nothing",
+}
+"""What the board says for each no-plan reason code (the CLI's JSON keeps the codes)."""
+
+
+def no_plan_words(code: str) -> str:
+    return NO_PLAN_WORDS.get(code, code)
+
 
 def plural(count: int, noun: str, many: str | None = None) -> str:
     """`1 record`, `2 records` (or `many` when the plural is not noun + s), with thousands."""

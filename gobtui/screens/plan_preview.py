@@ -256,7 +256,7 @@ class PlanPreviewScreen(Screen[None]):
             return text
         f = self.preview.figures
         if f.no_plan_reason is not None:
-            text.append(f"no plan: {f.no_plan_reason}", styles.warn)
+            text.append(f"no plan: {fmt.no_plan_words(f.no_plan_reason)}", styles.warn)
             text.append(f" · context {fmt.tokens(f.context_before)}")
             text.append(f"\n{self._trigger_text(f)} · {mode} diffs")
             if f.no_plan_reason == "below_trigger" and not self.ignore_trigger:
@@ -370,7 +370,7 @@ class PlanPreviewScreen(Screen[None]):
         f = preview.figures
         if f.no_plan_reason is not None:
             hint = " (t plans anyway)" if f.no_plan_reason == "below_trigger" else ""
-            return f"no plan: {f.no_plan_reason}{hint}"
+            return f"no plan: {fmt.no_plan_words(f.no_plan_reason)}{hint}"
         if f.admitted is False:
             return f"the plan is refused by admission ({f.admission_code})"
         if f.control is not None:

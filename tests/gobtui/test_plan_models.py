@@ -244,3 +244,20 @@ def test_session_moved_on_only_when_its_file_did() -> None:
     assert not session_moved_on(mine, 100, [other.model_copy(update={"bytes": 9})], ["/b.jsonl"])
     assert session_moved_on(mine, 100, [mine.model_copy(update={"bytes": 160})], [])
     assert session_moved_on(mine, 100, [], ["/a.jsonl"])
+
+
+def test_the_board_says_no_plan_reasons_in_words() -> None:
+    """The CLI's JSON keeps the closed codes; the dashboard says what each means."""
+    from core.evaluation import EvalRow, RowStatus
+    from core.plan import NoPlanReason
+    from gobtui.eval_rows import row_note
+    from gobtui.format import NO_PLAN_WORDS, no_plan_words
+
+    assert set(NO_PLAN_WORDS) == {reason.value for reason in NoPlanReason}
+    row = EvalRow(
+        strategy="elide",
+        status=RowStatus.NO_PLAN,
+        reason_code=NoPlanReason.MINIMUM_SAVINGS_NOT_MET.value,
+        context_tokens_before=1,
+    )
+    assert row_note(row) == "saves under the minimum" == no_plan_words(row.reason_code or "")

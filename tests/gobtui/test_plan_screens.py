@@ -176,7 +176,9 @@ async def test_ignore_trigger_plans_a_session_below_it(
         screen = await open_preview(app, pilot, BELOW_TRIGGER)
         assert screen.preview is not None
         assert screen.preview.figures.no_plan_reason == "below_trigger"
-        assert "press t to plan anyway" in static_text(screen, "#plan-figures")
+        figures = static_text(screen, "#plan-figures")
+        assert "no plan: below the trigger" in figures and "press t to plan anyway" in figures
+        assert screen.apply_refusal() == "no plan: below the trigger (t plans anyway)"
         first = screen.preview
         await pilot.press("t")
         await until(lambda: screen.preview is not first and screen.preview is not None, pilot)
