@@ -17,7 +17,6 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property, partial
@@ -136,16 +135,12 @@ def load_session(path: Path, provider: Provider) -> LoadedSession:
             PlanningErrorCode.TOO_MANY_ITEMS,
             f"{len(transcript.items)} items, over the planning limit of {MAX_PLAN_ITEMS}",
         )
-    # hashlib drops the GIL: the digest costs no time beside the single-threaded read pass.
-    with ThreadPoolExecutor(1, thread_name_prefix="plan-digest") as pool:
-        digest = pool.submit(lambda: hashlib.sha256(data).hexdigest())
-        source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
-        source_sha256 = digest.result()
+    source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
     return LoadedSession(
         path=path,
         provider=provider,
         data=data,
-        source_sha256=source_sha256,
+        source_sha256=hashlib.sha256(data).hexdigest(),
         transcript=transcript,
         payloads=source.payloads,
         starts=source.lines.starts,
