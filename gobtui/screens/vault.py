@@ -37,6 +37,10 @@ MAX_MARKS = 2
 Clock = Callable[[], float]
 
 
+AGE_REFRESH_SECS = 30.0
+"""How often an open vault screen redraws the snapshots' ages."""
+
+
 class VaultScreen(Screen[None]):
     COMMANDS = {ScreenCommands}
     HELP_LEGEND = VAULT_LEGEND
@@ -128,6 +132,12 @@ class VaultScreen(Screen[None]):
         # After the first refresh: `loading` set before the table counts as mounted is
         # applied late, and could cover the table after a quick answer already arrived.
         self.call_after_refresh(self.reload)
+        self.set_interval(AGE_REFRESH_SECS, self._refresh_ages)
+
+    def _refresh_ages(self) -> None:
+        """The Taken column moves on while the screen stays open ("14s ago" for minutes)."""
+        if self.loaded and self.is_current:
+            self._fill()
 
     # --- loading -------------------------------------------------------------------------
 

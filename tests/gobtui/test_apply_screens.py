@@ -712,3 +712,30 @@ async def test_a_damaged_index_shows_no_list_at_all(
         assert isinstance(vault, VaultScreen)
         assert vault.entries == [] and vault.query_one(DataTable).row_count == 0
         assert "cannot read the vault" in str(vault.query_one("#vault-title", Static).render())
+
+
+async def test_the_vault_ages_move_on_while_it_is_open(
+    demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An open vault screen redraws the Taken column: "2m ago" does not stay for an hour."""
+    import gobtui.screens.vault as vault_screen
+
+    monkeypatch.setattr(vault_screen, "AGE_REFRESH_SECS", 0.05)
+    now = [FROZEN_NOW]
+    app = demo_app_factory(clock=lambda: now[0])
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        snapshot_file(
+            Path(row.summary.path), Provider.CLAUDE, row.summary.session_id, "x", now[0] - 120
+        )
+        screen = await open_vault(app, pilot)
+        table = screen.query_one(DataTable)
+
+        def taken() -> str:
+            return str(table.get_row_at(0)[table.get_column_index("taken")])
+
+        assert taken() == "2m ago"
+        selected = screen.selected_serial()
+        now[0] += 3 * 3600
+        await until(lambda: taken() == "3h ago", pilot)
+        assert screen.selected_serial() == selected is not None
