@@ -37,6 +37,7 @@ class VaultTable(DataTable[Text | str]):
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
         self._shown: tuple[list[tuple[int, IndexEntry]], Callable[..., str | None], float] | None
         self._shown = None
+        self._marks: set[int] = set()
         self._wide: bool | None = None
 
     def on_resize(self) -> None:
@@ -45,14 +46,9 @@ class VaultTable(DataTable[Text | str]):
         if self._shown is None or self._wide == (self.size.width >= WIDE_MIN_WIDTH):
             return
         rows, project_of, now = self._shown
-        marks = {serial for serial, _ in rows if self._marked(serial)}
-        self.show(rows, marks=marks, project_of=project_of, now=now, select=self.selected_serial)
-
-    def _marked(self, serial: int) -> bool:
-        try:
-            return str(self.get_cell(str(serial), "mark")) == MARK
-        except Exception:  # a row or column being rebuilt
-            return False
+        self.show(
+            rows, marks=self._marks, project_of=project_of, now=now, select=self.selected_serial
+        )
 
     def show(
         self,
@@ -67,6 +63,7 @@ class VaultTable(DataTable[Text | str]):
         self.clear(columns=True)
         wide = self._wide = self.size.width >= WIDE_MIN_WIDTH
         self._shown = (rows, project_of, now)
+        self._marks = set(marks)
         name_width, label_width = (14, 14) if wide else (12, 11)
         self.add_column("", key="mark", width=1)
         self.add_column("", key="provider", width=1)
@@ -98,6 +95,7 @@ class VaultTable(DataTable[Text | str]):
             self.move_cursor(row=keys.index(select), animate=False)
 
     def set_mark(self, serial: int, marked: bool) -> None:
+        (self._marks.add if marked else self._marks.discard)(serial)
         cell = Text(MARK if marked else " ", band_styles(self.app).accent)
         self.update_cell(str(serial), "mark", cell)
 
