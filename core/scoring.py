@@ -70,12 +70,11 @@ _SPLIT = re.compile(r"[^\w/.]+")
 
 def tokenize(text: str) -> frozenset[str]:
     """Lowercased tokens split on anything but letters, digits, `/`, `.` and `_`."""
-    lowered = text.lower()
-    if len(lowered) <= MAX_TOKEN_CHARS:  # no token can be too long: filter in C
-        return frozenset(filter(None, _SPLIT.split(lowered)))
-    return frozenset(
-        token for token in _SPLIT.split(lowered) if token and len(token) <= MAX_TOKEN_CHARS
-    )
+    tokens = frozenset(filter(None, _SPLIT.split(text.lower())))
+    # Checked on the distinct tokens, in C: a token over the limit is rare.
+    if len(text) <= MAX_TOKEN_CHARS or max(map(len, tokens), default=0) <= MAX_TOKEN_CHARS:
+        return tokens
+    return frozenset(token for token in tokens if len(token) <= MAX_TOKEN_CHARS)
 
 
 def tool_importance(label: str) -> float:
@@ -126,6 +125,7 @@ class HeuristicScorer:
         for item in candidates:
             df.update(tokens[item.line_index])
         idf_norm = max(math.log(n_docs), 1.0)
+        idf = {token: math.log(n_docs / count) for token, count in df.items()}
         outputs = elidable_items(transcript)
         newest_by_label: dict[str, TranscriptItem] = {}
         for item in outputs:
@@ -149,11 +149,7 @@ class HeuristicScorer:
                 + W_GOAL * (len(toks & goal) / count if count else 0.0)
                 + W_POSITION * (1.0 - item.line_index / max_line if max_line else 0.0)
                 + W_IDF
-                * (
-                    math.fsum(math.log(n_docs / df[t]) for t in toks) / (count * idf_norm)
-                    if count
-                    else 0.0
-                )
+                * (math.fsum(map(idf.__getitem__, toks)) / (count * idf_norm) if count else 0.0)
                 + (W_SUPERSEDED if superseded else 0.0)
                 + (W_NEAR_DUPLICATE if near_duplicate else 0.0)
             )

@@ -373,3 +373,14 @@ def test_scores_do_not_depend_on_the_string_hash_seed(fixtures_dir: Path) -> Non
         outputs.add(done.stdout)
     assert len(outputs) == 1
     assert int(outputs.pop().split()[0]) > 20  # enough candidates for the order to matter
+
+
+def test_tokenize_drops_only_tokens_over_the_limit() -> None:
+    from core.scoring import MAX_TOKEN_CHARS, tokenize
+
+    long_token = "x" * (MAX_TOKEN_CHARS + 1)
+    edge_token = "y" * MAX_TOKEN_CHARS
+    text = f"Error in src/Main.py: {long_token} {edge_token} -- exit_code=2"
+    assert tokenize(text) == {"error", "in", "src/main.py", edge_token, "exit_code", "2"}
+    assert tokenize("Short Text, short.") == {"short", "text", "short."}
+    assert tokenize(long_token) == frozenset()
