@@ -1,4 +1,5 @@
-"""Planning on a real file: load it once, plan with one strategy, or evaluate them all.
+"""Planning on a real file: load it once, then plan with one strategy (adapters.eval_session
+evaluates them all).
 
 The source is read once into memory and bound to its sha256; every candidate is built from
 those bytes in memory (a temporary copy that never touches the disk), so an eval cannot
@@ -15,31 +16,26 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 
 from adapters.config_file import ExternalCommand
 from adapters.external import STRATEGY_ID as EXTERNAL_ID
 from adapters.external import ExternalError, run_external
-from adapters.processes import Aside
 from adapters.providers import parse_transcript
-from adapters.rewrite import CardScanner, RewriteError
+from adapters.rewrite import CardScanner
 from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
-from core.admission import Admission, admit, protected_tail_start
-from core.evaluation import EvalRow, RowStatus, mark_best
+from core.admission import Admission, admit
 from core.limits import EVAL_PAYLOAD_BYTES, MAX_PLAN_ITEMS, MAX_PLAN_SOURCE_BYTES
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
-from core.probe_witness import ProbeWitness
-from core.probes import ProbeScore, extract_probes
 from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
-from core.strategies.common import admit_with, prefix_tokens
-from core.verify import SourceChecks, VerifyReport, accepts
+from core.strategies.common import admit_with
+from core.verify import SourceChecks
 
 Progress = Callable[[int, int, str], None]
 """(done, total, what) while an eval runs."""
@@ -228,134 +224,3 @@ def candidate_bytes(session: LoadedSession, plan: CompactionPlan) -> bytes:
     """The compacted transcript a file plan produces (identity unchanged): apply_plan's
     bytes, built from the session's rewriter."""
     return session.rewriter.apply(plan)
-
-
-@dataclass
-class _EvalShared:
-    """What every row of one eval reuses: where the protected tail starts, and the source's
-    own verify report."""
-
-    tail_start: int | None
-    source_report: VerifyReport
-    """What the source itself already gets from verify (see core.verify.accepts)."""
-
-
-def evaluate_session(
-    session: LoadedSession,
-    policy: PolicyConfig,
-    strategies: Iterable[str] | None = None,
-    live: bool = False,
-    progress: Progress | None = None,
-) -> list[EvalRow]:
-    """Every strategy (or the named ones) on in-memory copies; the best row marked."""
-    names = list(strategies) if strategies is not None else list(STRATEGIES)
-    for name in names:
-        check_strategy(name)
-    transcript = session.transcript
-    # Probes are only needed to score the rows: worked out aside (another core) meanwhile.
-    extracting = Aside.start(partial(extract_probes, transcript, session.payloads))
-    try:
-        shared = _EvalShared(
-            tail_start=protected_tail_start(transcript, policy.keep_recent_tool_outputs),
-            source_report=session.source_checks.report(),
-        )
-        found: list[tuple[EvalRow, CompactionPlan | None, float]] = []
-        for done, name in enumerate(names):
-            if progress is not None:
-                progress(done, len(names), name)
-            started = time.perf_counter()
-            try:
-                row, plan = _evaluate_one(session, name, policy, live, shared)
-            except (RewriteError, ValueError) as error:
-                row, plan = _error_row(name, transcript, error), None
-            found.append((row, plan, time.perf_counter() - started))
-        if progress is not None:
-            progress(len(names), len(names), "probes")
-        probes = ProbeWitness(extracting.result(), transcript, session.payloads)
-    finally:
-        extracting.close()
-    rows: list[EvalRow] = []
-    for row, plan, seconds in found:
-        started = time.perf_counter()
-        try:
-            scored = _with_probes(row, probes.score(plan, shared.tail_start)) if plan else row
-        except ValueError as error:  # one strategy's failure is its row's, as above
-            scored = _error_row(row.strategy, transcript, error)
-        elapsed = (seconds + time.perf_counter() - started) * 1000
-        rows.append(scored.model_copy(update={"duration_ms": round(elapsed, 1)}))
-    if progress is not None:
-        progress(len(names), len(names), "done")
-    return mark_best(rows, policy.min_savings_tokens)
-
-
-def _error_row(name: str, transcript: Transcript, error: Exception) -> EvalRow:
-    return EvalRow(
-        strategy=name,
-        status=RowStatus.ERROR,
-        context_tokens_before=transcript.context_tokens(),
-        error=str(error).splitlines()[0] if str(error) else type(error).__name__,
-    )
-
-
-def _with_probes(row: EvalRow, score: ProbeScore) -> EvalRow:
-    return row.model_copy(
-        update={
-            "probes_total": score.probes_total,
-            "probes_recalled": score.probes_recalled,
-            "recall": round(score.recall, 4),
-            "tail_intact": score.tail_intact,
-            "missed_probes": score.missed_probes,
-        }
-    )
-
-
-def _evaluate_one(
-    session: LoadedSession, name: str, policy: PolicyConfig, live: bool, shared: _EvalShared
-) -> tuple[EvalRow, CompactionPlan | None]:
-    """One strategy's row, and its plan for the probe score (filled in once probes are in)."""
-    transcript = session.transcript
-    before = transcript.context_tokens()
-    outcome = plan_session(session, name, policy, live)
-    result = outcome.result
-    if isinstance(result, NoPlan):
-        return EvalRow(
-            strategy=name,
-            status=RowStatus.NO_PLAN,
-            reason_code=result.reason_code.value,
-            context_tokens_before=before,
-            context_tokens_after=result.projected_context_tokens_after,
-            est_reclaimed=result.projected_savings_tokens or 0,
-            bytes_before=len(session.data),
-        ), None
-    plan = result
-    digest = plan.digest
-    row = EvalRow(
-        strategy=name,
-        status=RowStatus.PLAN,
-        est_reclaimed=plan.est_savings,
-        context_tokens_before=plan.context_tokens_before,
-        context_tokens_after=plan.context_tokens_after,
-        prefix_tokens=prefix_tokens(transcript, plan),
-        bytes_before=len(session.data),
-        elided_items=len(plan.elided_lines),
-        card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
-        control=plan.is_control,
-    )
-    assert outcome.admission is not None
-    if not outcome.admission.admitted:
-        code = outcome.admission.code
-        refused = {"status": RowStatus.REFUSED, "reason_code": code.value if code else None}
-        return row.model_copy(update=refused), plan
-    if plan.is_control:
-        return row, plan
-    candidate = session.rewriter.overlay(plan)
-    report = session.source_checks.candidate_report(candidate.replaced, candidate.appended)
-    return row.model_copy(
-        update={
-            "bytes_after": candidate.size,
-            "valid": accepts(report, shared.source_report),
-            "verify_errors": report.errors,
-            "verify_warnings": report.warnings,
-            "findings": sorted({finding.code.value for finding in report.findings}),
-        }
-    ), plan

@@ -19,7 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from adapters.planning import evaluate_session, load_session, plan_session
+from adapters.eval_session import evaluate_session
+from adapters.planning import load_session, plan_session
 from adapters.providers import parse_transcript
 from core.digest import state_card_digest
 from core.model import Provider

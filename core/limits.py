@@ -128,6 +128,9 @@ MAX_MISSED_PROBES_SHOWN = 8
 """An eval row lists at most this many probes the plan loses."""
 EVAL_PAYLOAD_BYTES = 16 * 1024
 """Of each elidable output, this head is read for probes and the state card's salient lines."""
+EVAL_SPLIT_MIN_LINES = 4_000
+"""An eval's checks that rewrite at least this many lines in all are shared with a forked
+child (about 25 µs a line each side; a fork of a big process costs some tens of ms)."""
 MAX_PLAN_SOURCE_BYTES = 512 * 1024 * 1024
 """A transcript above this size is not planned (it is read whole into memory)."""
 

@@ -6,8 +6,9 @@ import argparse
 import time
 from typing import Any
 
+from adapters.eval_session import evaluate_session
 from adapters.events import read_events
-from adapters.planning import PlanningError, evaluate_session, plan_session
+from adapters.planning import PlanningError, plan_session
 from adapters.select import SelectError, check_selector
 from core.evaluation import EvalRow, RowStatus
 from core.model import Provider

@@ -15,8 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import processes
-from adapters.planning import evaluate_session, load_session
+from adapters import eval_session, processes
+from adapters.eval_session import evaluate_session
+from adapters.planning import load_session
 from adapters.rewrite import RewriteError, apply_plan, payload_texts, split_lines
 from adapters.rewrite_lines import SourceRewriter, read_source
 from core.admission import admit, protected_tail_start
@@ -43,6 +44,7 @@ files = st.sampled_from([Provider.CLAUDE, Provider.CODEX]).flatmap(
     )
 )
 LOW = PolicyConfig(trigger_tokens=1, floor_tokens=0, min_savings_tokens=0)
+BIG_FIXTURE = "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 FIXTURES = [
     ("claude/marot__spotter__tool_heavy.jsonl", Provider.CLAUDE),
     ("claude/jazzyalex__agent-sessions__small.jsonl", Provider.CLAUDE),
@@ -302,5 +304,37 @@ def test_eval_with_probes_extracted_aside_equals_the_one_shot_rows(
     monkeypatch.setattr(processes.Child, "fork", fork)
     path = fixture_copy(name)  # type: ignore[operator]
     rows = evaluate_session(load_session(path, provider), LOW)
-    assert len(forks) == 1
+    assert len(forks) == 1  # too few rewritten lines to share the checks
     assert _without_durations(rows) == _without_durations(reference_rows(path, provider, LOW))
+
+
+@pytest.mark.forks
+def test_eval_checks_shared_with_a_child_give_the_one_shot_rows(
+    fixture_copy: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checks over the split size: a second child verifies about half of the candidates."""
+    if not processes.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    forks: list[object] = []
+    real = processes.Child.fork
+
+    def fork(work: object) -> object:
+        forks.append(work)
+        return real(work)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(processes, "_busy", lambda: False)
+    monkeypatch.setattr(processes.Child, "fork", fork)
+    monkeypatch.setattr(eval_session, "EVAL_SPLIT_MIN_LINES", 10)
+    path = fixture_copy(BIG_FIXTURE)  # type: ignore[operator]
+    policy = LOW.model_copy(update={"keep_recent_tool_outputs": 0})
+    steps: list[tuple[int, int, str]] = []
+    session = load_session(path, Provider.CLAUDE)
+    rows = evaluate_session(session, policy, progress=lambda *step: steps.append(step))
+    assert len(forks) == 2  # the probes, and half of the checks
+    expected = reference_rows(path, Provider.CLAUDE, policy)
+    assert _without_durations(rows) == _without_durations(expected)
+    assert sum(row.bytes_after is not None for row in rows) >= 5
+    verifying = [what for _, _, what in steps if what.startswith("verify ")]
+    assert len(verifying) >= 2
+    assert [step[0] for step in steps] == sorted(step[0] for step in steps)
+    assert steps[-1] == (2 * len(rows), 2 * len(rows), "done")

@@ -12,7 +12,8 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from adapters.planning import evaluate_session, load_session, plan_session
+from adapters.eval_session import evaluate_session
+from adapters.planning import load_session, plan_session
 from core.board import BoardRow
 from core.plan import DEFAULT_STUB, CompactionPlan, NoPlan
 from core.strategies import STRATEGIES
