@@ -66,8 +66,11 @@ def evaluate_session(
         if progress is not None:
             progress(done, total, what)
 
-    # Probes are only needed to score the rows: worked out aside (another core) meanwhile.
-    extracting = Aside.start(partial(extract_probes, transcript, session.payloads))
+    # Probes are only needed to score the rows: worked out aside (another core) meanwhile,
+    # since the load when it was asked to.
+    extracting = None
+    if session.probe_job is None:
+        extracting = Aside.start(partial(extract_probes, transcript, session.payloads))
     try:
         tail_start = protected_tail_start(transcript, policy.keep_recent_tool_outputs)
         source_report = session.source_checks.report()
@@ -77,9 +80,11 @@ def evaluate_session(
             planned.append(_plan_row(session, name, policy, live))
         _check_all(session, planned, source_report, len(names), report)
         report(total, "probes")
-        probes = ProbeWitness(extracting.result(), transcript, session.payloads)
+        found = extracting.result() if extracting is not None else session.probes
+        probes = ProbeWitness(found, transcript, session.payloads)
     finally:
-        extracting.close()
+        if extracting is not None:
+            extracting.close()
     rows = [_scored(entry, probes, tail_start, transcript) for entry in planned]
     report(total, "done")
     return mark_best(rows, policy.min_savings_tokens)

@@ -19,20 +19,22 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 from adapters.config_file import ExternalCommand
 from adapters.external import STRATEGY_ID as EXTERNAL_ID
 from adapters.external import ExternalError, run_external
+from adapters.processes import Aside
 from adapters.providers import parse_transcript
 from adapters.rewrite import CardScanner
-from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
+from adapters.rewrite_lines import SourceLines, SourceRewriter, payload_heads, read_source
 from core.admission import Admission, admit
 from core.limits import EVAL_PAYLOAD_BYTES, MAX_PLAN_ITEMS, MAX_PLAN_SOURCE_BYTES
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
+from core.probes import Probe, extract_probes
 from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
 from core.strategies.common import admit_with
 from core.verify import SourceChecks
@@ -75,6 +77,8 @@ class LoadedSession:
     starts: list[int] | None = field(default=None, repr=False, compare=False)
     card_scan: CardScanner | None = field(default=None, repr=False, compare=False)
     checks: SourceChecks | None = field(default=None, repr=False, compare=False)
+    probe_job: Aside[list[Probe]] | None = field(default=None, repr=False, compare=False)
+    """The eval's probes, worked out in a child since the load (load_session(probes=True))."""
 
     @property
     def session_id(self) -> str:
@@ -87,6 +91,22 @@ class LoadedSession:
     def lines(self) -> SourceLines:
         """The source's lines (as split_lines cuts them), sliced on demand."""
         return SourceLines(self.data, self.starts)
+
+    @cached_property
+    def probes(self) -> list[Probe]:
+        """extract_probes() over the payloads: the load's child's answer when there is one."""
+        job = self.probe_job
+        if job is None:
+            return extract_probes(self.transcript, self.payloads)
+        try:
+            return job.result()
+        finally:
+            job.close()
+
+    def close(self) -> None:
+        """Stop the probes' child if its answer was never asked for."""
+        if self.probe_job is not None:
+            self.probe_job.close()
 
     @cached_property
     def memo(self) -> PlanMemo:
@@ -111,8 +131,12 @@ class LoadedSession:
         return SourceChecks(self.data, self.provider, None, self.lines.starts)
 
 
-def load_session(path: Path, provider: Provider) -> LoadedSession:
-    """Read and parse `path` for planning; PlanningError when it cannot be planned."""
+def load_session(path: Path, provider: Provider, *, probes: bool = False) -> LoadedSession:
+    """Read and parse `path` for planning; PlanningError when it cannot be planned.
+
+    With `probes` (an eval will follow) a forked child works the probes out meanwhile, from
+    the payloads it reads itself: the other core is idle while this one reads the source.
+    Close the session if it is not evaluated."""
     try:
         size = os.stat(path).st_size
         if size > MAX_PLAN_SOURCE_BYTES:
@@ -131,7 +155,15 @@ def load_session(path: Path, provider: Provider) -> LoadedSession:
             PlanningErrorCode.TOO_MANY_ITEMS,
             f"{len(transcript.items)} items, over the planning limit of {MAX_PLAN_ITEMS}",
         )
-    source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
+    job = Aside.start(partial(_probes_of, data, provider, transcript)) if probes else None
+    if job is not None and not job.forked:
+        job = None  # no child (threads, one core): the eval extracts them from the payloads
+    try:
+        source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
+    except BaseException:
+        if job is not None:
+            job.close()
+        raise
     return LoadedSession(
         path=path,
         provider=provider,
@@ -142,7 +174,12 @@ def load_session(path: Path, provider: Provider) -> LoadedSession:
         starts=source.lines.starts,
         card_scan=source.scan,
         checks=source.checks,
+        probe_job=job,
     )
+
+
+def _probes_of(data: bytes, provider: Provider, transcript: Transcript) -> list[Probe]:
+    return extract_probes(transcript, payload_heads(data, provider, transcript, EVAL_PAYLOAD_BYTES))
 
 
 @dataclass(frozen=True)

@@ -201,6 +201,11 @@ class Aside(Generic[R]):
             child = Child.fork(work)
         return cls(func, child)
 
+    @property
+    def forked(self) -> bool:
+        """A child is working it out (result() is not yet asked for)."""
+        return self._child is not None
+
     def result(self) -> R:
         child = self._child
         if child is not None:

@@ -65,7 +65,7 @@ def rows_planning(env: dict[str, str]) -> list[Row]:
             worst[1] < 1, {"slowest": worst[0], "parse_s": data["parse_s"],
                            "plan_ms": data["plan_ms"]}),
         Row("g", "eval of every strategy", data["eval_x_parse"], "x parse", "< 3x",
-            data["eval_x_parse"] < 3, {"eval_s": data["eval_s"], "load_s": data["load_s"],
+            data["eval_x_parse"] < 3, {"eval_s": data["eval_s"], "load_s": data["eval_load_s"],
                                        "rss_mb": round(child.rss_mb)}),
         Row("h", "state card", data["card_ms"], "ms", "", None,
             {"items": data["card_items"], "card_bytes": data["card_bytes"]}),

@@ -70,9 +70,9 @@ def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
         return None
 
 
-def load_target(target: Target) -> LoadedSession:
+def load_target(target: Target, probes: bool = False) -> LoadedSession:
     try:
-        return load_session(target.path, target.provider)
+        return load_session(target.path, target.provider, probes=probes)
     except PlanningError as error:
         raise CliError(str(error)) from None
 

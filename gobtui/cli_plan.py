@@ -170,8 +170,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     live = target.live(args.live_secs, time.time())
     with progress_bar("eval") as progress:
         progress(0, 1, "reading")
-        session = load_target(target)
-        rows = evaluate_session(session, resolved.policy, names, live, progress)
+        session = load_target(target, probes=True)
+        try:
+            rows = evaluate_session(session, resolved.policy, names, live, progress)
+        finally:
+            session.close()
     if args.json:
         print_json(rows)
         return 0
