@@ -84,7 +84,12 @@ class Admission:
 
 def elidable_items(transcript: Transcript) -> list[TranscriptItem]:
     """Items whose payload could be stubbed, oldest first."""
-    return [item for item in transcript.items if item.elidable]
+    # TranscriptItem.elidable spelled out: every strategy asks, over every item.
+    return [
+        item
+        for item in transcript.items
+        if item.active and item.est_tokens > 0 and (item.elidable_bytes or 0) > 0
+    ]
 
 
 def protected_lines(transcript: Transcript, keep_recent_tool_outputs: int) -> set[int]:

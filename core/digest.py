@@ -59,9 +59,12 @@ from core.plan import CARD_MARKERS, DigestBlock
 from core.salience import Salience, salience, salient_payload_lines, without_file_lines
 
 
+_TOOL_NAME_END = re.compile(r"[( ]")
+
+
 def tool_name(label: str) -> str:
     """The label before its first `(` or space, lowercased."""
-    return re.split(r"[( ]", label, maxsplit=1)[0].strip().lower()
+    return _TOOL_NAME_END.split(label, maxsplit=1)[0].strip().lower()
 
 
 def cut_utf8(text: str, limit: int) -> str:

@@ -95,11 +95,13 @@ def above_trigger(transcript: Transcript, policy: PolicyConfig) -> bool:
 def elision_savings(item: TranscriptItem) -> int:
     """Tokens freed by stubbing an item: its elidable bytes less a 96-byte stub per part,
     estimated, capped at the item's own estimate; 0 for items that are not elidable."""
-    if not item.elidable or item.elidable_bytes is None:
+    # item.elidable spelled out: this runs for every candidate of every strategy.
+    n_bytes, tokens = item.elidable_bytes, item.est_tokens
+    if n_bytes is None or n_bytes <= 0 or tokens <= 0 or not item.active:
         return 0
     parts = max(1, item.elidable_parts)
-    saved = estimate_tokens(item.elidable_bytes) - estimate_tokens(STUB_BUDGET_BYTES * parts)
-    return max(0, min(item.est_tokens, saved))
+    saved = estimate_tokens(n_bytes) - estimate_tokens(STUB_BUDGET_BYTES * parts)
+    return max(0, min(tokens, saved))
 
 
 def elidable_tokens(transcript: Transcript) -> int:
