@@ -58,7 +58,6 @@ from core.model import ItemKind, Transcript, TranscriptItem
 from core.plan import CARD_MARKERS, DigestBlock
 from core.salience import Salience, salience, salient_payload_lines, without_file_lines
 
-
 _TOOL_NAME_END = re.compile(r"[( ]")
 
 

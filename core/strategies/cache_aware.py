@@ -28,7 +28,7 @@ class CacheAware:
         if not above_trigger(transcript, policy):
             return None
         before = transcript.context_tokens()
-        ordered = list(reversed(candidates(transcript, policy)))
+        ordered = list(reversed(candidates(transcript, policy, ctx)))
         chosen = choose_with_digest(
             transcript,
             before,

@@ -24,7 +24,9 @@ class CacheEdits:
     ) -> CompactionPlan | None:
         if transcript.provider is not Provider.CLAUDE or not above_trigger(transcript, policy):
             return None
-        ordered = [item for item in reversed(candidates(transcript, policy)) if item.tool_use_ids]
+        ordered = [
+            item for item in reversed(candidates(transcript, policy, ctx)) if item.tool_use_ids
+        ]
         before = transcript.context_tokens()
         chosen, after = walk_to_floor(before, policy.floor_tokens, ordered)
         ids = list(dict.fromkeys(i for item in chosen for i in item.tool_use_ids))

@@ -56,7 +56,7 @@ class Cliff:
         tail_start = starts[-keep] if keep > 0 else None
         chosen = [
             item
-            for item in candidates(transcript, policy)
+            for item in candidates(transcript, policy, ctx)
             if item.line_index >= head_end
             and (tail_start is None or item.line_index < tail_start)
             and (item.elidable_bytes or 0) > policy.result_max_bytes

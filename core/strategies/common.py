@@ -109,10 +109,21 @@ def elidable_tokens(transcript: Transcript) -> int:
     return sum(estimate_tokens(item.elidable_bytes or 0) for item in elidable_items(transcript))
 
 
-def candidates(transcript: Transcript, policy: PolicyConfig) -> list[TranscriptItem]:
-    """Elidable items outside the protected tail that free something, oldest first."""
+def candidates(
+    transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+) -> list[TranscriptItem]:
+    """Elidable items outside the protected tail that free something, oldest first (once per
+    memo: most strategies start here)."""
+    keep = policy.keep_recent_tool_outputs
+    memo = ctx.memo_for(transcript)
+    if memo is None:
+        return _candidates(transcript, keep)
+    return memo.candidates(keep, lambda: _candidates(transcript, keep))
+
+
+def _candidates(transcript: Transcript, keep_recent_tool_outputs: int) -> list[TranscriptItem]:
     elidable = elidable_items(transcript)
-    protected = protected_of(elidable, policy.keep_recent_tool_outputs)
+    protected = protected_of(elidable, keep_recent_tool_outputs)
     return [
         item for item in elidable if item.line_index not in protected and elision_savings(item) > 0
     ]

@@ -30,7 +30,9 @@ class Compacted:
         if not above_trigger(transcript, policy):
             return None
         before = transcript.context_tokens()
-        chosen, after = walk_to_floor(before, policy.floor_tokens, candidates(transcript, policy))
+        chosen, after = walk_to_floor(
+            before, policy.floor_tokens, candidates(transcript, policy, ctx)
+        )
         if not chosen:
             return None
         lines = [item.line_index for item in chosen]

@@ -35,7 +35,7 @@ class Dedupe:
                 newest[item.payload_sha256] = item.line_index
         duplicates = [
             item
-            for item in candidates(transcript, policy)
+            for item in candidates(transcript, policy, ctx)
             if item.payload_sha256 and newest[item.payload_sha256] != item.line_index
         ]
         before = transcript.context_tokens()

@@ -24,7 +24,9 @@ class Elide:
         if not above_trigger(transcript, policy):
             return None
         before = transcript.context_tokens()
-        chosen, after = walk_to_floor(before, policy.floor_tokens, candidates(transcript, policy))
+        chosen, after = walk_to_floor(
+            before, policy.floor_tokens, candidates(transcript, policy, ctx)
+        )
         return build_plan(
             self.id,
             f"elide: stub {len(chosen)} stale tool outputs, oldest first, toward the "

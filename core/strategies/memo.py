@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 from core.admission import Admission, admit
 from core.digest import CardMemo
-from core.model import Transcript
+from core.model import Transcript, TranscriptItem
 from core.plan import CompactionPlan, Edit
 from core.policy import PolicyConfig
 
@@ -29,12 +29,13 @@ class PlanMemo:
     check `serves` first (the helpers of core.strategies.common do).
     """
 
-    __slots__ = ("_admissions", "_plans", "cards")
+    __slots__ = ("_admissions", "_candidates", "_plans", "cards")
 
     def __init__(self, transcript: Transcript, payloads: Mapping[int, str] | None = None) -> None:
         self.cards = CardMemo(transcript, payloads)
         self._plans: dict[PlanKey, tuple[object, CompactionPlan | None]] = {}
         self._admissions: dict[AdmissionKey, tuple[list[Edit], Admission]] = {}
+        self._candidates: dict[int, list[TranscriptItem]] = {}
 
     @property
     def transcript(self) -> Transcript:
@@ -57,6 +58,16 @@ class PlanMemo:
         if found is None:
             found = self._plans[key] = (strategy, compute())
         return found[1]
+
+    def candidates(
+        self, keep_recent_tool_outputs: int, compute: Callable[[], list[TranscriptItem]]
+    ) -> list[TranscriptItem]:
+        """The elision candidates (core.strategies.common.candidates), computed once per
+        protected-tail size: the only part of a policy they read. A copy: callers may edit it."""
+        found = self._candidates.get(keep_recent_tool_outputs)
+        if found is None:
+            found = self._candidates[keep_recent_tool_outputs] = compute()
+        return list(found)
 
     def admission(self, plan: CompactionPlan, policy: PolicyConfig) -> Admission:
         """admit(plan, ...), once per edit list: admission reads a plan's edits and its token

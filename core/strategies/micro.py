@@ -37,7 +37,9 @@ class Micro:
         for item in elidable_items(transcript):
             by_tool[tool_name(item.label)].append(item.line_index)
         kept = {line for lines in by_tool.values() for line in lines[-MICRO_KEEP_PER_LABEL:]}
-        older = [item for item in candidates(transcript, policy) if item.line_index not in kept]
+        older = [
+            item for item in candidates(transcript, policy, ctx) if item.line_index not in kept
+        ]
         before = transcript.context_tokens()
         chosen = choose_with_digest(
             transcript, before, policy.floor_tokens, older, ctx.payloads, ctx.cards_for(transcript)

@@ -27,7 +27,9 @@ class Middle:
             return None
         keep = policy.keep_recent_tool_outputs
         head = {item.line_index for item in elidable_items(transcript)[:keep]}
-        middle = [item for item in candidates(transcript, policy) if item.line_index not in head]
+        middle = [
+            item for item in candidates(transcript, policy, ctx) if item.line_index not in head
+        ]
         before = transcript.context_tokens()
         chosen = choose_with_digest(
             transcript, before, policy.floor_tokens, middle, ctx.payloads, ctx.cards_for(transcript)

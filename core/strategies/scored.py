@@ -47,7 +47,7 @@ class Scored:
             return None
         before = transcript.context_tokens()
         target = before - policy.floor_tokens
-        pool = candidates(transcript, policy)
+        pool = candidates(transcript, policy, ctx)
         if target <= 0 or not pool:
             return None
         scores = self.scorer.score(transcript, pool)

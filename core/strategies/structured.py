@@ -32,7 +32,9 @@ class Structured:
         if len(live) <= KEEP_TAIL_ITEMS:
             return None
         tail_start = live[-KEEP_TAIL_ITEMS].line_index
-        chosen = [item for item in candidates(transcript, policy) if item.line_index < tail_start]
+        chosen = [
+            item for item in candidates(transcript, policy, ctx) if item.line_index < tail_start
+        ]
         if not chosen:
             return None
         lines = [item.line_index for item in chosen]
