@@ -13,6 +13,7 @@ session as load_session returned it, and the card is built without a memo.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import resource
 import sys
@@ -48,21 +49,24 @@ def main(argv: list[str]) -> int:
         plan_session(fresh, name, POLICY)
         plan_ms[name] = round((time.perf_counter() - started) * 1000, 1)
 
+    lines = [item.line_index for item in candidates(session.transcript, POLICY)]
+    started = time.perf_counter()
+    card = state_card_digest(session.transcript, lines, session.payloads)
+    card_ms = (time.perf_counter() - started) * 1000
+    n_items = len(session.transcript.items)
+    del session, fresh  # the eval loads its own: one session in memory at a time
+    gc.collect()
+
     started = time.perf_counter()  # what `gobtui eval` costs from the file
     evaluated = load_session(path, provider, probes=True)
     eval_load_s = time.perf_counter() - started
     rows = evaluate_session(evaluated, POLICY)
     eval_s = time.perf_counter() - started
-
-    lines = [item.line_index for item in candidates(session.transcript, POLICY)]
-    started = time.perf_counter()
-    card = state_card_digest(session.transcript, lines, session.payloads)
-    card_ms = (time.perf_counter() - started) * 1000
     print(
         json.dumps(
             {
                 "bytes": path.stat().st_size,
-                "items": len(session.transcript.items),
+                "items": n_items,
                 "parse_s": round(parse_s, 3),
                 "load_s": round(load_s, 3),
                 "plan_ms": plan_ms,
