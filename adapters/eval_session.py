@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from adapters.full_parse import gc_paused
 from adapters.planning import LoadedSession, Progress, check_strategy, plan_session
 from adapters.processes import Aside
 from adapters.rewrite import RewriteError
@@ -71,23 +72,25 @@ def evaluate_session(
     extracting = None
     if session.probe_job is None:
         extracting = Aside.start(partial(extract_probes, transcript, session.payloads))
-    try:
-        tail_start = protected_tail_start(transcript, policy.keep_recent_tool_outputs)
-        source_report = session.source_checks.report()
-        planned: list[_Planned] = []
-        for done, name in enumerate(names):
-            report(done, name)
-            planned.append(_plan_row(session, name, policy, live))
-        _check_all(session, planned, source_report, len(names), report)
-        report(total, "probes")
-        found = extracting.result() if extracting is not None else session.probes
-        probes = ProbeWitness(found, transcript, session.payloads)
-    finally:
-        if extracting is not None:
-            extracting.close()
-    rows = [_scored(entry, probes, tail_start, transcript) for entry in planned]
-    report(total, "done")
-    return mark_best(rows, policy.min_savings_tokens)
+    # Planning allocates much and makes no cycles: the collector would only rescan the heap.
+    with gc_paused():
+        try:
+            tail_start = protected_tail_start(transcript, policy.keep_recent_tool_outputs)
+            source_report = session.source_checks.report()
+            planned: list[_Planned] = []
+            for done, name in enumerate(names):
+                report(done, name)
+                planned.append(_plan_row(session, name, policy, live))
+            _check_all(session, planned, source_report, len(names), report)
+            report(total, "probes")
+            found = extracting.result() if extracting is not None else session.probes
+            probes = ProbeWitness(found, transcript, session.payloads)
+        finally:
+            if extracting is not None:
+                extracting.close()
+        rows = [_scored(entry, probes, tail_start, transcript) for entry in planned]
+        report(total, "done")
+        return mark_best(rows, policy.min_savings_tokens)
 
 
 def _plan_row(session: LoadedSession, name: str, policy: PolicyConfig, live: bool) -> _Planned:

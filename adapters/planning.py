@@ -25,6 +25,7 @@ from pathlib import Path
 from adapters.config_file import ExternalCommand
 from adapters.external import STRATEGY_ID as EXTERNAL_ID
 from adapters.external import ExternalError, run_external
+from adapters.full_parse import gc_paused
 from adapters.processes import Aside
 from adapters.providers import parse_transcript
 from adapters.rewrite import CardScanner
@@ -159,7 +160,8 @@ def load_session(path: Path, provider: Provider, *, probes: bool = False) -> Loa
     if job is not None and not job.forked:
         job = None  # no child (threads, one core): the eval extracts them from the payloads
     try:
-        source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
+        with gc_paused():
+            source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
     except BaseException:
         if job is not None:
             job.close()
@@ -218,10 +220,11 @@ def plan_session(
     if strategy == EXTERNAL_ID and external is not None:
         return _plan_external(session, policy, external)
     ctx = session.context(live)
-    result = plan_for(strategy, session.transcript, policy, ctx)
-    if isinstance(result, NoPlan):
-        return PlanOutcome(strategy, result, None)
-    return PlanOutcome(strategy, result, admit_with(result, session.transcript, policy, ctx))
+    with gc_paused():  # planning allocates much, and cycles none: no need to rescan the heap
+        result = plan_for(strategy, session.transcript, policy, ctx)
+        if isinstance(result, NoPlan):
+            return PlanOutcome(strategy, result, None)
+        return PlanOutcome(strategy, result, admit_with(result, session.transcript, policy, ctx))
 
 
 def _plan_external(
