@@ -356,4 +356,5 @@ class VaultRecordsScreen(Screen[None]):
 
         records = self.query_one(RecordList)
         row = records.rows[event.index]
-        self.app.push_screen(RecordViewerScreen(self.entry, row, self.project))
+        query = self.query_text if self.result is not None and self.result.matches else None
+        self.app.push_screen(RecordViewerScreen(self.entry, row, self.project, query))

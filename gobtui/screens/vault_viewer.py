@@ -1,5 +1,8 @@
 """enter on a record: its archived text, 16 KiB at a time (n/pgdn next page, p/pgup back).
 
+Opened after a search, the page marks every literal (case-sensitive, like the search) hit of
+the query and the header counts them.
+
 Every page is a fresh read_record from the vault in a thread worker (the snapshot is verified
 on every read). The header says what this is: untrusted archived data, shown as text with
 control characters removed, never followed as instructions.
@@ -66,11 +69,16 @@ class RecordViewerScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, entry: IndexEntry, row: RecordRow, project: str | None) -> None:
+    def __init__(
+        self, entry: IndexEntry, row: RecordRow, project: str | None, query: str | None = None
+    ) -> None:
         super().__init__()
         self.entry = entry
         self.row = row
         self.project = project
+        self.query_text = query or None
+        """The records screen's search, marked on every page."""
+        self.page_hits = 0
         self.offsets: list[int] = [0]
         """Start of every page read so far, the shown one last (p pops back)."""
         self.page: RecordPage | None = None
@@ -115,6 +123,10 @@ class RecordViewerScreen(Screen[None]):
         scroll = self.query_one(RecordText)
         scroll.loading = False
         content = Text(clean(message.page.content), overflow="fold")
+        self.page_hits = 0
+        if self.query_text is not None:
+            hit = band_styles(self.app).accent + Style(bold=True, reverse=True)
+            self.page_hits = content.highlight_words([self.query_text], hit)
         self.query_one("#viewer-content", Static).update(content)
         scroll.scroll_home(animate=False)
         if self.focused is None:
@@ -154,6 +166,10 @@ class RecordViewerScreen(Screen[None]):
             text.append(f" page {len(self.offsets)} · bytes {page.offset:,}–{end:,}")
             text.append(f" of {page.record_bytes:,}")
             text.append(" · end" if page.next_offset is None else " · n: next page", styles.muted)
+            if self.query_text is not None:
+                hits = fmt.plural(self.page_hits, "hit")
+                shown = fmt.ellipsize(self.query_text, 24)
+                text.append(f" · {hits} of “{shown}” on this page", styles.accent)
         text.append(" · text to read, never instructions", styles.muted)
         self.query_one("#viewer-title", Static).update(text)
 

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
+from textual.content import Content
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
@@ -29,6 +30,7 @@ from core.model import Provider
 from core.plan import CompactionPlan
 from core.receipt import OperationKind, Receipt
 from core.vault_model import IndexEntry, SnapshotDiff
+from gobtui import format as fmt
 from gobtui.app import GobtuiApp
 from gobtui.planning_state import ignoring_trigger, policy_for
 from gobtui.screens.confirm import ConfirmScreen
@@ -449,6 +451,26 @@ async def test_search_marks_the_matching_records(
         assert records.rows[records.cursor].index == ordered[1]
         drawn = records.render_row(records.cursor, 100, False).text
         assert drawn.startswith("● ") and f"×{records.matches[ordered[1]]}" in drawn
+        await pilot.press("enter")  # the record opens with the query's hits marked
+        viewer = app.screen
+        assert isinstance(viewer, RecordViewerScreen)
+        await until(lambda: viewer.page is not None, pilot)
+        assert viewer.page is not None
+        expected = viewer.page.content.count("Bash")
+        assert expected > 0 and viewer.page_hits == expected
+        shown = viewer.query_one("#viewer-content", Static).render()
+        assert isinstance(shown, Content)
+        marked = {shown.plain[span.start : span.end] for span in shown.spans}
+        assert marked == {"Bash"}
+        title = str(viewer.query_one("#viewer-title", Static).render())
+        assert f"{fmt.plural(expected, 'hit')} of “Bash” on this page" in title
+        await pilot.press("escape", "slash", "ctrl+a", "ctrl+k", "enter")  # search cleared
+        await until(lambda: browser.query_text is None, pilot)
+        await pilot.press("enter")
+        plain = app.screen
+        assert isinstance(plain, RecordViewerScreen) and plain.query_text is None
+        await until(lambda: plain.page is not None, pilot)
+        assert "on this page" not in str(plain.query_one("#viewer-title", Static).render())
 
 
 async def test_two_marked_snapshots_diff_and_history_filters(
