@@ -22,6 +22,7 @@ from adapters.operations import (
     PublishErrorCode,
     file_sha256,
     operations_dir,
+    read_receipt,
     receipt_roots,
     write_receipt,
 )
@@ -89,6 +90,25 @@ class Publisher:
         outcome = EventOutcome.APPLIED if fresh else EventOutcome.SKIPPED
         self._event(session, plan, policy, outcome, started, receipt=receipt)
         return receipt
+
+    def published(self, session: LoadedSession, plan: CompactionPlan) -> Receipt | None:
+        """The receipt of an earlier apply of this plan to these very bytes, when its fork is
+        on disk as published: apply() would only return it. Reads only (no lock, no event);
+        None otherwise, a damaged receipt included (apply() reports that)."""
+        op = Operation.start(
+            OperationKind.APPLY, session.provider, str(session.path.resolve()),
+            session.session_id, session.source_sha256, self.root, plan.edits,
+        )  # fmt: skip
+        try:
+            earlier = read_receipt(op.receipt_path)
+            if earlier is None or not earlier.completed:
+                return None
+            fork = Path(earlier.path)
+            return (
+                earlier if fork.is_file() and file_sha256(fork) == earlier.output_sha256 else None
+            )
+        except (PublishError, OSError):
+            return None
 
     def _apply(
         self,

@@ -27,6 +27,7 @@ from core.model import SessionSummary
 from gobtui.commands import SessionCommands
 from gobtui.config import AppConfig
 from gobtui.messages import (
+    ApplyAlreadyPublished,
     ApplyDeclined,
     ApplyPlanned,
     ForkPublished,
@@ -218,6 +219,10 @@ class GobtuiApp(App[None]):
     @on(ApplyPlanned)
     def _apply_planned(self, message: ApplyPlanned) -> None:
         self.publishing.planned(message.request)
+
+    @on(ApplyAlreadyPublished)
+    def _apply_already_published(self, message: ApplyAlreadyPublished) -> None:
+        self.publishing.already_published(message.receipt, message.source_path)
 
     @on(ApplyDeclined)
     def _apply_declined(self, message: ApplyDeclined) -> None:

@@ -93,6 +93,15 @@ class ApplyPlanned(Message):
         self.request = request
 
 
+class ApplyAlreadyPublished(Message):
+    """The plan to apply was published before, from these same bytes: its receipt."""
+
+    def __init__(self, receipt: Receipt, source_path: str) -> None:
+        super().__init__()
+        self.receipt = receipt
+        self.source_path = source_path
+
+
 class ApplyDeclined(Message):
     """The session gets no fork; `reason` is one line (below trigger, refused ...)."""
 

@@ -5,6 +5,7 @@ preview must not lose the receipt). Its workers belong to the app; they are neve
 half way (no `exclusive`), and a second request while one runs is refused with a notice.
 
     apply(summary)  -> plan in a thread      -> ApplyPlanned | ApplyDeclined
+                                                | ApplyAlreadyPublished (no question asked)
     ApplyPlanned    -> ConfirmScreen          -> publish in a thread (snapshot progress)
     undo(entry)     -> ConfirmScreen          -> restore in a thread
     publish/restore -> ForkPublished (+ SessionsChanged for the new file) | PublishFailed
@@ -26,6 +27,7 @@ from textual.app import App
 from core.board import project_name
 from core.model import SessionSummary
 from gobtui.messages import (
+    ApplyAlreadyPublished,
     ApplyDeclined,
     ApplyPlanned,
     ForkPublished,
@@ -155,7 +157,33 @@ class PublishController:
         except Exception as error:  # the worker's edge: one line, never a traceback
             self.app.post_message(ApplyDeclined(label, one_line(error)))
         else:
-            self.app.post_message(ApplyPlanned(request))
+            earlier = self._published_before(request)
+            if earlier is not None:
+                self.app.post_message(ApplyAlreadyPublished(earlier, summary.path))
+            else:
+                self.app.post_message(ApplyPlanned(request))
+
+    def _published_before(self, request: ApplyRequest) -> Receipt | None:
+        """The fork this very plan already made from these bytes, when it is still as it was
+        published: asking again would only get the same receipt back."""
+        from adapters.publish import Publisher
+
+        try:
+            publisher = Publisher(self.open_vault(), clock=self.app.config.clock)
+        except Exception:  # the vault's state is the apply's to report, not this check's
+            return None
+        return publisher.published(request.session, request.plan)
+
+    def already_published(self, receipt: Receipt, source_path: str) -> None:
+        self._set_state(None)
+        self._receipts[source_path] = receipt
+        self._receipts[receipt.source_path] = receipt
+        self.app.notify(
+            f"Already published from these bytes — resume: {receipt.resume_command}",
+            title=fmt_title(receipt),
+            timeout=12,
+            markup=False,
+        )
 
     def planned(self, request: ApplyRequest) -> None:
         from gobtui.apply_flow import apply_question

@@ -105,6 +105,29 @@ def test_a_rerun_returns_the_same_receipt_without_writing(
     assert outcomes == ["applied", "skipped"]
 
 
+def test_published_names_the_earlier_fork_only_while_it_is_as_published(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    other = plan_session(session, "middle", POLICY).plan
+    assert other is not None and other.edits != plan.edits
+    assert publisher(vault, tmp_path).published(session, plan) is None  # never applied
+    receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)
+    events = read_events(tmp_path / "data")
+    assert publisher(vault, tmp_path).published(session, plan) == receipt
+    assert publisher(vault, tmp_path).published(session, other) is None  # another plan
+    assert read_events(tmp_path / "data") == events  # a look only: no event, no write
+    fork = Path(receipt.path)
+    with fork.open("ab") as handle:  # resumed since: apply() would refuse, not return it
+        handle.write(b'{"type":"summary","summary":"resumed"}\n')
+    assert publisher(vault, tmp_path).published(session, plan) is None
+    fork.unlink()
+    assert publisher(vault, tmp_path).published(session, plan) is None
+    receipt_file = operations_dir(tmp_path / "data") / f"{receipt.operation_id}.json"
+    receipt_file.write_text("{damaged")
+    assert publisher(vault, tmp_path).published(session, plan) is None
+
+
 def test_a_source_that_changed_since_planning_is_refused(
     claude_source: Path, vault: Vault, tmp_path: Path
 ) -> None:

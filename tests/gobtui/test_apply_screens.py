@@ -179,6 +179,19 @@ async def test_a_confirms_then_publishes_the_fork(
         assert app.sessions_screen.selected_row().key == row.key  # type: ignore[union-attr]
         await pilot.pause()
         assert f"last fork: claude --resume {receipt.session_id}" in detail_text(app)
+        # `a` again on the unchanged source: the same plan was published, nothing is asked.
+        listing = sorted(source.parent.iterdir())
+        await pilot.press("a")
+        await until(lambda: toasts.has("Already published from these bytes"), pilot)
+        assert toasts.has(f"resume: claude --resume {receipt.session_id}")
+        assert not isinstance(app.screen, ConfirmScreen) and not app.publishing.busy
+        assert sorted(source.parent.iterdir()) == listing and len(Vault().entries()) == 1
+        # Once the fork is gone, the same plan is asked about and published again.
+        fork.unlink()
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        await pilot.press("escape")
+        await until(lambda: not app.publishing.busy, pilot)
 
 
 async def test_cancel_writes_nothing(demo_app_factory: Callable[..., GobtuiApp]) -> None:
