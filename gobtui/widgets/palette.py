@@ -19,6 +19,9 @@ class BandStyles:
     alert: Style
     muted: Style
     accent: Style
+    marker: Style = Style(bold=True)
+    """The trigger's mark on a bar: the accent, unless a band shares it (ansi-dark's accent is
+    its green), then the text colour, bold."""
 
     def for_band(self, band: Band) -> Style:
         return {Band.OK: self.ok, Band.WARN: self.warn, Band.ALERT: self.alert}.get(
@@ -44,12 +47,16 @@ def band_styles(app: App[object]) -> BandStyles:
     if known is not None and known[0] == app.theme:
         return known[1]
     variables = app.get_css_variables()
+    ok = _style(variables, "success", "green")
+    warn = _style(variables, "warning", "yellow")
+    accent = _style(variables, "accent", "cyan")
     styles = BandStyles(
-        ok=_style(variables, "success", "green"),
-        warn=_style(variables, "warning", "yellow"),
+        ok=ok,
+        warn=warn,
         alert=_style(variables, "error", "red"),
         muted=_style(variables, "text-muted", "bright_black"),
-        accent=_style(variables, "accent", "cyan"),
+        accent=accent,
+        marker=Style(bold=True) if accent.color in (ok.color, warn.color) else accent,
     )
     _BY_APP[app] = (app.theme, styles)
     return styles

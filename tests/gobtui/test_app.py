@@ -19,6 +19,7 @@ from textual.widgets import Static
 from core.model import Provider
 from gobtui.app import GobtuiApp, _terminal_check, make_app
 from gobtui.config import AppConfig
+from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.sessions_table import SessionsTable
 from tests.gobtui.pilot_helpers import until
@@ -261,6 +262,14 @@ async def test_themes_render(demo_app_factory: Callable[..., GobtuiApp], theme: 
         await pilot.pause()
         assert app.theme == theme
         assert app.query_one(SessionsTable).row_count > 0
+        # The trigger's mark stands out from every bar colour (ansi-dark's accent is green).
+        styles = band_styles(app)
+        bands = {styles.ok.color, styles.warn.color, styles.alert.color}
+        assert styles.marker.color not in bands
+        row = next(r for r in app.sessions_screen.rows.values() if r.trigger_share is not None)
+        bar = occupancy_bar(row, 20, styles)
+        marks = [span.style for span in bar.spans if TRIGGER in bar.plain[span.start : span.end]]
+        assert marks in ([styles.marker], [styles.alert])
 
 
 async def test_demo_mode_moves_on_its_own(frozen_home: Path) -> None:
