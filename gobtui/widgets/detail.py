@@ -132,6 +132,7 @@ class DetailPane(Vertical):
             self._shape = None
             facts_widget.update(Text("No session selected.", style="italic"))
             spark.data = []
+            spark.display = False  # an empty Sparkline still draws a flat line
             marks.update("")
             return
         grid = facts(row, band_styles(self.app), last_fork, self.content_region.width)
@@ -141,4 +142,6 @@ class DetailPane(Vertical):
         facts_widget.update(grid, layout=shape != self._shape)
         self._shape = shape
         spark.data = [float(s.context_tokens) for s in row.summary.usage_history]
+        if spark.display != bool(spark.data):
+            spark.display = bool(spark.data)
         marks.update(compaction_marks(row.summary, spark.size.width or 60), layout=False)
