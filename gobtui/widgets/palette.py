@@ -19,7 +19,7 @@ class BandStyles:
     alert: Style
     muted: Style
     accent: Style
-    marker: Style = Style(bold=True)
+    marker: Style
     """The trigger's mark on a bar: the accent, unless a band shares it (ansi-dark's accent is
     its green), then the text colour, bold."""
 
