@@ -19,11 +19,13 @@ from gobtui import format as fmt
 from gobtui.cli import CliError
 from gobtui.cli_common import (
     add_limit_options,
+    file_named,
     load_target,
     print_json,
     progress_bar,
     resolve_policy,
     resolve_target,
+    snapshots_of,
 )
 
 EXIT_REFUSED = 1
@@ -169,7 +171,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
             raise CliError(
                 f"{args.session!r} matches {len(ids)} sessions: {', '.join(sorted(ids))}"
             )
-        history = vault.history(ids.pop())
+        history = snapshots_of(vault, ids.pop(), file_named(args.session))
         if not history:
             raise CliError(f"no snapshot of {args.session!r} in the vault")
         entry = history[0] if args.sha is None else _pick_snapshot(history, args.sha)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 from pydantic import BaseModel
@@ -22,6 +22,10 @@ from adapters.select import SelectError, load_summaries, select_session
 from core.model import Provider, SessionSummary
 from core.policy import capped_to_window
 from gobtui.cli import CliError
+
+if TYPE_CHECKING:
+    from adapters.vault import Vault
+    from core.vault_model import IndexEntry
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,20 @@ def resolve_target(args: Any, selector: str) -> Target:
     summary = found.summary or _summary_of(path, found.provider)
     session_id = summary.session_id if summary is not None else path.stem
     return Target(path, found.provider, session_id, summary)
+
+
+def file_named(selector: str) -> Path | None:
+    """The transcript file a selector names, spelled as the vault records paths (real path);
+    None when it names no file (an id or a prefix)."""
+    candidate = Path(selector).expanduser()
+    return Path(os.path.realpath(candidate)) if candidate.is_file() else None
+
+
+def snapshots_of(vault: Vault, session_id: str, file: Path | None) -> list[IndexEntry]:
+    """The session's snapshots, newest first; of that one file when a path named it (two
+    files can hold one session id, a copy of a transcript for one)."""
+    history = vault.history(session_id)
+    return history if file is None else [entry for entry in history if entry.path == str(file)]
 
 
 def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:

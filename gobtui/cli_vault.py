@@ -44,7 +44,7 @@ from core.vault_model import (
 from core.vault_records import record_type
 from gobtui import format as fmt
 from gobtui.cli import CliError
-from gobtui.cli_common import resolve_target
+from gobtui.cli_common import file_named, resolve_target, snapshots_of
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"
@@ -66,6 +66,8 @@ class SessionTarget:
     provider: Provider
     session_id: str
     path: Path
+    file: Path | None = None
+    """The file the selector named, when it named one: its snapshots only (snapshots_of)."""
 
 
 def register(
@@ -157,7 +159,9 @@ def _resolve_session(args: argparse.Namespace, selector: str) -> SessionTarget:
             raise not_discovered from None
         newest = next(e for e in entries if e.session_id in ids)
         return SessionTarget(newest.provider, newest.session_id, Path(newest.path))
-    return SessionTarget(found.provider, found.session_id, found.path.resolve())
+    return SessionTarget(
+        found.provider, found.session_id, found.path.resolve(), file_named(selector)
+    )
 
 
 # --- commands --------------------------------------------------------------------------------
@@ -195,7 +199,8 @@ def cmd_vault(args: argparse.Namespace) -> int:
         print(f"location   {vault.root}")
         return 0
     if args.session is not None:
-        entries = vault.history(_resolve_session(args, args.session).session_id)
+        target = _resolve_session(args, args.session)
+        entries = snapshots_of(vault, target.session_id, target.file)
     else:
         entries = vault.entries()
     return _list(entries, args.json, "the vault is empty" if not args.session else "no snapshots")
@@ -204,7 +209,7 @@ def cmd_vault(args: argparse.Namespace) -> int:
 @_handles_vault_errors
 def cmd_history(args: argparse.Namespace) -> int:
     target = _resolve_session(args, args.session)
-    entries = _vault().history(target.session_id)
+    entries = snapshots_of(_vault(), target.session_id, target.file)
     return _list(entries, args.json, f"no snapshots of {target.session_id}")
 
 
@@ -248,7 +253,8 @@ def _entry_for(vault: Vault, args: argparse.Namespace, text: str) -> IndexEntry:
         except VaultError as error:
             if error.code not in (VaultErrorCode.NOT_FOUND, VaultErrorCode.INVALID_INPUT):
                 raise
-    history = vault.history(_resolve_session(args, text).session_id)
+    target = _resolve_session(args, text)
+    history = snapshots_of(vault, target.session_id, target.file)
     if not history:
         raise CliError(f"no snapshots of {text!r} in the vault")
     return history[0]

@@ -137,6 +137,21 @@ def test_undo_by_sha_of_a_snapshot_taken_twice(
     assert again == first  # the same snapshot: the same undo, answered from its receipt
 
 
+def test_undo_of_a_path_restores_that_file_s_snapshot(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "elsewhere" / source.name  # the same session id in another file
+    copy.parent.mkdir()
+    copy.write_bytes(source.read_bytes() + b'{"type":"mode","mode":"plan"}\n')
+    assert main(["snapshot", str(source), "--json"]) == 0
+    mine = str(orjson.loads(capsys.readouterr().out)["sha256"])
+    assert main(["snapshot", str(copy), "--json"]) == 0
+    theirs = str(orjson.loads(capsys.readouterr().out)["sha256"])
+    restored = receipt_of(capsys, "undo", str(source), "--yes", "--json")
+    assert restored["snapshot_manifest_sha256"] == mine != theirs
+    assert Path(str(restored["path"])).parent == source.parent
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

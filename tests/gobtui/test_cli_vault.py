@@ -76,6 +76,26 @@ def test_snapshot_then_list_history_show(run: Run, short: Path) -> None:
     assert as_json(out)["snapshots"] == 2 and as_json(out)["sessions"] == 1
 
 
+def test_a_path_names_that_file_s_snapshots_not_its_session_id_s(
+    run: Run, short: Path, tmp_path: Path
+) -> None:
+    """Two files holding one session id (a copy of a transcript): a path picks its own."""
+    copy = tmp_path / "elsewhere" / short.name
+    copy.parent.mkdir()
+    copy.write_bytes(short.read_bytes() + b'{"type":"mode","mode":"plan"}\n')
+    mine = as_json(run("snapshot", str(short), "--json")[1])
+    theirs = as_json(run("snapshot", str(copy), "--json")[1])
+    assert mine["session_id"] == theirs["session_id"] == SHORT_ID
+    code, out, _ = run("history", str(short), "--json")
+    assert code == 0 and [e["sha256"] for e in as_json(out)] == [mine["sha256"]]
+    code, out, _ = run("vault", str(copy), "--json")
+    assert code == 0 and [e["sha256"] for e in as_json(out)] == [theirs["sha256"]]
+    code, out, _ = run("show", str(short), "--json")
+    assert code == 0 and as_json(out)["entry"]["sha256"] == mine["sha256"]  # not the newest
+    code, out, _ = run("history", SHORT_ID, "--json")  # the id: both files' snapshots
+    assert [e["sha256"] for e in as_json(out)] == [theirs["sha256"], mine["sha256"]]
+
+
 def test_snapshot_of_a_discovered_session_by_id_prefix(
     run: Run, short: Path, tmp_path: Path
 ) -> None:
