@@ -314,12 +314,29 @@ def _first_command(argv: Sequence[str], parser: argparse.ArgumentParser) -> str 
     return None
 
 
+DASHBOARD_ONLY = {
+    "demo": "--demo",
+    "auto_demo": "--auto-demo",
+    "theme": "--theme",
+    "no_watch": "--no-watch",
+}
+"""Options that only the dashboard reads: given with a command they would do nothing."""
+
+
+def _refuse_dashboard_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    given = [flag for name, flag in DASHBOARD_ONLY.items() if getattr(args, name, None)]
+    if given:
+        parser.error(f"{', '.join(given)}: for the dashboard only, not with `{args.command}`")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(only_detect=True)  # cheap: no command module imported yet
     if _first_command(argv, parser) != "detect":
         parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is not None:
+        _refuse_dashboard_options(parser, args)
     warnings = WarningLines()
     logging.getLogger("adapters").addHandler(warnings)
     try:

@@ -60,6 +60,26 @@ def test_a_missing_home_before_the_command_is_an_error(
     assert capsys.readouterr().err == f"gobtui: error: claude home {missing} does not exist\n"
 
 
+@pytest.mark.parametrize(
+    ("argv", "named", "command"),
+    [
+        (["--theme", "nord", "detect"], "--theme", "detect"),
+        (["--demo", "--no-watch", "vault"], "--demo, --no-watch", "vault"),
+        (["--auto-demo", "plan", "x"], "--auto-demo", "plan"),
+    ],
+)
+def test_dashboard_options_with_a_command_are_refused(
+    argv: list[str], named: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """They would do nothing there: a usage error says so rather than ignoring them."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{named}: for the dashboard only, not with `{command}`" in err
+
+
 def test_home_options_before_detect_match_those_after_it(
     homes: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
