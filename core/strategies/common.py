@@ -217,11 +217,12 @@ def build_plan(
 
 def prefix_tokens(transcript: Transcript, plan: CompactionPlan | None) -> int:
     """Estimated tokens before the first elided line: the prefix a rewrite leaves identical.
-    The whole transcript when nothing is elided (provider plans)."""
+    The whole context when nothing is elided (provider plans): the plan's `before`, as the
+    reference reports it (the items' estimates can add up to more than the context)."""
     lines = plan.elided_lines if plan is not None else []
-    first = min(lines) if lines else None
+    if not lines:
+        return plan.context_tokens_before if plan is not None else transcript.context_tokens()
+    first = min(lines)
     return sum(
-        item.est_tokens
-        for item in transcript.items
-        if item.active and (first is None or item.line_index < first)
+        item.est_tokens for item in transcript.items if item.active and item.line_index < first
     )

@@ -315,7 +315,13 @@ def test_cache_preservation_score_and_prefix() -> None:
     assert cache_preservation_score(plan, t) == pytest.approx(
         plan.est_savings * (prefix / 10_600) ** 3
     )
-    assert prefix_tokens(t, None) == 10_600
+    assert prefix_tokens(t, None) == t.context_tokens() == 10_600
+    # Nothing elided (a provider plan): the whole `before`, even when the items' estimates
+    # add up to more (a summary reporting less than the file holds).
+    control = plan.model_copy(
+        update={"edits": [ProviderCompactEdit(control="/compact")], "context_tokens_before": 900}
+    )
+    assert prefix_tokens(t, control) == 900
 
 
 def test_select_for_reporting() -> None:
