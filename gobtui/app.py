@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -113,6 +115,7 @@ class GobtuiApp(App[None]):
         self.scan_sessions()
         if not self.is_headless:
             self.terminal_alive = _terminal_check()
+            _exit_on_signals(self)
         self.set_interval(1.0, self._tick)
         if self.appender is not None and self.config.demo_ticks:
             self.set_interval(1.0, self._demo_tick)
@@ -343,6 +346,17 @@ def make_app(config: AppConfig) -> GobtuiApp:
     cache = SummaryCache(cache_dir() / "cursors") if config.use_cache and not config.demo else None
     store = SessionStore(homes, cache, max_age_secs=config.max_age_secs)
     return GobtuiApp(config, homes=homes, store=store, demo_home=demo_home)
+
+
+def _exit_on_signals(app: App[None]) -> None:
+    """SIGHUP (its pane closed) and SIGTERM end the app as `q` does, so what runs after it
+    (the demo's folder removed, the terminal restored) still runs."""
+    loop = asyncio.get_running_loop()
+    for name in ("SIGHUP", "SIGTERM"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            with suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(number, app.exit)
 
 
 def _terminal_check() -> Callable[[], bool]:

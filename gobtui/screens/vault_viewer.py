@@ -163,13 +163,13 @@ class RecordViewerScreen(Screen[None]):
             text.append(" reading…", styles.muted)
         else:
             end = page.next_offset if page.next_offset is not None else page.record_bytes
-            text.append(f" page {len(self.offsets)} · bytes {page.offset:,}–{end:,}")
-            text.append(f" of {page.record_bytes:,}")
-            text.append(" · end" if page.next_offset is None else " · n: next page", styles.muted)
-            if self.query_text is not None:
+            text.append(f" page {len(self.offsets)}")
+            if self.query_text is not None:  # first: the line is cut at the pane's edge
                 hits = fmt.plural(self.page_hits, "hit")
                 shown = fmt.ellipsize(self.query_text, 24)
                 text.append(f" · {hits} of “{shown}” on this page", styles.accent)
+            text.append(f" · bytes {page.offset:,}–{end:,} of {page.record_bytes:,}")
+            text.append(" · end" if page.next_offset is None else " · n: next page", styles.muted)
         text.append(" · text to read, never instructions", styles.muted)
         self.query_one("#viewer-title", Static).update(text)
 

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
 import tempfile
+import termios
+import time
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -251,3 +260,51 @@ def test_cli_demo_keeps_applied_data_inside_its_home_and_removes_it(
     assert main(["--demo", "--no-watch"]) == 130
     assert seen["data"] == seen["root"] / "data" and str(seen["data"]) != user_data
     assert seen["root"].parent == tmp_path and not seen["root"].exists()
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGTERM"])
+def test_a_demo_ended_by_a_signal_still_removes_its_folder(name: str, tmp_path: Path) -> None:
+    """A closed tmux pane (SIGHUP) or a kill (SIGTERM): the real dashboard, on a terminal,
+    exits as `q` does and its demo folder goes."""
+    main_fd, child_fd = pty.openpty()
+    fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = dict(os.environ, TMPDIR=str(tmp_path), TERM="xterm-256color")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "gobtui.cli", "--demo", "--no-watch"],
+        stdin=child_fd,
+        stdout=child_fd,
+        stderr=child_fd,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(child_fd)
+    shown = b""
+
+    def drain(seconds: float) -> None:  # the app blocks if nobody reads its terminal
+        nonlocal shown
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([main_fd], [], [], 0.1)
+            if ready:
+                try:
+                    shown += os.read(main_fd, 65536)
+                except OSError:  # the terminal's other end closed
+                    return
+
+    try:
+        deadline = time.monotonic() + 30
+        while b"DEMO" not in shown and time.monotonic() < deadline:
+            drain(0.2)
+        assert b"DEMO" in shown, "the dashboard never drew"
+        assert [p.name[:12] for p in tmp_path.iterdir()] == ["gobtui-demo-"]
+        child.send_signal(getattr(signal, name))
+        deadline = time.monotonic() + 20
+        while child.poll() is None and time.monotonic() < deadline:
+            drain(0.2)
+        assert child.poll() is not None, "still running after the signal"
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(main_fd)
+    assert list(tmp_path.iterdir()) == []
