@@ -28,8 +28,8 @@ from adapters.external import ExternalError, run_external
 from adapters.full_parse import gc_paused
 from adapters.processes import Aside
 from adapters.providers import parse_transcript
-from adapters.rewrite import CardScanner
-from adapters.rewrite_lines import SourceLines, SourceRewriter, payload_heads, read_source
+from adapters.rewrite import CardScanner, payload_texts
+from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
 from core.admission import Admission, admit
 from core.limits import EVAL_PAYLOAD_BYTES, MAX_PLAN_ITEMS, MAX_PLAN_SOURCE_BYTES
 from core.model import Provider, Transcript
@@ -181,7 +181,8 @@ def load_session(path: Path, provider: Provider, *, probes: bool = False) -> Loa
 
 
 def _probes_of(data: bytes, provider: Provider, transcript: Transcript) -> list[Probe]:
-    return extract_probes(transcript, payload_heads(data, provider, transcript, EVAL_PAYLOAD_BYTES))
+    elidable = [item.line_index for item in transcript.items if item.elidable]
+    return extract_probes(transcript, payload_texts(data, provider, elidable, EVAL_PAYLOAD_BYTES))
 
 
 @dataclass(frozen=True)

@@ -319,31 +319,3 @@ def read_source(
     scan.finish()
     lines = SourceLines(data, starts)
     return SourceRead(lines, payloads, scan, SourceChecks(data, provider, facts, starts))
-
-
-def payload_heads(
-    data: bytes, provider: Provider, transcript: Transcript, payload_limit: int
-) -> dict[int, str]:
-    """read_source()'s payloads alone: each elidable line's payload text, cut to the limit.
-    Only the elidable lines are decoded (a child works the probes out of these meanwhile)."""
-    half = provider_half(provider)
-    elidable = sorted(item.line_index for item in transcript.items if item.elidable)
-    payloads: dict[int, str] = {}
-    find = data.find
-    start = 0
-    index = 0
-    size = len(data)
-    for wanted in elidable:
-        while index < wanted and start < size:
-            end = find(b"\n", start)
-            start = size if end < 0 else end + 1
-            index += 1
-        if start >= size:
-            break
-        end = find(b"\n", start)
-        record = decode_line(data[start : size if end < 0 else end].strip())
-        if type(record) is dict:
-            text = half.payload_text(record)
-            if text:
-                payloads[wanted] = cut_utf8(text, payload_limit)
-    return payloads

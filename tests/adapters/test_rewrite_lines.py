@@ -285,23 +285,29 @@ def test_probe_witnesses_give_probe_recall_scores(draw: st.DataObject) -> None:
         assert witness.score(plan, tail) == probe_recall(probes, t, plan, tail, payloads)
 
 
-@pytest.mark.forks
-@pytest.mark.parametrize(("name", "provider"), FIXTURES[:2])
-def test_eval_with_probes_extracted_aside_equals_the_one_shot_rows(
-    name: str, provider: Provider, fixture_copy: object, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """In a single-threaded process the probes come from a forked child: same rows."""
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every child forked from here on, forked for real; skips when forking is unsafe."""
     if not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
-    forks: list[object] = []
+    forked: list[object] = []
     real = processes.Child.fork
 
     def fork(work: object) -> object:
-        forks.append(work)
+        forked.append(work)
         return real(work)  # type: ignore[arg-type]
 
     monkeypatch.setattr(processes, "_busy", lambda: False)
     monkeypatch.setattr(processes.Child, "fork", fork)
+    return forked
+
+
+@pytest.mark.forks
+@pytest.mark.parametrize(("name", "provider"), FIXTURES[:2])
+def test_eval_with_probes_extracted_aside_equals_the_one_shot_rows(
+    name: str, provider: Provider, fixture_copy: object, forks: list[object]
+) -> None:
+    """In a single-threaded process the probes come from a forked child: same rows."""
     path = fixture_copy(name)  # type: ignore[operator]
     rows = evaluate_session(load_session(path, provider), LOW)
     assert len(forks) == 1  # too few rewritten lines to share the checks
@@ -309,26 +315,18 @@ def test_eval_with_probes_extracted_aside_equals_the_one_shot_rows(
 
 
 @pytest.mark.forks
+@pytest.mark.parametrize("at_load", [False, True], ids=["probes-in-eval", "probes-at-load"])
 def test_eval_checks_shared_with_a_child_give_the_one_shot_rows(
-    fixture_copy: object, monkeypatch: pytest.MonkeyPatch
+    at_load: bool, fixture_copy: object, forks: list[object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Checks over the split size: a second child verifies about half of the candidates."""
-    if not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    forks: list[object] = []
-    real = processes.Child.fork
-
-    def fork(work: object) -> object:
-        forks.append(work)
-        return real(work)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(processes, "_busy", lambda: False)
-    monkeypatch.setattr(processes.Child, "fork", fork)
+    """Checks over the split size: a second child verifies about half of the candidates;
+    the probes come from a child started by the eval, or by the load (gobtui eval's way)."""
     monkeypatch.setattr(eval_session, "EVAL_SPLIT_MIN_LINES", 10)
     path = fixture_copy(BIG_FIXTURE)  # type: ignore[operator]
     policy = LOW.model_copy(update={"keep_recent_tool_outputs": 0})
     steps: list[tuple[int, int, str]] = []
-    session = load_session(path, Provider.CLAUDE)
+    session = load_session(path, Provider.CLAUDE, probes=at_load)
+    assert (session.probe_job is not None) is at_load and len(forks) == int(at_load)
     rows = evaluate_session(session, policy, progress=lambda *step: steps.append(step))
     assert len(forks) == 2  # the probes, and half of the checks
     expected = reference_rows(path, Provider.CLAUDE, policy)
