@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from adapters.paths import data_dir
 from adapters.planning import PlanningError, plan_session
@@ -23,6 +24,7 @@ from gobtui.cli_common import (
     load_target,
     print_json,
     progress_bar,
+    recorded_file,
     resolve_policy,
     resolve_target,
     snapshots_of,
@@ -165,13 +167,17 @@ def cmd_undo(args: argparse.Namespace) -> int:
     try:
         indexed = vault.entries(checked=False)  # ids only; the history below is checked
         ids = {e.session_id for e in indexed if e.session_id.startswith(args.session)}
-        if not ids:
+        gone = recorded_file(indexed, args.session) if not ids else None
+        file = Path(gone.path) if gone is not None else file_named(args.session)
+        if gone is not None:
+            ids = {gone.session_id}
+        elif not ids:
             ids = {resolve_target(args, args.session).session_id}
         if len(ids) > 1:
             raise CliError(
                 f"{args.session!r} matches {len(ids)} sessions: {', '.join(sorted(ids))}"
             )
-        history = snapshots_of(vault, ids.pop(), file_named(args.session))
+        history = snapshots_of(vault, ids.pop(), file)
         if not history:
             raise CliError(f"no snapshot of {args.session!r} in the vault")
         entry = history[0] if args.sha is None else _pick_snapshot(history, args.sha)

@@ -68,6 +68,16 @@ def file_named(selector: str) -> Path | None:
     return Path(os.path.realpath(candidate)) if candidate.is_file() else None
 
 
+def recorded_file(entries: list[IndexEntry], selector: str) -> IndexEntry | None:
+    """The newest snapshot of the file a path names when that file is gone but the vault
+    recorded it (the usual case for an undo); None for anything else."""
+    candidate = Path(selector).expanduser()
+    if candidate.exists() or not selector.strip():
+        return None
+    real = os.path.realpath(candidate)
+    return next((entry for entry in entries if entry.path == real), None)
+
+
 def snapshots_of(vault: Vault, session_id: str, file: Path | None) -> list[IndexEntry]:
     """The session's snapshots, newest first; of that one file when a path named it (two
     files can hold one session id, a copy of a transcript for one)."""

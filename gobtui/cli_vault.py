@@ -44,7 +44,7 @@ from core.vault_model import (
 from core.vault_records import record_type
 from gobtui import format as fmt
 from gobtui.cli import CliError
-from gobtui.cli_common import file_named, resolve_target, snapshots_of
+from gobtui.cli_common import file_named, recorded_file, resolve_target, snapshots_of
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"
@@ -149,6 +149,9 @@ def _resolve_session(args: argparse.Namespace, selector: str) -> SessionTarget:
     exact = [e for e in entries if e.session_id == selector]
     if exact:
         return SessionTarget(exact[0].provider, exact[0].session_id, Path(exact[0].path))
+    gone = recorded_file(entries, selector)
+    if gone is not None:
+        return SessionTarget(gone.provider, gone.session_id, Path(gone.path), Path(gone.path))
     try:
         found = resolve_target(args, selector)
     except CliError as not_discovered:
@@ -210,7 +213,7 @@ def cmd_vault(args: argparse.Namespace) -> int:
 def cmd_history(args: argparse.Namespace) -> int:
     target = _resolve_session(args, args.session)
     entries = snapshots_of(_vault(), target.session_id, target.file)
-    return _list(entries, args.json, f"no snapshots of {target.session_id}")
+    return _list(entries, args.json, f"no snapshots of {target.file or target.session_id}")
 
 
 @_handles_vault_errors

@@ -150,6 +150,10 @@ def test_undo_of_a_path_restores_that_file_s_snapshot(
     restored = receipt_of(capsys, "undo", str(source), "--yes", "--json")
     assert restored["snapshot_manifest_sha256"] == mine != theirs
     assert Path(str(restored["path"])).parent == source.parent
+    copy.unlink()  # the usual reason to undo: the file is gone; its recorded path still names it
+    again = receipt_of(capsys, "undo", str(copy), "--yes", "--json")
+    assert again["snapshot_manifest_sha256"] == theirs
+    assert Path(str(again["path"])).parent == copy.parent
 
 
 @pytest.mark.parametrize(

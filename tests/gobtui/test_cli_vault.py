@@ -94,6 +94,15 @@ def test_a_path_names_that_file_s_snapshots_not_its_session_id_s(
     assert code == 0 and as_json(out)["entry"]["sha256"] == mine["sha256"]  # not the newest
     code, out, _ = run("history", SHORT_ID, "--json")  # the id: both files' snapshots
     assert [e["sha256"] for e in as_json(out)] == [theirs["sha256"], mine["sha256"]]
+    copy.unlink()  # gone from disk, still named by the path the vault recorded
+    for command in ("history", "vault"):
+        code, out, err = run(command, str(copy), "--json")
+        assert code == 0, err
+        assert [e["sha256"] for e in as_json(out)] == [theirs["sha256"]]
+    code, out, _ = run("show", str(copy), "--json")
+    assert code == 0 and as_json(out)["entry"]["sha256"] == theirs["sha256"]
+    code, _, err = run("history", str(tmp_path / "never" / short.name))
+    assert code == 2 and err.count("\n") == 1
 
 
 def test_snapshot_of_a_discovered_session_by_id_prefix(
