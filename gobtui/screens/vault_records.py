@@ -332,10 +332,12 @@ class VaultRecordsScreen(Screen[None]):
         result = self.result
         if result is None:
             return ""
-        hits = sum(m.match_count for m in result.matches)
-        more = f" (first {len(result.matches)} shown)" if result.truncated else ""
+        hits = fmt.plural(sum(m.match_count for m in result.matches), "hit")
         records = fmt.plural(result.matched_records, "record")
-        text = f" · {shown}: {records}, {fmt.plural(hits, 'hit')}{more}"
+        if result.truncated:  # hits are known for the records shown only
+            text = f" · {shown}: {records}, first {len(result.matches)} shown ({hits})"
+        else:
+            text = f" · {shown}: {records}, {hits}"
         if result.unsearchable_records:
             text += f" · {result.unsearchable_records} not JSON"
         return text

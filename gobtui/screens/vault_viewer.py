@@ -10,6 +10,7 @@ control characters removed, never followed as instructions.
 
 from __future__ import annotations
 
+import orjson
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
@@ -126,7 +127,7 @@ class RecordViewerScreen(Screen[None]):
         self.page_hits = 0
         if self.query_text is not None:
             hit = band_styles(self.app).accent + Style(bold=True, reverse=True)
-            self.page_hits = content.highlight_words([self.query_text], hit)
+            self.page_hits = content.highlight_words([_as_in_json(self.query_text)], hit)
         self.query_one("#viewer-content", Static).update(content)
         scroll.scroll_home(animate=False)
         if self.focused is None:
@@ -190,3 +191,12 @@ class RecordViewerScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _as_in_json(query: str) -> str:
+    """The query as the record's raw JSON spells it: search matches decoded strings, so a
+    quote or backslash in the query shows escaped on the page (f"x -> f\\"x)."""
+    try:
+        return orjson.dumps(query).decode("utf-8")[1:-1]
+    except orjson.JSONEncodeError:  # a lone surrogate: no JSON spells it; mark it as typed
+        return query

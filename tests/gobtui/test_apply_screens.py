@@ -33,6 +33,7 @@ from core.vault_model import IndexEntry, SnapshotDiff
 from gobtui import format as fmt
 from gobtui.app import GobtuiApp
 from gobtui.planning_state import ignoring_trigger, policy_for
+from gobtui.screens import vault_records
 from gobtui.screens.confirm import ConfirmScreen
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
@@ -484,6 +485,42 @@ async def test_search_marks_the_matching_records(
         assert isinstance(plain, RecordViewerScreen) and plain.query_text is None
         await until(lambda: plain.page is not None, pilot)
         assert "on this page" not in str(plain.query_one("#viewer-title", Static).render())
+
+
+async def test_search_hits_are_counted_as_search_counts_them(
+    demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query with a quote: search matches decoded strings, the page shows raw JSON (the
+    quote escaped), and the viewer marks it there. Over the result limit, the header says
+    its hit count covers the records shown."""
+    monkeypatch.setattr(vault_records, "VAULT_VIEW_SEARCH_RESULTS", 3)
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        sha = snapshot_file(
+            Path(row.summary.path), Provider.CLAUDE, row.summary.session_id, "manual", FROZEN_NOW
+        )
+        query = 'f"no invoice'
+        direct = search(Vault(), sha, query, 50)
+        assert direct.matched_records > 3  # enough to go over the limit set above
+        await open_vault(app, pilot)
+        await pilot.press("enter")
+        browser = app.screen
+        assert isinstance(browser, VaultRecordsScreen)
+        await until(lambda: browser.rows is not None, pilot)
+        await pilot.press("slash", *query, "enter")
+        await until(lambda: browser.result is not None, pilot)
+        title = str(browser.query_one("#records-title", Static).render())
+        shown_hits = sum(m.match_count for m in direct.matches[:3])
+        assert f": {direct.matched_records} records, first 3 shown ({shown_hits} hits)" in title
+        await pilot.press("enter")
+        viewer = app.screen
+        assert isinstance(viewer, RecordViewerScreen)
+        await until(lambda: viewer.page is not None, pilot)
+        assert viewer.page is not None
+        first = direct.matches[0]
+        assert viewer.row.index == first.record_index
+        assert viewer.page_hits == first.match_count == viewer.page.content.count('f\\"no invoice')
 
 
 async def test_two_marked_snapshots_diff_and_history_filters(
