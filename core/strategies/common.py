@@ -218,11 +218,14 @@ def build_plan(
 def prefix_tokens(transcript: Transcript, plan: CompactionPlan | None) -> int:
     """Estimated tokens before the first elided line: the prefix a rewrite leaves identical.
     The whole context when nothing is elided (provider plans): the plan's `before`, as the
-    reference reports it (the items' estimates can add up to more than the context)."""
+    reference reports it. The items' estimates can add up to more than the context the
+    provider reports, so the prefix is capped at it (the reference caps only auto's share)."""
+    before = plan.context_tokens_before if plan is not None else transcript.context_tokens()
     lines = plan.elided_lines if plan is not None else []
     if not lines:
-        return plan.context_tokens_before if plan is not None else transcript.context_tokens()
+        return before
     first = min(lines)
-    return sum(
+    estimated = sum(
         item.est_tokens for item in transcript.items if item.active and item.line_index < first
     )
+    return min(estimated, before)

@@ -322,6 +322,9 @@ def test_cache_preservation_score_and_prefix() -> None:
         update={"edits": [ProviderCompactEdit(control="/compact")], "context_tokens_before": 900}
     )
     assert prefix_tokens(t, control) == 900
+    # Elided lines: the estimates before the first one, never more than `before`.
+    smaller = plan.model_copy(update={"context_tokens_before": prefix - 1})
+    assert prefix_tokens(t, smaller) == prefix - 1
 
 
 def test_select_for_reporting() -> None:
