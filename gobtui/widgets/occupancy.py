@@ -36,7 +36,9 @@ def occupancy_bar(row: BoardRow, width: int, styles: BandStyles) -> Text:
 
     run(0, mark_at)
     if mark_at < width:
-        text.append(TRIGGER, styles.alert if row.over_trigger else styles.marker)
+        text.append(
+            TRIGGER, styles.marker
+        )  # over the fill too: the alert colour would vanish in a red bar
         run(mark_at + 1, width)
     text.append(f"{fmt.percent(row.occupancy):>5}", band_style)
     return text
