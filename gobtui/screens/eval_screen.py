@@ -125,6 +125,7 @@ class EvalScreen(Screen[None]):
         self.error = None
         self.query_one("#eval-progress-bar").display = True
         self.query_one(ProgressBar).update(total=None, progress=0)
+        self.query_one("#eval-what", Static).update(" reading the session")  # not the last run's
         self._render_title()
         self._evaluate(self._request, self.ignore_trigger)
 

@@ -349,6 +349,11 @@ async def test_eval_progress_bar_hides_once_done(
         await until(lambda: bool(screen.rows) and not screen.running, pilot)
         await pilot.pause()
         assert not screen.query_one("#eval-progress-bar").display
+        assert static_text(screen, "#eval-what").strip() == "done"
+        screen.rerun()  # r: the last run's "done" is not shown while this one reads
+        assert screen.query_one("#eval-progress-bar").display
+        assert static_text(screen, "#eval-what").strip() == "reading the session"
+        await until(lambda: not screen.running, pilot)
         # Below the trigger every strategy declines: no ★, and the title says so.
         assert not any(r.best for r in screen.rows)
         assert "no strategy qualifies" in static_text(screen, "#eval-title")
