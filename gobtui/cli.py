@@ -315,16 +315,22 @@ def _first_command(argv: Sequence[str], parser: argparse.ArgumentParser) -> str 
 
 
 DASHBOARD_ONLY = {
-    "demo": "--demo",
-    "auto_demo": "--auto-demo",
-    "theme": "--theme",
-    "no_watch": "--no-watch",
+    "demo": ("--demo", ()),
+    "auto_demo": ("--auto-demo", ()),
+    "theme": ("--theme", ()),
+    "no_watch": ("--no-watch", ()),
+    "no_cache": ("--no-cache", ("detect",)),
 }
-"""Options that only the dashboard reads: given with a command they would do nothing."""
+"""Options of the dashboard (flag, and the commands that read it too): given with any other
+command they would do nothing."""
 
 
 def _refuse_dashboard_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    given = [flag for name, flag in DASHBOARD_ONLY.items() if getattr(args, name, None)]
+    given = [
+        flag
+        for name, (flag, commands) in DASHBOARD_ONLY.items()
+        if getattr(args, name, None) not in (None, False) and args.command not in commands
+    ]
     if given:
         parser.error(f"{', '.join(given)}: for the dashboard only, not with `{args.command}`")
 

@@ -166,7 +166,8 @@ def _print_plan(plan: CompactionPlan) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
-    names = [_strategy(argparse.Namespace(strategy=s), s) for s in args.strategy or []] or None
+    given = [_strategy(argparse.Namespace(strategy=s), s) for s in args.strategy or []]
+    names = list(dict.fromkeys(given)) or None  # a strategy named twice is one row
     live = target.live(args.live_secs, time.time())
     with progress_bar("eval") as progress:
         progress(0, 1, "reading")

@@ -66,6 +66,8 @@ def test_a_missing_home_before_the_command_is_an_error(
         (["--theme", "nord", "detect"], "--theme", "detect"),
         (["--demo", "--no-watch", "vault"], "--demo, --no-watch", "vault"),
         (["--auto-demo", "plan", "x"], "--auto-demo", "plan"),
+        (["--no-cache", "eval", "x"], "--no-cache", "eval"),
+        (["--theme", "", "detect"], "--theme", "detect"),
     ],
 )
 def test_dashboard_options_with_a_command_are_refused(

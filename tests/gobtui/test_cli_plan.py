@@ -114,6 +114,9 @@ def test_eval_only_named_strategies(codex_file: Path, capsys: pytest.CaptureFixt
         capsys, "eval", str(codex_file), "--strategy", "elide", "--strategy", "dedupe", "--json"
     )
     assert [row["strategy"] for row in rows] == ["elide", "dedupe"]  # type: ignore[index]
+    twice = ["--strategy", "dedupe", "--strategy", "elide", "--strategy", "dedupe"]
+    rows = run_json(capsys, "eval", str(codex_file), *twice, "--json")
+    assert [row["strategy"] for row in rows] == ["dedupe", "elide"]  # type: ignore[index]
 
 
 @pytest.mark.parametrize(
