@@ -30,6 +30,7 @@ from gobtui.cli_common import (
     resolve_target,
     token_count,
 )
+from gobtui.eval_rows import known_recall
 
 MIN_WINDOW_TOKENS = 10_000
 """The smallest `explain --window`: no supported model has a smaller context window, and
@@ -192,7 +193,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _eval_line(row: EvalRow) -> str:
     after = fmt.tokens(row.context_tokens_after) if row.context_tokens_after is not None else "-"
     valid = {True: "yes", False: "NO", None: "-"}[row.valid]
-    recall = f"{row.recall:.0%}" if row.recall is not None else "-"
+    shown = known_recall(row)
+    recall = f"{shown:.0%}" if shown is not None else "-"
     status = row.status.value if row.status is not RowStatus.NO_PLAN else "no plan"
     mark = " ★" if row.best else ""
     note = row.error or (row.reason_code if row.status is not RowStatus.PLAN else "")

@@ -16,7 +16,11 @@ EVAL_LEGEND = [
     ("after / saved", "context tokens after the plan, and what it reclaims"),
     ("prefix", "tokens before the first change: what the prompt cache keeps"),
     ("valid", "the rewritten copy verifies with no finding of its own"),
-    ("recall", "probes (paths, errors, ids) still findable after the plan"),
+    (
+        "recall",
+        "probes (paths, errors, ids) still findable after the plan (— for a provider"
+        " compaction: its summary decides)",
+    ),
     ("ms", "time to plan, rewrite and verify (hidden in the demo)"),
 ]
 
@@ -37,6 +41,13 @@ class EvalSort(StrEnum):
         return members[(members.index(self) + 1) % len(members)]
 
 
+def known_recall(row: EvalRow) -> float | None:
+    """The row's probe recall, or None when no probe can tell: a provider compaction (or a
+    cache edit) keeps what the provider's own summary keeps, which is unknown here. The JSON
+    rows keep the reference's figure (it counts such a plan as removing no line)."""
+    return None if row.control else row.recall
+
+
 def _missing_last(value: float | None, descending: bool) -> tuple[bool, float]:
     if value is None:
         return (True, 0.0)
@@ -47,7 +58,7 @@ SORT_KEYS: dict[EvalSort, Callable[[EvalRow], Any]] = {
     EvalSort.SAVED: lambda r: -r.est_reclaimed,
     EvalSort.AFTER: lambda r: _missing_last(r.context_tokens_after, False),
     EvalSort.PREFIX: lambda r: -r.prefix_tokens,
-    EvalSort.RECALL: lambda r: _missing_last(r.recall, True),
+    EvalSort.RECALL: lambda r: _missing_last(known_recall(r), True),
     EvalSort.TIME: lambda r: r.duration_ms,
     EvalSort.STRATEGY: lambda r: r.strategy,
 }

@@ -29,6 +29,7 @@ from gobtui.eval_rows import (
     EVAL_LEGEND,
     STATUS_WORDS,
     EvalSort,
+    known_recall,
     row_note,
     sort_rows,
 )
@@ -225,7 +226,7 @@ class EvalScreen(Screen[None]):
         valid: Text | str = "—"
         if row.valid is not None:
             valid = Text("yes", styles.ok) if row.valid else Text("NO", styles.alert)
-        recall = fmt.percent(row.recall)
+        recall = fmt.percent(known_recall(row))
         ms = f"{row.duration_ms:.0f}" if self.show_timings else "·"
         return [
             name,

@@ -109,6 +109,22 @@ def test_eval_json_has_a_row_per_strategy(
         assert row["prefix_tokens"] <= row["context_tokens_before"]
 
 
+def test_eval_text_shows_no_recall_for_a_provider_compaction(
+    codex_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """sawtooth asks the provider to compact: what its summary keeps is unknown, so the table
+    shows no recall (the JSON keeps the reference's figure); a file plan shows its own."""
+    argv = ["eval", str(codex_file), *LOW, "--strategy", "sawtooth", "--strategy", "elide"]
+    rows = run_json(capsys, *argv, "--json")
+    assert isinstance(rows, list) and rows[0]["control"] and rows[0]["recall"] is not None
+    assert main(argv) == 0
+    lines = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[2:]}
+    header = ["strategy", "status", "after", "saved", "prefix", "valid", "recall", "ms"]
+    recall = header.index("recall")
+    assert lines["sawtooth"][recall] == "-" and lines["sawtooth"][header.index("valid")] == "-"
+    assert lines["elide"][recall] == f"{rows[1]['recall']:.0%}"
+
+
 def test_eval_only_named_strategies(codex_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = run_json(
         capsys, "eval", str(codex_file), "--strategy", "elide", "--strategy", "dedupe", "--json"
