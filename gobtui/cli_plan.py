@@ -122,7 +122,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result if isinstance(result, NoPlan) else _plan_json(result, codes))
         return 1 if codes else 0
-    print(f"{target.provider.label} {target.session_id}  {target.path}")
+    print(_heading(target, live, args.live_secs))
     if isinstance(result, NoPlan):
         print(f"no plan ({result.reason_code.value}) with {strategy}:")
         print(
@@ -180,7 +180,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
-    print(f"{target.provider.label} {target.session_id}  {target.path}")
+    print(_heading(target, live, args.live_secs))
     print(
         f"{'strategy':<12} {'status':<8} {'after':>7} {'saved':>7} {'prefix':>7} "
         f"{'valid':<5} {'recall':>6} {'ms':>7}"
@@ -188,6 +188,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for row in rows:
         print(_eval_line(row))
     return 0
+
+
+def _heading(target: Target, live: bool, live_secs: float) -> str:
+    """The session's line; a live one says so, since auto then asks the provider instead of
+    rewriting the file."""
+    line = f"{target.provider.label} {target.session_id}  {target.path}"
+    if live:
+        line += f"  (live: written in the last {live_secs:g} s; auto uses the provider's controls)"
+    return line
 
 
 def _eval_line(row: EvalRow) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -118,11 +119,16 @@ def test_eval_text_shows_no_recall_for_a_provider_compaction(
     rows = run_json(capsys, *argv, "--json")
     assert isinstance(rows, list) and rows[0]["control"] and rows[0]["recall"] is not None
     assert main(argv) == 0
-    lines = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[2:]}
+    out = capsys.readouterr().out.splitlines()
+    assert "(live: written in the last 180 s; auto uses the provider's controls)" in out[0]
+    lines = {line.split()[0]: line.split() for line in out[2:]}
     header = ["strategy", "status", "after", "saved", "prefix", "valid", "recall", "ms"]
     recall = header.index("recall")
     assert lines["sawtooth"][recall] == "-" and lines["sawtooth"][header.index("valid")] == "-"
     assert lines["elide"][recall] == f"{rows[1]['recall']:.0%}"
+    os.utime(codex_file, (codex_file.stat().st_atime, codex_file.stat().st_mtime - 3600))
+    assert main(argv) == 0  # idle an hour: no note
+    assert "(live" not in capsys.readouterr().out.splitlines()[0]
 
 
 def test_eval_only_named_strategies(codex_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
