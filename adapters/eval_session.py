@@ -3,7 +3,8 @@
 An eval has three parts. Each strategy is planned (through the session's memo, so what auto
 and the others share is worked out once). Each admitted file plan is then built as an overlay
 of the source and verified line by line: the checks. Last, each plan's probe recall is scored
-against probes extracted meanwhile in a forked child (processes.Aside).
+against probes extracted meanwhile in a forked child (processes.Aside): one load_session
+started (probes=True, as `gobtui eval` loads), else one the eval starts.
 
 The checks of a big session (tens of thousands of rewritten lines) take as long as the
 planning, and each is independent of the others: when their rewritten lines add up to
