@@ -27,7 +27,7 @@ from adapters.operations import (
     write_receipt,
 )
 from adapters.planning import LoadedSession
-from adapters.rewrite import RewriteError, apply_plan, rewrite_identity
+from adapters.rewrite import RewriteError, rewrite_identity
 from adapters.vault import Vault
 from core.admission import admit
 from core.model import Provider
@@ -138,7 +138,9 @@ class Publisher:
             entry = self._snapshot(session, plan.strategy, progress)
             self.fault("snapshot")
             try:
-                candidate = apply_plan(session.data, session.provider, plan, session.transcript)
+                # apply_plan's bytes (tests/adapters/test_rewrite_lines.py), built from the
+                # loaded session's lines without a second copy of every line.
+                candidate = session.rewriter.apply(plan)
             except RewriteError as error:
                 raise PublishError(PublishErrorCode.REWRITE_FAILED, str(error)) from None
             if len(candidate) >= len(session.data):

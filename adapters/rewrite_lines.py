@@ -199,9 +199,9 @@ class SourceRewriter:
         return self.materialize(self.overlay(plan))
 
     def materialize(self, overlay: Overlay) -> bytes:
-        """The bytes an overlay stands for."""
-        data, starts = self.data, self.lines.starts
-        pieces: list[bytes] = []
+        """The bytes an overlay stands for (the source's runs joined as views, not copies)."""
+        data, starts = memoryview(self.data), self.lines.starts
+        pieces: list[bytes | memoryview] = []
         at = 0
         for index in sorted(overlay.replaced):
             pieces.append(data[at : starts[index]])
