@@ -55,7 +55,7 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(directory: Path, data: bytes, mode: int) -> Path:
+def _write_temp(directory: Path, data: bytes | bytearray, mode: int) -> Path:
     temp = directory / f".gobtui-{secrets.token_hex(8)}.tmp"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
@@ -72,7 +72,7 @@ def _write_temp(directory: Path, data: bytes, mode: int) -> Path:
     return temp
 
 
-def publish_new(target: Path, data: bytes, mode: int = 0o600) -> None:
+def publish_new(target: Path, data: bytes | bytearray, mode: int = 0o600) -> None:
     """Create `target` with exactly `data`; FileExistsError if the name is taken."""
     directory = target.parent
     temp = _write_temp(directory, data, mode)

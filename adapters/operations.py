@@ -221,7 +221,7 @@ class Operation:
         self,
         strategy: str,
         target: Path,
-        output: bytes,
+        output: bytes | bytearray,
         snapshot: str,
         bytes_before: int,
         now: float,

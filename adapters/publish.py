@@ -293,7 +293,7 @@ class Publisher:
         receipt_path: Path,
         source: Path | None,
         source_sha256: str | None,
-        output: bytes,
+        output: bytes | bytearray,
     ) -> Receipt:
         target = Path(receipt.path)
         try:

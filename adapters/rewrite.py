@@ -343,7 +343,7 @@ def apply_plan(
 # -- identity and payload texts ----------------------------------------------------------------
 
 
-def rewrite_identity(data: bytes, provider: Provider, new_session_id: str) -> bytes:
+def rewrite_identity(data: bytes, provider: Provider, new_session_id: str) -> bytearray:
     """`data` as the transcript of session `new_session_id`.
 
     Claude: the top-level `sessionId` of every record that has one; Codex: `payload.id` and
@@ -356,12 +356,25 @@ def rewrite_identity(data: bytes, provider: Provider, new_session_id: str) -> by
             f"a session id is 1 to {SESSION_ID_MAX_CHARS} characters of 0-9, A-Z, a-z and -",
         )
     half = _half(provider)
-    lines = split_lines(data)
-    for index, line in enumerate(lines):
+    # Line by line into one growing buffer: a list of every line (and its joined copy) would
+    # hold the transcript twice more (550 MB more on a 200 MB Claude fork, every record of
+    # which carries the session id).
+    out = bytearray()
+    view = memoryview(data)
+    find = data.find
+    size = len(data)
+    start = 0
+    while start < size:
+        end = find(b"\n", start)
+        stop = size if end < 0 else end + 1
+        line = data[start:stop]
         record = decode_line(line.strip())
         if isinstance(record, dict) and half.rewrite_identity_record(record, new_session_id):
-            lines[index] = encode_line(record, line_ending(line))
-    return b"".join(lines)
+            out += encode_line(record, line_ending(line))
+        else:
+            out += view[start:stop]
+        start = stop
+    return out
 
 
 def payload_texts(
