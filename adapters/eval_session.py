@@ -171,16 +171,16 @@ def _split(waiting: list[_Planned]) -> tuple[list[_Planned], list[_Planned]]:
     work = [(len(entry.plan.elided_lines) if entry.plan else 0, entry) for entry in waiting]
     if sum(lines for lines, _ in work) < EVAL_SPLIT_MIN_LINES:
         return waiting, []
-    here: list[_Planned] = []
-    aside: list[_Planned] = []
-    loads = [0, 0]
+    taken: set[int] = set()  # ids of the child's entries
+    here_lines = aside_lines = 0
     # Biggest first, each to the lighter side (ties here): the two shares end up close.
     for lines, entry in sorted(work, key=lambda pair: -pair[0]):
-        side = 0 if loads[0] <= loads[1] else 1
-        loads[side] += lines
-        (here if side == 0 else aside).append(entry)
-    order = {id(entry): index for index, entry in enumerate(waiting)}
-    return sorted(here, key=lambda e: order[id(e)]), sorted(aside, key=lambda e: order[id(e)])
+        if here_lines <= aside_lines:
+            here_lines += lines
+        else:
+            aside_lines += lines
+            taken.add(id(entry))
+    return [e for e in waiting if id(e) not in taken], [e for e in waiting if id(e) in taken]
 
 
 def _checks(
