@@ -1,24 +1,18 @@
 """Claude Code records to TranscriptItems (the full parse), and the live-branch marking.
 
-Kept apart from adapters/claude.py so the running summary state stays small: `parse_file`
-reads every line, feeding each record to the state and to an `ItemBuilder`.
+Kept apart from adapters/claude.py so the running summary state stays small; the full parse
+itself (every line to the state and to an `ItemBuilder`) is adapters/claude_parse.py.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-from adapters.full_parse import HelperAnswer, Tally, full_parse, read_chunks
-from adapters.jsonl import LineCursor, feed_bytes, torn_tail
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
-from core.model import ItemKind, Provider, Transcript, TranscriptItem
-
-if TYPE_CHECKING:
-    from adapters.claude import ClaudeState
+from core.model import ItemKind, TranscriptItem
 
 PROMPT_SUMMARY_CHARS = 200
 TOOL_INPUT_CHARS = 80
@@ -106,10 +100,6 @@ def estimate(record: dict[str, Any]) -> int:
     return -(-len(orjson.dumps(record.get("message", record))) // CHARS_PER_TOKEN)
 
 
-def _no_estimate(record: dict[str, Any]) -> int:
-    return 0
-
-
 def _shown_input(value: Any) -> str:
     """A tool input as JSON, cut to TOOL_INPUT_CHARS; only a bounded prefix is decoded."""
     try:
@@ -121,16 +111,30 @@ def _shown_input(value: Any) -> str:
     return cut(data[: 4 * TOOL_INPUT_CHARS + 4].decode("utf-8", "ignore"), TOOL_INPUT_CHARS)
 
 
+Unresolved = tuple[int, tuple[str, ...], dict[str, Any] | None, dict[str, tuple[str, str]]]
+"""(item position, the tool_use ids it named that were unknown, its record and the tools it
+named that were known, when the builder keeps them)."""
+
+
 class ItemBuilder:
     """Builds one item per conversation line; remembers what branch marking needs."""
 
-    __slots__ = ("answers", "calls", "estimate", "items", "msg_ids", "sidechain", "tools", "uuids")
+    __slots__ = (
+        "answers",
+        "calls",
+        "items",
+        "keep_unresolved",
+        "msg_ids",
+        "redefined",
+        "sidechain",
+        "tools",
+        "unresolved",
+        "uuids",
+    )
 
     # Branch marking reads what it needs from these lists, not from the items: they were
     # allocated across the whole parse, and touching each again costs a cache miss.
-    def __init__(self, estimates: bool = True) -> None:
-        self.estimate: Callable[[dict[str, Any]], int] = estimate if estimates else _no_estimate
-        """est_tokens of a record's item: now, or 0 until parse_file fills a Helper's in."""
+    def __init__(self, keep_unresolved: bool = False) -> None:
         self.items: list[TranscriptItem] = []
         self.uuids: list[str | None] = []  # the items' uuids
         self.tools: dict[str, tuple[str, str]] = {}
@@ -143,6 +147,12 @@ class ItemBuilder:
         """(uuid, parentUuid, tool_use ids its tool_result blocks answer) of such items."""
         self.sidechain: set[int] = set()
         """item positions of sidechain records in a main file."""
+        self.keep_unresolved = keep_unresolved
+        self.unresolved: list[Unresolved] = []
+        """Tool results naming a tool_use id not seen before: a builder that starts mid-file
+        (adapters.claude_parse) has those items rebuilt once the lines before it are read."""
+        self.redefined = False
+        """A tool_use id was seen twice (what an item names then depends on where it starts)."""
 
     def add(self, index: int, record: dict[str, Any], kind: Any, uuid: Any, parent: Any) -> None:
         """One record, given its type, uuid and parentUuid (in file order): an item when its
@@ -159,16 +169,16 @@ class ItemBuilder:
             content = record.get("content")
             summary = collapse(content, PROMPT_SUMMARY_CHARS) if isinstance(content, str) else None
             item = TranscriptItem(
-                index, ItemKind.SYSTEM, self.estimate(record), label=label, summary=summary
+                index, ItemKind.SYSTEM, estimate(record), label=label, summary=summary
             )
         elif kind == "attachment":
-            item = TranscriptItem(index, ItemKind.META, self.estimate(record), label="meta")
+            item = TranscriptItem(index, ItemKind.META, estimate(record), label="meta")
         elif kind == "tool_use":
             item = self._drift_call(index, record)
         elif kind == "tool_result":
             name = record.get("name")
             label = name if isinstance(name, str) and name else "tool_result"
-            item = TranscriptItem(index, ItemKind.TOOL_RESULT, self.estimate(record), label=label)
+            item = TranscriptItem(index, ItemKind.TOOL_RESULT, estimate(record), label=label)
         else:  # not in ITEM_KINDS
             return  # bookkeeping (progress, summary, last-prompt, snapshots, ...)
         item.uuid = uuid
@@ -188,6 +198,8 @@ class ItemBuilder:
         shown = _shown_input(block.get("input"))
         if not isinstance(tid, str):
             return "", name, shown
+        if tid in self.tools:
+            self.redefined = True
         self.tools[tid] = (name, shown)
         return tid, name, shown
 
@@ -222,7 +234,7 @@ class ItemBuilder:
         item = TranscriptItem(
             index,
             ItemKind.ASSISTANT,
-            self.estimate(record),
+            estimate(record),
             label="+".join(names) or "assistant",
             summary=summary,
             tool_use_ids=tuple(ids),
@@ -239,7 +251,7 @@ class ItemBuilder:
         self, index: int, record: dict[str, Any], uuid: str | None, parent: str | None
     ) -> TranscriptItem:
         # First: serialising leaves non-ASCII strings their UTF-8, which encode() then reuses.
-        est = self.estimate(record)
+        est = estimate(record)
         message = record.get("message")
         content = message.get("content") if type(message) is dict else None
         results = (
@@ -257,12 +269,17 @@ class ItemBuilder:
         ids: list[str] = []
         names: list[str] = []
         shown: list[str] = []
+        missed: list[str] = []
         tools = self.tools
         window = TOOL_OUTPUT_TAIL_CHARS * 4  # enough to survive whitespace collapsing
         for block in results:
             tid = block.get("tool_use_id")
             if type(tid) is str:
-                name, given = tools.get(tid, _UNKNOWN_TOOL)
+                known = tools.get(tid)
+                if known is None:
+                    missed.append(tid)
+                    known = _UNKNOWN_TOOL
+                name, given = known
                 ids.append(tid)
             else:
                 name, given = _UNKNOWN_TOOL
@@ -294,6 +311,12 @@ class ItemBuilder:
                 output = last[-window:] if len(last) >= window else "".join(texts)[-window:]
             shown.append(f"{name}({given}) => {_collapsed_tail(output, TOOL_OUTPUT_TAIL_CHARS)}")
         elidable = total > ELIDABLE_MIN_BYTES and not image
+        if missed:
+            if self.keep_unresolved:
+                named = {tid: tools[tid] for tid in ids if tid in tools}
+                self.unresolved.append((len(self.items), tuple(missed), record, named))
+            else:
+                self.unresolved.append((len(self.items), tuple(missed), None, {}))
         if ids:
             self.answers.append((uuid, parent, tuple(ids)))
         return TranscriptItem(
@@ -314,7 +337,7 @@ class ItemBuilder:
         return TranscriptItem(
             index,
             ItemKind.TOOL_CALL,
-            self.estimate(record),
+            estimate(record),
             label=name,
             summary=cut(f"{name}({shown})", SUMMARY_MAX_CHARS),
             tool_use_ids=(tid,) if tid else (),
@@ -392,75 +415,3 @@ def _sha256(texts: list[str | bytes]) -> str:
     for text in texts:
         digest.update(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
-
-
-Summary = tuple["ClaudeState", dict[int, int] | None]
-"""A full parse's state, with the estimates of the items by line when a Helper made them."""
-
-
-ITEMS_HEAD_SHARE = 1.0
-"""A big file's items are all built here while the Helper feeds the state and works out the
-estimates: that is already the longer side (bench row d), so the Helper builds none."""
-
-
-def parse_file(
-    path: str,
-    new_state: Callable[[str], ClaudeState],
-    helper_pass: Callable[[int, int, str, int], HelperAnswer[Summary, None]],
-) -> Transcript:
-    """Every line of a transcript into items, and a state fed the same records (in a Helper for
-    a big file, which also serialises the messages for the estimates: see full_parse)."""
-    return full_parse(
-        Provider.CLAUDE,
-        path,
-        lambda p: (new_state(p), None),
-        helper_pass,
-        _items_pass,
-        _finish,
-        ITEMS_HEAD_SHARE,
-    )
-
-
-def _finish(
-    out: tuple[ItemBuilder, dict[str, str | None]], tail: None, summary: Summary
-) -> tuple[list[TranscriptItem], ClaudeState]:
-    (builder, parents), (state, estimates) = out, summary
-    if estimates is not None:  # a Helper's, by line
-        for item in builder.items:
-            item.est_tokens = estimates[item.line_index]
-    builder.mark_branch(parents, state.leaf(parents), bool(state.subagent))
-    return builder.items, state
-
-
-def _items_pass(
-    fd: int, size: int, summary: Summary | None
-) -> tuple[tuple[ItemBuilder, dict[str, str | None]], Tally]:
-    """Items of every record and every parent link; the summary's state fed the same records,
-    or (None: a Helper does that) the estimates left for later."""
-    feed = summary[0].feed_parts if summary is not None else None
-    builder = ItemBuilder(estimates=summary is not None)
-    add = builder.add
-    parents: dict[str, str | None] = {}  # every link: the branch walk of a full parse
-    lines = LineCursor()
-    tally = Tally()
-    bad = tally.bad
-    records = 0
-    for chunk in read_chunks(fd, size):
-        tally.size += len(chunk)
-        for index, _length, record in feed_bytes(lines, chunk, not chunk):
-            if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
-                bad[record.value] += 1
-                continue
-            records += 1
-            kind = record.get("type")
-            uuid = record.get("uuid")
-            parent = record.get("parentUuid")
-            if feed is not None:
-                feed(record, kind, uuid, parent)
-            if type(uuid) is str:
-                parents[uuid] = parent if type(parent) is str else None
-            if kind != "progress":
-                add(index, record, kind, uuid, parent)
-    tally.records = records
-    tally.torn = torn_tail(lines)
-    return (builder, parents), tally

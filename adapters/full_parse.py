@@ -1,10 +1,11 @@
 """Full parses: every line of a file into items and the summary state of the same records.
 
-A big file's parse uses two cores. A Helper process (adapters.processes) feeds the summary
-state every record while this process builds the items of the file's head; the Helper also
-builds the items of the rest (the tail), where it already has the records decoded, so that
-both finish about together. `head_share` (per provider) says where the head ends: a line
-start near that share of the file's bytes.
+A big file's parse uses two cores. In `full_parse` (Codex's) a Helper process
+(adapters.processes) feeds the summary state every record while this process builds the items
+of the file's head; the Helper also builds the items of the rest (the tail), where it already
+has the records decoded, so that both finish about together. `head_share` (per provider) says
+where the head ends: a line start near that share of the file's bytes. Claude's parse
+(adapters.claude_parse) splits the file itself and uses the shared parts here.
 """
 
 from __future__ import annotations
@@ -224,10 +225,22 @@ def full_parse(
             if helper is not None:
                 helper.close()
     items, summarising = finish(out, tail, state)
+    return transcript_of(provider, path, items, summarising, tally, st.st_mtime_ns)
+
+
+def transcript_of(
+    provider: Provider,
+    path: str,
+    items: list[TranscriptItem],
+    summarising: Summarising,
+    tally: Tally,
+    mtime_ns: int,
+) -> Transcript:
+    """A full parse's Transcript: its items, and the summary of the state fed every line."""
     summary = summarising.summary(
         path=path,
         size=tally.size,
-        mtime=st.st_mtime_ns / 1e9,
+        mtime=mtime_ns / 1e9,
         coverage=Coverage.FULL,
         records=tally.records,
         bad_reasons=dict(tally.bad),

@@ -27,6 +27,10 @@ RECENT_LINK_WINDOW = 4096
 USAGE_HISTORY_MAX = 120
 """Usage samples kept per session for the sparkline (as wide as a wide pane) and burn rate."""
 COMPACTION_EVENTS_MAX = 64
+CLAUDE_JOIN_REBUILD_MAX = 1024
+"""A two-process Claude parse sends at most this many of the tail's tool results that name a
+call it has not seen (normally the few answering the head's last calls); more, and this
+process reads the tail itself."""
 TITLE_MAX_CHARS = 120
 LABEL_MAX_CHARS = 80
 SUMMARY_MAX_CHARS = 240

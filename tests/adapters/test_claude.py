@@ -679,7 +679,7 @@ def test_helper_parse_equals_one_pass(
     monkeypatch.setattr(processes, "single_threaded", lambda: forked)
     monkeypatch.setattr(processes.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
-    assert len(answers) == 1 and isinstance(answers[0][3], Tally)  # the helper did the state
+    assert len(answers) == 1 and isinstance(answers[0][11], Tally)  # the helper read the tail
 
 
 def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -699,12 +699,8 @@ def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.Monke
         with monkeypatch.context() as patch:  # a forked one dies before it answers
             patch.setattr(processes, "write_all", lambda fd, data: os._exit(3))
             assert dump(parse_transcript(path)) == want
-    with monkeypatch.context() as patch:  # it answers for other bytes
-        patch.setattr(
-            processes.Helper,
-            "result",
-            lambda _: ((ClaudeState(path), None), None, Tally(records=1), Tally(records=1)),
-        )
+    with monkeypatch.context() as patch:  # it answers something else
+        patch.setattr(processes.Helper, "result", lambda _: (ClaudeState(path), None))
         assert dump(parse_transcript(path)) == want
 
 
@@ -780,7 +776,7 @@ def test_collapsing_shortcuts_are_exact(text: str, limit: int) -> None:
 
 
 def test_item_kinds_are_what_becomes_an_item() -> None:
-    # A Helper estimates the records of these types only: each must become exactly one item.
+    # ITEM_KINDS says which record types become an item: each exactly one.
     builder = claude_items.ItemBuilder()
     kinds = [*sorted(claude_items.ITEM_KINDS), "progress", "summary", "last-prompt", None, 3]
     for index, kind in enumerate(kinds):

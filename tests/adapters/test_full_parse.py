@@ -1,5 +1,6 @@
-"""adapters.full_parse: a parse split between this process (the head's items) and a Helper (the
-state, and the tail's items: Codex) equals one pass over every line, wherever the split falls.
+"""A parse split between this process and a Helper equals one pass over every line, wherever
+the split falls: adapters.full_parse (Codex: the Helper feeds the state and builds the tail's
+items) and adapters.claude_parse (the Helper parses the tail, which is joined to the head).
 
 The Helper's side runs in this process here (its function called directly), so every line
 start of a fixture can be the split point quickly; test_claude and test_codex run real
@@ -15,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from adapters import full_parse, processes
+from adapters import claude_parse, full_parse, processes
 from adapters.claude import parse_transcript as parse_claude
 from adapters.codex import parse_transcript as parse_codex
-from core.model import Transcript
+from core.model import Transcript, TranscriptItem
 
 CASES = [
     ("codex/kvsankar__agent-history__session_with_compaction.jsonl", parse_codex),
@@ -72,28 +73,73 @@ def test_a_split_anywhere_equals_one_pass(
         assert answer[1] is not None  # the Helper built the tail's items
 
 
-def test_a_claude_helper_asked_for_a_tail_fails_and_the_parse_is_whole(
+CLAUDE_CASES = [
+    "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+    "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-a2898e3.jsonl",
+    "claude/marot__spotter__tool_heavy.jsonl",
+    "claude/kvsankar__agent-history__session_with_compaction.jsonl",
+    "claude/jazzyalex__agent-sessions__schema_drift.jsonl",
+    "oracle/claude-branch.jsonl",
+]
+CLAUDE_REPEATS = [  # a uuid used twice: a split between the two cannot be joined
+    "claude/daaain__claude-code-log__edge_cases.jsonl",
+    "claude/jazzyalex__agent-sessions__small.jsonl",
+]
+
+
+def claude_splits(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[bool], list[TranscriptItem]]:
+    """Parse `path` split at each line start (the tail in process): whether each split was
+    joined, and the tool results rebuilt with the head's calls. Every parse equals one pass."""
+    alone = dump(parse_claude(str(path)))
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)  # a Helper for a small file
+    monkeypatch.setattr(processes.Helper, "start", classmethod(lambda cls, *a: InProcess(*a)))
+    joined: list[bool] = []
+    rebuilt: list[TranscriptItem] = []
+    join, rebuild = claude_parse._join, claude_parse._rebuilt
+
+    def joining(*args: Any) -> bool:
+        joined.append(join(*args))
+        return joined[-1]
+
+    def rebuilding(*args: Any) -> TranscriptItem:
+        rebuilt.append(rebuild(*args))
+        return rebuilt[-1]
+
+    monkeypatch.setattr(claude_parse, "_join", joining)
+    monkeypatch.setattr(claude_parse, "_rebuilt", rebuilding)
+    splits = line_starts(path.read_bytes())
+    for split in splits:
+        monkeypatch.setattr(claude_parse, "split_point", lambda fd, size, share, at=split: at)
+        assert dump(parse_claude(str(path))) == alone, f"split at byte {split}"
+    assert len(joined) == len(splits)
+    return joined, rebuilt
+
+
+@pytest.mark.parametrize("relative", CLAUDE_CASES)
+def test_a_claude_split_anywhere_is_joined_and_equals_one_pass(
+    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    joined, _ = claude_splits(fixtures_dir / relative, monkeypatch)
+    assert all(joined)
+
+
+def test_a_claude_tool_result_answering_the_head_is_rebuilt(
     fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Claude's Helper builds no items (its share is the whole file); asked to, it fails, and
-    the parse falls back to one pass here."""
-    path = fixtures_dir / "claude/marot__spotter__tool_heavy.jsonl"
-    alone = dump(parse_claude(str(path)))
-    failed: list[Exception] = []
+    _, rebuilt = claude_splits(
+        fixtures_dir / "claude/marot__spotter__tool_heavy.jsonl", monkeypatch
+    )
+    assert rebuilt and all(item.label != "tool" for item in rebuilt)  # named by the head's call
 
-    class Failing(InProcess):
-        def __init__(self, *args: Any) -> None:
-            try:
-                super().__init__(*args)
-            except ValueError as error:
-                failed.append(error)
-                self.answer = None
 
-    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(processes.Helper, "start", classmethod(lambda cls, *a: Failing(*a)))
-    monkeypatch.setattr(full_parse, "split_point", lambda fd, size, share: size // 2)
-    assert dump(parse_claude(str(path))) == alone
-    assert len(failed) == 1
+@pytest.mark.parametrize("relative", CLAUDE_REPEATS)
+def test_a_claude_split_between_a_repeated_uuid_is_read_on_here(
+    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    joined, _ = claude_splits(fixtures_dir / relative, monkeypatch)
+    assert not all(joined)
 
 
 def test_split_point_is_a_line_start_or_the_end(tmp_path: Path) -> None:
