@@ -167,49 +167,54 @@ def _value(kind: ProbeKind, text: str, match: re.Match[str]) -> str | None:
     return match.group()
 
 
-_COMMAND_NEEDLES = tuple(command + " " for command in COMMANDS)
+_COMMAND_WORDS = frozenset(command.encode() for command in COMMANDS)
 _IGNORECASE_EXTRAS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 """The characters re.IGNORECASE matches with a letter of the decision needles besides that
 letter's two cases (İ and dotless ı with i, long ſ with s): folded to it before lower(), the
 needle check sees every text the regex could match (tests/core/test_probes.py finds them)."""
 _WORD_BYTES = bytes(
-    ord("a") if chr(code).isascii() and (chr(code).isalnum() or chr(code) == "_") else ord(" ")
+    code if chr(code).isascii() and (chr(code).isalnum() or chr(code) == "_") else ord(" ")
     for code in range(256)
 )
-"""ASCII letters, digits and `_` to "a", every other byte to " " (a character outside ASCII
-is first encoded as "?": it breaks a run, as it does for the pattern)."""
-_WORD_RUN = b"a" * 10
+"""ASCII letters, digits and `_` kept, every other byte to " " (a character outside ASCII is
+first encoded as "?"): what is left between spaces are the runs of ASCII word characters."""
+_WORD_RUN = 10
 """The shortest run _IDENTIFIER matches: [A-Za-z_] then 9 or more of [A-Za-z0-9_]."""
 _DECISION_NEEDLES = ("decide", "decision", "chose", "will use", "going with")
 _ERROR_NEEDLES = ("error[", "error: ", "FAILED", "panicked")
 
 
-def _may_match(kind: ProbeKind, text: str, lowered: Callable[[], str]) -> bool:
+def _may_match(
+    kind: ProbeKind, text: str, lowered: Callable[[], str], words: Callable[[], list[bytes]]
+) -> bool:
     """A literal every match of `kind` contains: False means the pattern cannot match, so
-    the regex scan (slow on big payloads) is skipped without changing any result."""
+    the regex scan (slow on big payloads) is skipped without changing any result. `words`
+    are the text's runs of ASCII word characters (one translate and one split, in C)."""
     if kind is ProbeKind.PATH:
         return "/" in text
     if kind is ProbeKind.FILE_NAME:
         return "." in text
     if kind is ProbeKind.COMMAND:
-        return any(needle in text for needle in _COMMAND_NEEDLES)
+        # A match starts with a command name between a word boundary and a space: a whole
+        # run. (Searching the text for each of the 22 names costs twice as much.)
+        return not _COMMAND_WORDS.isdisjoint(words())
     if kind is ProbeKind.DECISION:
         folded = lowered()
         return any(needle in folded for needle in _DECISION_NEEDLES)
     if kind is ProbeKind.ERROR_SIGNATURE:
         return any(needle in text for needle in _ERROR_NEEDLES)
     # snake_case or camelCase, within a run of 10 ASCII word characters (what the pattern
-    # needs): the run is looked for in bytes, one translate and one `in`, far cheaper than
-    # the pattern's scan.
+    # needs), far cheaper to rule out than the pattern's scan.
     if "_" not in text and _CAMEL.search(text) is None:
         return False
-    return _WORD_RUN in text.encode("ascii", "replace").translate(_WORD_BYTES)
+    return max(map(len, words()), default=0) >= _WORD_RUN
 
 
 def line_probes(text: str, line: int, kinds: frozenset[ProbeKind] = ALL_KINDS) -> list[Probe]:
     """The probes of one line's text, at most 4 per kind, kinds in order."""
     found: list[Probe] = []
     folded: list[str] = []
+    runs: list[list[bytes]] = []
 
     def lowered() -> str:
         if not folded:
@@ -217,8 +222,13 @@ def line_probes(text: str, line: int, kinds: frozenset[ProbeKind] = ALL_KINDS) -
             folded.append((text.translate(_IGNORECASE_EXTRAS) if extras else text).lower())
         return folded[0]
 
+    def words() -> list[bytes]:
+        if not runs:
+            runs.append(text.encode("ascii", "replace").translate(_WORD_BYTES).split())
+        return runs[0]
+
     for kind, pattern in _MATCHERS:
-        if kind not in kinds or not _may_match(kind, text, lowered):
+        if kind not in kinds or not _may_match(kind, text, lowered, words):
             continue
         seen: set[str] = set()
         for match in pattern.finditer(text):

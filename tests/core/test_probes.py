@@ -182,14 +182,25 @@ def test_real_fixture_recall(fixtures_dir: Path) -> None:
                 " ",
                 "a/b",
                 "x.y",
+                "(git log",
+                "xgit status",
+                "égit diff",
+                "1go run",
+                "python3 -m x",
+                "kubectl get",
+                "make\tbuild",
+                "cargo\u00a0test",
+                "npm",
+                "run",
             ]
         ),
         max_size=12,
-    )
+    ),
+    st.sampled_from([" ", "", "\n", "é", "_", "("]),
 )
-def test_prefilters_never_change_the_probes(parts: list[str]) -> None:
+def test_prefilters_never_change_the_probes(parts: list[str], separator: str) -> None:
     """The literal prefilters only skip scans that could not match."""
-    text = " ".join(parts)
+    text = separator.join(parts)
     slow: list[Probe] = []
     for kind, pattern in probes_module._MATCHERS:
         seen: set[str] = set()
