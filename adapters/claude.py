@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict, deque
-from collections.abc import Container, Iterable
+from collections.abc import Container
 from datetime import UTC, datetime, timedelta
-from itertools import groupby
 from typing import Any, ClassVar
 
 from adapters.claude_items import collapse, has_tool_result, user_text
@@ -56,8 +55,6 @@ _MILLIS = {f"{m:03d}Z": m * 1000 for m in range(1000)}
 """The rest of that shape after the minute, in microseconds: "SS." and "mmmZ"."""
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
-_LEAF_UNTOUCHED = "\0"
-"""prompt_leaf of a state from starting_after() that no last-prompt or leaf record changed."""
 
 
 def _usage_of(message: dict[str, Any]) -> Usage | None:
@@ -403,76 +400,6 @@ class ClaudeState:
                 "parent_session_id": parent_id,
             }
         )
-
-    # -- joining two halves of a file ---------------------------------------------------
-
-    def starting_after(self) -> ClaudeState:
-        """A state to feed the records after this one's, in another process, for absorb():
-        the decisions taken at the first records (subagent or not) are carried over."""
-        tail = ClaudeState(self.path)
-        tail.subagent = self.subagent
-        tail.prompt_leaf = _LEAF_UNTOUCHED
-        return tail
-
-    def can_absorb(self, tail: ClaudeState, tail_msg_ids: Iterable[str]) -> bool:
-        """Whether absorb(tail) would leave this state as if it had been fed the tail's
-        records itself. `tail_msg_ids` are the message ids of the tail's assistant records in
-        file order (a superset of what its history saw). The windows (links, usage history)
-        need no key set twice apart: the caller checks the links' uuids; the history's keys
-        are checked here. The usage of one response may straddle the two halves."""
-        ids = [key for key, _ in groupby(tail_msg_ids) if key]
-        if len(set(ids)) != len(ids):
-            return False
-        history = self.history
-        shared = history.keys() & set(ids)
-        if not shared:
-            return True
-        return shared == {ids[0]} and next(reversed(history)) == ids[0]
-
-    def absorb(self, tail: ClaudeState) -> None:
-        """Fold in `tail`: a state from starting_after() fed the records after this one's,
-        given can_absorb(tail, ...) and no uuid of the tail's among this one's."""
-        if self.subagent is None:
-            self.subagent = tail.subagent
-        if self.agent_id is None:
-            self.agent_id = tail.agent_id
-        if self.session_id is None:
-            self.session_id = tail.session_id
-        if self.title is None:
-            self.title = tail.title
-        self.cwd = tail.cwd or self.cwd
-        self.model = tail.model if tail.model is not None else self.model
-        if tail.newest_usage is not None:
-            self.newest_usage = tail.newest_usage
-        if tail.newest_leaf is not None:
-            self.newest_leaf = tail.newest_leaf
-        if tail.prompt_leaf != _LEAF_UNTOUCHED:
-            self.prompt_leaf = tail.prompt_leaf
-        links = self.links
-        links.update(tail.links)
-        while len(links) > RECENT_LINK_WINDOW:
-            links.popitem(False)
-        history = self.history
-        for key, (ts, tokens) in tail.history.items():
-            if key.startswith("#"):  # an anonymous response: numbered on from this one's
-                uuid, _, number = key.rpartition("#")
-                key = f"{uuid}#{int(number) + self._anon}"
-            sample = history.get(key)
-            history[key] = (sample[0] if sample else ts, tokens)
-        while len(history) > USAGE_HISTORY_MAX:
-            history.popitem(False)
-        self._anon += tail._anon
-        self.compactions.extend(tail.compactions)
-        # The instants' bounds: on a tie the earlier record's raw text stays, as feeding keeps it.
-        first = tail.first_ts
-        if first is not None and (self.first_ts is None or first < self.first_ts):
-            self.first_ts, self._lo_raw = first, tail._lo_raw
-        last, mine = tail.last_ts, self.last_ts
-        if last is not None and (mine is None or last > mine):
-            self.last_ts = last
-            self._hi_raw = tail._hi_raw
-        lo, hi = self._lo_raw, self._hi_raw
-        self._ts_len = len(lo) if lo and len(lo) == len(hi) else -1
 
     # -- persistence ---------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ decoded once, on one core or the other. The tail's answer is then joined to the 
 this process had gone on reading:
 - the tail's items are numbered on from the head's lines, and the few tool results naming a
   tool call of the head are rebuilt with it;
-- its state is absorbed (ClaudeState.absorb), which is exact as long as no record's uuid is
+- its state is absorbed (HalfState.absorb), which is exact as long as no record's uuid is
   used twice across the join and no response's usage is split apart by another.
 Anything else (no Helper, a failed or foreign answer, a file where the join would not be
 exact) and this process reads the tail itself after the head: one pass, as without a Helper.
@@ -15,7 +15,9 @@ exact) and this process reads the tail itself after the head: one pass, as witho
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from adapters.claude import ClaudeState
@@ -32,7 +34,7 @@ from adapters.full_parse import (
 )
 from adapters.jsonl import LineCursor, Record, feed_bytes
 from adapters.processes import Helper
-from core.limits import CLAUDE_JOIN_REBUILD_MAX
+from core.limits import CLAUDE_JOIN_REBUILD_MAX, RECENT_LINK_WINDOW, USAGE_HISTORY_MAX
 from core.model import Provider, Transcript, TranscriptItem
 
 HEAD_SHARE = 0.55
@@ -44,12 +46,89 @@ SIDECHAIN_PROBE_BYTES = 64 * 1024
 whether the file is a subagent's (the head's state decides by it; the tail must know it)."""
 
 
+_LEAF_UNTOUCHED = "\0"
+"""prompt_leaf of a state from starting_after() that no last-prompt or leaf record changed."""
+
+
+class HalfState(ClaudeState):
+    """A ClaudeState that can be fed one part of a file and joined to the state of the part
+    before it, fed in another process."""
+
+    def starting_after(self) -> HalfState:
+        """A state to feed the records after this one's, in another process, for absorb():
+        the decisions taken at the first records (subagent or not) are carried over."""
+        tail = HalfState(self.path)
+        tail.subagent = self.subagent
+        tail.prompt_leaf = _LEAF_UNTOUCHED
+        return tail
+
+    def can_absorb(self, tail: HalfState, tail_msg_ids: Iterable[str]) -> bool:
+        """Whether absorb(tail) would leave this state as if it had been fed the tail's
+        records itself. `tail_msg_ids` are the message ids of the tail's assistant records in
+        file order (a superset of what its history saw). The windows (links, usage history)
+        need no key set twice apart: the caller checks the links' uuids; the history's keys
+        are checked here. The usage of one response may straddle the two halves."""
+        ids = [key for key, _ in groupby(tail_msg_ids) if key]
+        if len(set(ids)) != len(ids) or any(key.startswith("#") for key in ids):
+            return False  # (a key like an anonymous response's would be numbered on)
+        history = self.history
+        shared = history.keys() & set(ids)
+        if not shared:
+            return True
+        return shared == {ids[0]} and next(reversed(history)) == ids[0]
+
+    def absorb(self, tail: HalfState) -> None:
+        """Fold in `tail`: a state from starting_after() fed the records after this one's,
+        given can_absorb(tail, ...) and no uuid of the tail's among this one's."""
+        if self.subagent is None:
+            self.subagent = tail.subagent
+        if self.agent_id is None:
+            self.agent_id = tail.agent_id
+        if self.session_id is None:
+            self.session_id = tail.session_id
+        if self.title is None:
+            self.title = tail.title
+        self.cwd = tail.cwd or self.cwd
+        self.model = tail.model if tail.model is not None else self.model
+        if tail.newest_usage is not None:
+            self.newest_usage = tail.newest_usage
+        if tail.newest_leaf is not None:
+            self.newest_leaf = tail.newest_leaf
+        if tail.prompt_leaf != _LEAF_UNTOUCHED:
+            self.prompt_leaf = tail.prompt_leaf
+        links = self.links
+        links.update(tail.links)
+        while len(links) > RECENT_LINK_WINDOW:
+            links.popitem(False)
+        history = self.history
+        for key, (ts, tokens) in tail.history.items():
+            if key.startswith("#"):  # an anonymous response: numbered on from this one's
+                uuid, _, number = key.rpartition("#")
+                key = f"{uuid}#{int(number) + self._anon}"
+            sample = history.get(key)
+            history[key] = (sample[0] if sample else ts, tokens)
+        while len(history) > USAGE_HISTORY_MAX:
+            history.popitem(False)
+        self._anon += tail._anon
+        self.compactions.extend(tail.compactions)
+        # The instants' bounds: on a tie the earlier record's raw text stays, as feeding keeps it.
+        first = tail.first_ts
+        if first is not None and (self.first_ts is None or first < self.first_ts):
+            self.first_ts, self._lo_raw = first, tail._lo_raw
+        last, mine = tail.last_ts, self.last_ts
+        if last is not None and (mine is None or last > mine):
+            self.last_ts = last
+            self._hi_raw = tail._hi_raw
+        lo, hi = self._lo_raw, self._hi_raw
+        self._ts_len = len(lo) if lo and len(lo) == len(hi) else -1
+
+
 @dataclass(slots=True)
 class Side:
     """One process's share of a parse: the items, every parent link, the state, the lines."""
 
     builder: ItemBuilder
-    state: ClaudeState
+    state: HalfState
     lines: LineCursor
     parents: dict[str, str | None] = field(default_factory=dict)
     tally: Tally = field(default_factory=Tally)
@@ -90,7 +169,7 @@ TailAnswer = tuple[
     list[Unresolved],
     bool,  # a tool_use id seen twice
     dict[str, str | None],  # parents
-    ClaudeState,
+    HalfState,
     Tally,
     int,  # records with a uuid
 ]
@@ -104,7 +183,7 @@ def parse_file(path: str) -> Transcript:
         size = st.st_size
         split = split_point(fd, size, HEAD_SHARE) if Helper.may_start(size) else size
         helper = Helper.start(tail_pass, fd, size, path, split) if split < size else None
-        head = Side(ItemBuilder(), ClaudeState(path), LineCursor())
+        head = Side(ItemBuilder(), HalfState(path), LineCursor())
         try:
             head.run(fd, size if helper is None else split)
             if helper is not None and not _join(head, helper.result(), split):
@@ -119,7 +198,7 @@ def parse_file(path: str) -> Transcript:
 
 def tail_pass(fd: int, size: int, path: str, split: int) -> TailAnswer:
     """The Helper's side: the records from `split` (a line start) to `size`, numbered from 0."""
-    first = ClaudeState(path)
+    first = HalfState(path)
     if first.subagent is None:  # as the head's state will decide it, from the first records
         start = os.pread(fd, min(split, SIDECHAIN_PROBE_BYTES), 0)
         for _index, _length, record in feed_bytes(LineCursor(), start, False):

@@ -154,3 +154,25 @@ def test_split_point_is_a_line_start_or_the_end(tmp_path: Path) -> None:
         assert full_parse.split_point(fd, 23, 1.0) == 23
     finally:
         os.close(fd)
+
+
+def _assistant(uuid: str, msg_id: str) -> dict[str, Any]:
+    usage = {"input_tokens": 10, "output_tokens": 1}
+    message = {"id": msg_id, "model": "claude-sonnet-4-5", "usage": usage, "content": []}
+    return {"type": "assistant", "uuid": uuid, "message": message}
+
+
+def test_a_claude_join_needs_each_response_s_records_together() -> None:
+    """The usage history keeps one sample per response: a response whose records the tail has
+    apart, or one the head has before its newest, cannot be joined exactly."""
+    head = claude_parse.HalfState("s.jsonl")
+    for n, msg_id in enumerate(["m1", "m2"]):
+        record = _assistant(f"h{n}", msg_id)
+        head.feed_parts(record, "assistant", record["uuid"], None)
+    tail = head.starting_after()
+    assert head.can_absorb(tail, ["m2", "m2", "m3"])  # the newest response straddles
+    assert head.can_absorb(tail, ["m3", "m3", "m4"])
+    assert not head.can_absorb(tail, ["m3", "m4", "m3"])  # apart in the tail
+    assert not head.can_absorb(tail, ["m3", "m2"])  # the head's newest, after another
+    assert not head.can_absorb(tail, ["m1"])  # an older response of the head's
+    assert not head.can_absorb(tail, ["#x#1"])  # shaped like an anonymous response's key
