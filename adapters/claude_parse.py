@@ -192,8 +192,13 @@ def parse_file(path: str) -> Transcript:
             if helper is not None:
                 helper.close()
     builder, state = head.builder, head.state
-    builder.mark_branch(head.parents, state.leaf(head.parents), bool(state.subagent))
-    return transcript_of(Provider.CLAUDE, path, builder.items, state, head.tally, st.st_mtime_ns)
+    leaf = state.leaf(head.parents)
+    builder.mark_branch(head.parents, leaf, bool(state.subagent))
+    transcript = transcript_of(
+        Provider.CLAUDE, path, builder.items, state, head.tally, st.st_mtime_ns
+    )
+    transcript.leaf_uuid = leaf
+    return transcript
 
 
 def tail_pass(fd: int, size: int, path: str, split: int) -> TailAnswer:

@@ -48,6 +48,7 @@ class PlanningErrorCode(StrEnum):
     UNREADABLE = "unreadable"
     TOO_LARGE = "too_large"
     TOO_MANY_ITEMS = "too_many_items"
+    CHANGED = "changed"
     UNKNOWN_STRATEGY = "unknown_strategy"
     EXTERNAL_FAILED = "external_failed"
 
@@ -145,8 +146,7 @@ def load_session(path: Path, provider: Provider, *, probes: bool = False) -> Loa
                 PlanningErrorCode.TOO_LARGE,
                 f"{path} is {size} bytes, over the planning limit of {MAX_PLAN_SOURCE_BYTES}",
             )
-        data = path.read_bytes()
-        transcript = parse_transcript(provider, str(path))
+        transcript, data = _read_consistently(path, provider)
     except OSError as error:
         raise PlanningError(
             PlanningErrorCode.UNREADABLE, f"cannot read {path}: {error.strerror or error}"
@@ -177,6 +177,23 @@ def load_session(path: Path, provider: Provider, *, probes: bool = False) -> Loa
         card_scan=source.scan,
         checks=source.checks,
         probe_job=job,
+    )
+
+
+def _read_consistently(path: Path, provider: Provider) -> tuple[Transcript, bytes]:
+    """The parse of `path` and the very bytes it parsed. A live session grows meanwhile: its
+    bytes are cut where the parse stopped (appends leave what came before as it was). One
+    that shrank or was replaced is read again, once."""
+    for _attempt in range(2):
+        transcript = parse_transcript(provider, str(path))
+        data = path.read_bytes()
+        parsed = transcript.summary.bytes if transcript.summary is not None else len(data)
+        if len(data) == parsed:
+            return transcript, data
+        if len(data) > parsed:
+            return transcript, data[:parsed]
+    raise PlanningError(
+        PlanningErrorCode.CHANGED, f"{path} changed while it was read (rewritten?); try again"
     )
 
 

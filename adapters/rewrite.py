@@ -228,7 +228,7 @@ class _Half(Protocol):
     """What each provider module (adapters.rewrite_claude / rewrite_codex) provides."""
 
     @property
-    def CardScan(self) -> Callable[[str], CardScanner]: ...  # a class
+    def CardScan(self) -> Callable[[str, Transcript | None], CardScanner]: ...  # a class
 
     def has_image_output(self, record: Record) -> bool: ...
 

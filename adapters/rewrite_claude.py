@@ -23,7 +23,7 @@ from adapters.rewrite import (
     text_positions,
 )
 from core.limits import LAST_PROMPT_MAX_CHARS
-from core.model import Transcript
+from core.model import BadLine, Transcript
 
 TEXT_TYPES = frozenset({"text"})
 DEFAULT_MODE = "normal"
@@ -99,8 +99,11 @@ class CardScan:
     source serves every plan applied to it (adapters.rewrite_lines relies on that).
     """
 
-    def __init__(self, path: str) -> None:
-        self._state = ClaudeState(path)
+    def __init__(self, path: str, parsed: Transcript | None = None) -> None:
+        # The parse of these lines found the leaf already, unless it skipped a line this scan
+        # reads (one too long to parse) or found no leaf: then a state is fed as it did.
+        self._parsed = parsed if _leaf_known(parsed) else None
+        self._state = ClaudeState(path) if self._parsed is None else None
         self.parents: dict[str, str | None] = {}
         self.where: dict[str, tuple[Any, int]] = {}
         """uuid -> (record type, line)."""
@@ -123,7 +126,8 @@ class CardScan:
         kind = record.get("type")
         uuid = record.get("uuid")
         parent = record.get("parentUuid")
-        self._state.feed_parts(record, kind, uuid, parent)
+        if self._state is not None:
+            self._state.feed_parts(record, kind, uuid, parent)
         if type(uuid) is str:
             self.parents[uuid] = parent if type(parent) is str else None
             self.where[uuid] = (kind, index)
@@ -135,8 +139,12 @@ class CardScan:
             self.mode = mode
 
     def finish(self) -> None:
-        self.leaf = self._state.leaf(self.parents)
-        self.session_id = self._state.session_id
+        if self._parsed is not None:
+            self.leaf = self._parsed.leaf_uuid
+            self.session_id = self._parsed.session_id  # what the card falls back to anyway
+        elif self._state is not None:
+            self.leaf = self._state.leaf(self.parents)
+            self.session_id = self._state.session_id
 
     def newest_user(self) -> int | None:
         """The line of the newest user record on the live branch."""
@@ -152,6 +160,12 @@ class CardScan:
 
     def leaf_line(self) -> int | None:
         return self.where[self.leaf][1] if self.leaf in self.where else None
+
+
+def _leaf_known(parsed: Transcript | None) -> bool:
+    if parsed is None or parsed.leaf_uuid is None or parsed.summary is None:
+        return False
+    return parsed.summary.bad_reasons.get(BadLine.TOO_LONG.value, 0) == 0
 
 
 def card_records(

@@ -125,7 +125,7 @@ class CardScan:
     """What the card needs from the file: the newest record's timestamp, and whether records
     carry ordinals. Fed every record in file order (`feed`); an elide changes neither."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, parsed: Transcript | None = None) -> None:
         self.timestamp: str | None = None
         self.ordinals = False
 

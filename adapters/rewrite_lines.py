@@ -261,7 +261,7 @@ class SourceRewriter:
 
     def _card_scan(self) -> CardScanner:
         if self._scan is None:
-            scan = self._half.CardScan(self.transcript.path)
+            scan = self._half.CardScan(self.transcript.path, self.transcript)
             for index, line in enumerate(self.lines):
                 record = decode_line(line.strip())
                 if isinstance(record, dict):
@@ -289,7 +289,7 @@ def read_source(
     elidable lines, a finished CardScan, and SourceChecks over verify's line facts."""
     half = provider_half(provider)
     elidable = {item.line_index for item in transcript.items if item.elidable}
-    scan = half.CardScan(transcript.path)
+    scan = half.CardScan(transcript.path, transcript)
     record_fact = fact_reader(provider)
     facts: list[LineFact] = []
     starts: list[int] = []

@@ -179,6 +179,9 @@ class Transcript:
     path: str
     items: list[TranscriptItem] = field(default_factory=list)
     summary: SessionSummary | None = None
+    leaf_uuid: str | None = None
+    """Claude: the uuid of the live branch's newest record, as the parse found it (None when
+    it found none, or the transcript was not made by a parse)."""
 
     def context_tokens(self) -> int:
         """Provider-reported context when known, else the sum of active estimates."""

@@ -7,6 +7,8 @@ SourceRewriter per source, so rewritten lines and the card's scan are shared as 
 
 from __future__ import annotations
 
+import hashlib
+import os
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -122,17 +124,32 @@ def test_fixtures(name: str, provider: Provider, fixture_copy: object) -> None:
     check_source(fixture_copy(name), provider, LOW)  # type: ignore[operator]
 
 
-def test_read_source_scan_is_the_scan_of_the_lines(fixture_copy: object) -> None:
+CLAUDE_SCANNED = [
+    "claude/marot__spotter__tool_heavy.jsonl",
+    "claude/jazzyalex__agent-sessions__small.jsonl",
+    "claude/daaain__claude-code-log__edge_cases.jsonl",
+    "claude/jazzyalex__agent-sessions__schema_drift.jsonl",
+    "claude/kvsankar__agent-history__session_with_compaction.jsonl",
+    "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-a2898e3.jsonl",
+    "oracle/claude-branch.jsonl",
+]
+
+
+@pytest.mark.parametrize("name", CLAUDE_SCANNED)
+def test_read_source_scan_is_the_scan_of_the_lines(name: str, fixture_copy: object) -> None:
+    """read_source's scan takes the leaf from the parse: the one a scan of the lines finds."""
     from adapters.rewrite_claude import CardScan
 
-    path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
+    path = fixture_copy(name)  # type: ignore[operator]
     session = load_session(path, Provider.CLAUDE)
     source = read_source(session.data, Provider.CLAUDE, session.transcript, EVAL_PAYLOAD_BYTES)
     scan = CardScan.of(split_lines(session.data), session.transcript.path)
     assert isinstance(source.scan, CardScan)
-    assert (source.scan.leaf, source.scan.session_id, source.scan.timestamp) == (
+    assert source.scan._state is None or session.transcript.leaf_uuid is None  # no state fed
+    fallback = session.transcript.session_id  # what the card uses when the scan has none
+    assert (source.scan.leaf, source.scan.session_id or fallback, source.scan.timestamp) == (
         scan.leaf,
-        scan.session_id,
+        scan.session_id or fallback,
         scan.timestamp,
     )
     assert (source.scan.mode, source.scan.where, source.scan.parents) == (
@@ -140,6 +157,46 @@ def test_read_source_scan_is_the_scan_of_the_lines(fixture_copy: object) -> None
         scan.where,
         scan.parents,
     )
+
+
+def test_a_session_growing_while_loaded_is_cut_where_its_parse_stopped(
+    fixture_copy: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adapters import planning
+
+    path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
+    original = path.read_bytes()
+    parse = planning.parse_transcript
+
+    def parse_then_append(provider: Provider, where: str) -> Transcript:
+        transcript = parse(provider, where)
+        with open(where, "ab") as handle:  # the agent writes on
+            handle.write(original.splitlines(keepends=True)[-1])
+        return transcript
+
+    monkeypatch.setattr(planning, "parse_transcript", parse_then_append)
+    session = load_session(path, Provider.CLAUDE)
+    assert session.data == original and len(path.read_bytes()) > len(original)
+    assert session.source_sha256 == hashlib.sha256(original).hexdigest()
+
+
+def test_a_session_shrinking_while_loaded_is_an_error(
+    fixture_copy: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adapters import planning
+
+    path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
+    parse = planning.parse_transcript
+
+    def parse_then_cut(provider: Provider, where: str) -> Transcript:
+        transcript = parse(provider, where)
+        os.truncate(where, os.path.getsize(where) // 2)
+        return transcript
+
+    monkeypatch.setattr(planning, "parse_transcript", parse_then_cut)
+    with pytest.raises(planning.PlanningError) as caught:
+        load_session(path, Provider.CLAUDE)
+    assert caught.value.code is planning.PlanningErrorCode.CHANGED
 
 
 # -- the eval, row by row, against the one-shot computation --------------------------------------
