@@ -21,7 +21,9 @@ from gobtui.cli import CliError
 from gobtui.cli_common import (
     add_limit_options,
     file_named,
+    homes_of,
     load_target,
+    one_file,
     print_json,
     progress_bar,
     recorded_file,
@@ -164,6 +166,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     if args.sha is not None and not args.sha.strip():
         raise CliError("empty --sha: give a snapshot id or prefix, or leave --sha out")
+    homes = homes_of(args)
     try:
         indexed = vault.entries(checked=False)  # ids only; the history below is checked
         ids = {e.session_id for e in indexed if e.session_id.startswith(args.session)}
@@ -178,6 +181,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
                 f"{args.session!r} matches {len(ids)} sessions: {', '.join(sorted(ids))}"
             )
         history = snapshots_of(vault, ids.pop(), file)
+        if file is None:
+            history = one_file(history, args.session, homes)
         if not history:
             raise CliError(f"no snapshot of {args.session!r} in the vault")
         entry = history[0] if args.sha is None else _pick_snapshot(history, args.sha)

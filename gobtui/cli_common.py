@@ -16,7 +16,7 @@ import orjson
 from pydantic import BaseModel
 
 from adapters.config_file import ConfigError, LoadedConfig, ResolvedPolicy, load_config
-from adapters.paths import HomeError, resolve_homes
+from adapters.paths import HomeError, Homes, resolve_homes
 from adapters.planning import LoadedSession, PlanningError, load_session
 from adapters.select import SelectError, load_summaries, select_session
 from core.model import Provider, SessionSummary
@@ -48,8 +48,8 @@ class Target:
 
 def resolve_target(args: Any, selector: str) -> Target:
     """An id prefix among the discovered sessions, or a transcript path."""
+    homes = homes_of(args)
     try:
-        homes = resolve_homes(args.claude_home, args.codex_home, os.environ)
         candidate = Path(selector).expanduser()
         summaries = [] if candidate.is_file() else load_summaries(homes, all_sessions=True)
         found = select_session(selector, summaries)
@@ -76,6 +76,31 @@ def recorded_file(entries: list[IndexEntry], selector: str) -> IndexEntry | None
         return None
     real = os.path.realpath(candidate)
     return next((entry for entry in entries if entry.path == real), None)
+
+
+def homes_of(args: Any) -> Homes:
+    """The homes the command's flags (or the environment) name; a named one that does not
+    exist is a usage error, for vault commands as for the others."""
+    try:
+        return resolve_homes(args.claude_home, args.codex_home, os.environ)
+    except HomeError as error:
+        raise CliError(str(error)) from None
+
+
+def one_file(entries: list[IndexEntry], selector: str, homes: Homes) -> list[IndexEntry]:
+    """`entries` (snapshots of one session id) narrowed to one file: two copies of a
+    transcript share an id. The copy inside the homes wins; otherwise a path must say which."""
+    files = list(dict.fromkeys(entry.path for entry in entries))
+    if len(files) <= 1:
+        return entries
+    roots = [os.path.realpath(home) for home in (homes.claude, homes.codex) if home is not None]
+    inside = [f for f in files if any(f.startswith(root.rstrip(os.sep) + os.sep) for root in roots)]
+    if len(inside) != 1:
+        raise CliError(
+            f"{selector!r} names snapshots of {len(files)} files ({', '.join(files)}); "
+            "give the path of the one you mean"
+        )
+    return [entry for entry in entries if entry.path == inside[0]]
 
 
 def snapshots_of(vault: Vault, session_id: str, file: Path | None) -> list[IndexEntry]:

@@ -44,7 +44,14 @@ from core.vault_model import (
 from core.vault_records import record_type
 from gobtui import format as fmt
 from gobtui.cli import CliError
-from gobtui.cli_common import file_named, recorded_file, resolve_target, snapshots_of
+from gobtui.cli_common import (
+    file_named,
+    homes_of,
+    one_file,
+    recorded_file,
+    resolve_target,
+    snapshots_of,
+)
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"
@@ -137,16 +144,28 @@ def _vault() -> Vault:
 # --- session selection -----------------------------------------------------------------------
 
 
-def _resolve_session(args: argparse.Namespace, selector: str) -> SessionTarget:
+def _resolve_session(args: argparse.Namespace, selector: str, one: bool = False) -> SessionTarget:
     """A session id already in the vault; else a transcript path or a discovered session
     (gobtui.cli_common.resolve_target); else a unique id prefix among the vault's sessions,
-    so a session whose file is gone can still be named."""
+    so a session whose file is gone can still be named. With `one` (the command reads one
+    file) the homes' sessions come first, and an id two files hold must be told apart."""
     try:
         check_selector(selector)  # "" would be a prefix of every session in the vault
     except SelectError as error:
         raise CliError(str(error)) from None
+    homes = homes_of(args)
+    if one:  # the command reads one file: the one the homes hold, when they hold it
+        try:
+            found = resolve_target(args, selector)
+        except CliError:
+            pass  # gone, or never discovered: as the vault recorded it
+        else:
+            path = found.path.resolve()
+            return SessionTarget(found.provider, found.session_id, path, file_named(selector))
     entries = _vault().entries(checked=False)  # ids only; what is listed or read is checked
     exact = [e for e in entries if e.session_id == selector]
+    if one:  # of two copies of a transcript (one id), which?
+        exact = one_file(exact, selector, homes)
     if exact:
         return SessionTarget(exact[0].provider, exact[0].session_id, Path(exact[0].path))
     gone = recorded_file(entries, selector)
@@ -172,7 +191,7 @@ def _resolve_session(args: argparse.Namespace, selector: str) -> SessionTarget:
 
 @_handles_vault_errors
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    target = _resolve_session(args, args.session)
+    target = _resolve_session(args, args.session, one=True)
     entry = _vault().snapshot(
         target.path, target.provider, target.session_id, args.label, time.time()
     )
@@ -256,8 +275,10 @@ def _entry_for(vault: Vault, args: argparse.Namespace, text: str) -> IndexEntry:
         except VaultError as error:
             if error.code not in (VaultErrorCode.NOT_FOUND, VaultErrorCode.INVALID_INPUT):
                 raise
-    target = _resolve_session(args, text)
+    target = _resolve_session(args, text, one=True)
     history = snapshots_of(vault, target.session_id, target.file)
+    if target.file is None:
+        history = one_file(history, text, homes_of(args))
     if not history:
         raise CliError(f"no snapshots of {text!r} in the vault")
     return history[0]

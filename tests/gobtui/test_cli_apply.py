@@ -156,6 +156,46 @@ def test_undo_of_a_path_restores_that_file_s_snapshot(
     assert Path(str(again["path"])).parent == copy.parent
 
 
+def test_an_id_two_files_hold_means_the_one_in_the_homes(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two copies of a transcript, in two homes: by id, snapshot and undo take the copy in the
+    homes named; with neither copy there, the id is ambiguous and a path must say which."""
+    other = tmp_path / "other" / "projects" / "-elsewhere"
+    other.mkdir(parents=True)
+    copy = other / source.name
+    copy.write_bytes(source.read_bytes()[:4096].rsplit(b"\n", 1)[0] + b"\n")
+    other_home = str(tmp_path / "other")
+    theirs = receipt_of(capsys, "snapshot", SPOTTER, "--claude-home", other_home, "--json")
+    assert theirs["path"] == str(copy.resolve())
+    mine = receipt_of(capsys, "snapshot", SPOTTER, "--json")  # the home of CLAUDE_CONFIG_DIR
+    assert mine["path"] == str(source.resolve()) and mine["sha256"] != theirs["sha256"]
+    undone = receipt_of(capsys, "undo", SPOTTER, "--yes", "--json")
+    assert undone["snapshot_manifest_sha256"] == mine["sha256"]
+    assert Path(str(undone["path"])).parent == source.parent
+    undone = receipt_of(capsys, "undo", SPOTTER, "--claude-home", other_home, "--yes", "--json")
+    assert undone["snapshot_manifest_sha256"] == theirs["sha256"]
+    assert Path(str(undone["path"])).parent == copy.parent
+    nowhere = tmp_path / "empty"
+    nowhere.mkdir()
+    assert main(["undo", SPOTTER, "--claude-home", str(nowhere), "--yes"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "2 files" in err and "path" in err
+
+
+@pytest.mark.parametrize(
+    "command", [["snapshot", SPOTTER], ["history", SPOTTER], ["undo", SPOTTER, "--yes"]]
+)
+def test_a_named_home_that_does_not_exist_is_a_usage_error_for_vault_commands(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    assert main(["snapshot", SPOTTER]) == 0  # the vault knows the session already
+    capsys.readouterr()
+    assert main([*command, "--claude-home", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
