@@ -287,7 +287,9 @@ def _run_dashboard(config: AppConfig) -> int:
             f"unknown theme {config.theme!r}; try one of: {', '.join(sorted(app.available_themes))}"
         )
     app.run()
-    return 0
+    # Textual prints an unhandled error's traceback as the app closes and sets return_code:
+    # the exit status must say so too.
+    return app.return_code or 0
 
 
 def _first_command(argv: Sequence[str], parser: argparse.ArgumentParser) -> str | None:

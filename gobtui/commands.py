@@ -7,7 +7,9 @@ from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from textual.command import DiscoveryHit, Hit, Provider
+from textual.command import DiscoveryHit, Hit, Matcher, Provider
+from textual.content import Content
+from textual.markup import escape
 
 from core.board import BoardRow, SortKey, sort_rows
 
@@ -22,6 +24,17 @@ def _label(row: BoardRow) -> str:
     return f"{row.project} · {s.title or '(no title)'} · {s.session_id[:8]}"
 
 
+def _highlighted(matcher: Matcher, text: str) -> Content:
+    """`text` as it is, its fuzzy match highlighted: Matcher.highlight would read it as
+    markup, and a title such as "[REDACTED len=1]" is not."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    for offset in offsets if score else ():
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
 class SessionCommands(Provider):
     def _rows(self) -> list[BoardRow]:
         app: GobtuiApp = self.app  # type: ignore[assignment]
@@ -30,9 +43,10 @@ class SessionCommands(Provider):
     async def discover(self) -> AsyncIterator[DiscoveryHit]:
         for row in self._rows()[:DISCOVER_LIMIT]:
             yield DiscoveryHit(
-                _label(row),
+                Content(_label(row)),  # plain text: a title is not markup
                 partial(self._select, row.key),
-                help=f"{row.summary.provider.value} · {row.summary.model or ''}",
+                help=escape(f"{row.summary.provider.value} · {row.summary.model or ''}"),
+                text=_label(row),
             )
 
     async def search(self, query: str) -> AsyncIterator[Hit]:
@@ -44,9 +58,10 @@ class SessionCommands(Provider):
             if score > 0:
                 yield Hit(
                     score,
-                    matcher.highlight(_label(row)),
+                    _highlighted(matcher, _label(row)),
                     partial(self._select, row.key),
-                    help=f"{s.provider.value} · {s.model or ''} · go to session",
+                    text=_label(row),
+                    help=escape(f"{s.provider.value} · {s.model or ''} · go to session"),
                 )
 
     def _select(self, path: str) -> None:
@@ -62,14 +77,20 @@ class ActionCommands(Provider):
 
     async def discover(self) -> AsyncIterator[DiscoveryHit]:
         for label, callback, help_text in self._commands():
-            yield DiscoveryHit(label, callback, help=help_text)
+            yield DiscoveryHit(Content(label), callback, text=label, help=escape(help_text))
 
     async def search(self, query: str) -> AsyncIterator[Hit]:
         matcher = self.matcher(query)
         for label, callback, help_text in self._commands():
             score = matcher.match(label)
             if score > 0:
-                yield Hit(score, matcher.highlight(label), callback, help=help_text)
+                yield Hit(
+                    score,
+                    _highlighted(matcher, label),
+                    callback,
+                    text=label,
+                    help=escape(help_text),
+                )
 
 
 class PlanCommands(ActionCommands):

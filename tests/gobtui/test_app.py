@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import orjson
 import pytest
+from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
 from core.model import Provider
@@ -28,6 +29,11 @@ from .conftest import FROZEN_NOW
 
 CLAUDE_FIXTURE = "claude/marot__spotter__short.jsonl"
 CODEX_FIXTURE = "codex/kvsankar__agent-history__session-01.jsonl"
+
+
+BRACKETED = (
+    "madshn__localpush__rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
+)
 
 
 def claude_usage_line(session_id: str, parent: str, uuid: str, input_tokens: int) -> bytes:
@@ -214,6 +220,36 @@ async def test_palette_finds_a_session_by_project(
         await pilot.press("enter")
         await pilot.pause()
         assert app.query_one(SessionsTable).selected_key == target.key
+
+
+async def test_the_palette_shows_a_title_with_brackets_as_it_is(
+    tmp_path: Path, fixtures_dir: Path
+) -> None:
+    """A Codex title such as "[REDACTED_MESSAGE len=115 sha=…]" is text, not markup."""
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    claude.mkdir()
+    rollout = codex / "sessions" / "2026" / "02" / "23" / BRACKETED.split("__")[-1]
+    rollout.parent.mkdir(parents=True)
+    shutil.copyfile(fixtures_dir / "codex" / BRACKETED, rollout)
+    app = app_for(claude, codex)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        (row,) = app.sessions_screen.rows.values()
+        assert row.summary.title is not None and row.summary.title.startswith("[REDACTED")
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.5)
+        assert app.is_running
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        shown = [str(option.prompt) for option in palette.query_one(CommandList).options]
+        assert any(row.summary.title in text for text in shown)
+        await pilot.press(*"REDACTED")
+        await pilot.pause(0.5)
+        shown = [str(option.prompt) for option in palette.query_one(CommandList).options]
+        assert any(row.summary.title in text for text in shown)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and app.query_one(SessionsTable).selected_key == row.key
 
 
 async def test_narrow_pane_drops_columns_instead_of_wrapping(
