@@ -31,6 +31,13 @@ class BandStyles:
 
 def _style(variables: dict[str, str], name: str, fallback: str) -> Style:
     value = variables.get(name, fallback)
+    if value.startswith("ansi_"):
+        # An ANSI theme's colour is the terminal's own ("ansi_yellow": its yellow), not the
+        # RGB Textual approximates it with.
+        try:
+            return Style(color=value.removeprefix("ansi_"))
+        except Exception:
+            pass
     try:
         return Style(color=Color.parse(value).rich_color)
     except Exception:  # an unparsable theme value must not break drawing

@@ -408,6 +408,11 @@ async def test_band_styles_follow_a_theme_change(
         gruvbox = band_styles(app)
         assert gruvbox.ok != nord.ok
         assert band_styles(app) is gruvbox
+        app.theme = "ansi-dark"  # the terminal's own colours, not RGB stand-ins for them
+        await pilot.pause()
+        ansi = band_styles(app)
+        assert ansi.warn.color is not None and ansi.warn.color.name == "yellow"
+        assert ansi.alert.color is not None and ansi.alert.color.name == "red"
 
 
 @pytest.mark.parametrize("size", [(80, 16), (80, 24)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
@@ -155,6 +156,29 @@ async def test_enter_opens_the_record_diff_with_the_stub(
         assert app.screen is screen
         assert not screen.split  # the mode chosen in the diff sticks
         assert "unified diffs" in static_text(screen, "#plan-figures")
+
+
+@pytest.mark.parametrize("theme", ["ansi-dark", "ansi-light", "textual-dark"])
+async def test_diff_lines_are_readable_in_every_theme(
+    demo_app_factory: Callable[..., GobtuiApp], theme: str
+) -> None:
+    """A removed or added line's colour never sits on a background of that same colour (an
+    ANSI theme cannot tint: its 15% would be the full colour)."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.theme = theme
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        assert screen.preview is not None
+        records = screen.query_one(RecordPairs)
+        records.cursor = next(
+            i for i, r in enumerate(screen.preview.rows) if r.change is RowChange.STUBBED
+        )
+        await pilot.press("enter")
+        await pilot.pause()
+        view = app.screen.query_one(DiffView)
+        for component in ("diff-view--delete", "diff-view--insert"):
+            style = view.get_component_rich_style(component)
+            assert style.color is not None and style.color != style.bgcolor
 
 
 async def test_fold_rows_open_no_diff(demo_app_factory: Callable[..., GobtuiApp]) -> None:
