@@ -9,6 +9,7 @@ finds the first receipt and returns it instead of writing again.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -198,7 +199,9 @@ class Publisher:
                 receipt = op.receipt(
                     "undo", op.target(earlier, now), output, entry.sha256, entry.bytes, now
                 )
-                receipt = self._publish(receipt, op.receipt_path, None, None, output)
+                receipt = self._publish(
+                    receipt, op.receipt_path, None, None, output, _written(entry)
+                )
         append_event(
             TelemetryEvent(
                 ts=self.clock(),
@@ -294,16 +297,25 @@ class Publisher:
         source: Path | None,
         source_sha256: str | None,
         output: bytes | bytearray,
+        written: float | None = None,
     ) -> Receipt:
+        """Write the fork (never over a file) between the receipt's intent and completion.
+
+        The fork is dated as its content (`written`, else the source's modification time): a
+        session written seconds ago reads as one an agent is working on, and a fork has none.
+        """
         target = Path(receipt.path)
         try:
             write_receipt(receipt_path, receipt)
             self.fault("intent")
             if source is not None and source_sha256 is not None:
                 self._require_unchanged(source, source_sha256, "it was snapshotted")
+                written = os.stat(source).st_mtime
             self.fault("recheck")
             try:
                 publish_new(target, output)
+                if written is not None:
+                    os.utime(target, (time.time(), written))
             except FileExistsError:
                 if file_sha256(target) != receipt.output_sha256:
                     raise PublishError(
@@ -353,3 +365,13 @@ class Publisher:
                 ),
                 self.root,
             )
+
+
+def _written(entry: IndexEntry) -> float:
+    """When a snapshot's content was last written: the modification time of the file it was
+    taken from while that file still holds those bytes, else the time it was taken."""
+    path = Path(entry.path)
+    with suppress(OSError):
+        if file_sha256(path) == entry.source_sha256:
+            return min(os.stat(path).st_mtime, entry.ts)
+    return entry.ts

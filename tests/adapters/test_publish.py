@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from adapters import publish as publish_module
 from adapters.events import read_events
 from adapters.planning import LoadedSession, load_session, plan_session
 from adapters.providers import parse_transcript
@@ -282,6 +283,25 @@ def test_undo_restores_the_snapshot_into_a_new_fork(
         ("undo", "applied"),
         ("undo", "skipped"),
     ]
+
+
+def test_a_fork_and_a_restore_are_dated_as_their_content(
+    claude_source: Path, vault: Vault, tmp_path: Path
+) -> None:
+    """Nobody writes a fork: dated now, it would read as a live session (and auto would ask
+    the provider to compact it). It is dated as the source's last write."""
+    written = 1_700_000_000.0
+    os.utime(claude_source, (written, written))
+    session, plan = planned(claude_source, Provider.CLAUDE)
+    pub = publisher(vault, tmp_path)
+    applied = pub.apply(session, plan, POLICY)
+    assert os.stat(applied.path).st_mtime == written
+    undone = pub.undo(applied.snapshot_manifest_sha256)
+    assert os.stat(undone.path).st_mtime == written  # the source still holds those bytes
+    with claude_source.open("ab") as handle:  # once it moves on: the snapshot's time
+        handle.write(b'{"type":"mode","mode":"plan"}\n')
+    entry = vault.find(applied.snapshot_manifest_sha256)
+    assert publish_module._written(entry) == entry.ts
 
 
 def test_codex_fork_is_a_rollout_file_with_a_new_session_meta_id(
