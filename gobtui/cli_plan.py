@@ -90,6 +90,12 @@ def register(
     check.add_argument("--session-active", action="store_true")
     check.add_argument("--quota-pressure", choices=[q.value for q in QuotaPressure])
     check.add_argument("--preset", metavar="P")
+    check.add_argument(
+        "--window",
+        type=window_tokens,
+        metavar="N",
+        help="the session's context window: a trigger above 90%% of it is lowered, as plan does",
+    )
     check.add_argument("--json", action="store_true")
     check.set_defaults(handler=cmd_policy_check, trigger=None, floor=None)
 
@@ -262,11 +268,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     provider = Provider(args.provider)
-    resolved = resolve_policy(args, provider, None)
-    policy = resolved.policy
     window = args.window
     if window is None:
         window = 200_000 if provider is Provider.CLAUDE else 272_000
+    configured = resolve_policy(args, provider, None).policy.effective_trigger()
+    # As plan and the board use it: lowered to where the provider compacts by itself.
+    resolved = resolve_policy(args, provider, None, window=window)
+    policy = resolved.policy
     trigger, floor = policy.effective_trigger(), policy.floor_tokens
     provider_fires = window * 9 // 10
     tuned = tune(policy, window, 0, None, [])
@@ -274,13 +282,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
         f"policy ({', '.join(resolved.layers) or 'defaults'}), {provider.label}, window {window:,}"
     )
     print(f"  trigger {trigger:,} tokens ({trigger / window:.0%} of the window)")
+    if trigger < configured:
+        print(f"          (the policy's {configured:,}, lowered to 90% of this window)")
     print(f"  floor   {floor:,} tokens ({floor / window:.0%})")
     print(f"  the provider compacts by itself near {provider_fires:,} (90% of the window)")
     print("\nthe sawtooth: occupancy climbs from the floor to the trigger, one compaction")
     print("brings it back to about the floor, and the cycle repeats.")
     print(f"  each cycle reclaims about {trigger - floor:,} tokens")
     print(f"  average occupancy about {(trigger + floor) // 2:,} tokens")
-    if trigger >= provider_fires:
+    if trigger > provider_fires:
         print("  the trigger is above the provider's own threshold: the provider wins")
     print(f"\nthe adaptive tuner would use trigger {tuned.trigger:,}, floor {tuned.floor:,}")
     for reason in tuned.reasons:
@@ -328,7 +338,7 @@ def cmd_policy_check(args: argparse.Namespace) -> int:
         except SelectError as error:
             raise CliError(str(error)) from None
     provider = Provider(args.provider)
-    resolved = resolve_policy(args, provider, args.session)
+    resolved = resolve_policy(args, provider, args.session, window=args.window)
     policy = resolved.policy
     if args.quota_pressure:
         policy = policy.model_copy(update={"quota_pressure": QuotaPressure(args.quota_pressure)})

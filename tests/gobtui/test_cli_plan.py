@@ -257,6 +257,15 @@ def test_presets_and_policy_check(capsys: pytest.CaptureFixture[str]) -> None:
     )  # fmt: skip
     assert isinstance(high, dict)
     assert (high["action"], high["effective_trigger_tokens"]) == ("transcript_compact", 175_000)
+    windowed = run_json(  # as plan and the board: 250k lowered to 90% of a 200k window
+        capsys, "policy-check", "--provider", "claude", "--context-tokens", "185000",
+        "--window", "200000", "--json",
+    )  # fmt: skip
+    assert isinstance(windowed, dict)
+    assert (windowed["action"], windowed["effective_trigger_tokens"]) == (
+        "transcript_compact",
+        180_000,
+    )
 
 
 def test_explain_prints_the_resolved_sawtooth(capsys: pytest.CaptureFixture[str]) -> None:
@@ -265,3 +274,14 @@ def test_explain_prints_the_resolved_sawtooth(capsys: pytest.CaptureFixture[str]
     assert "trigger 150,000 tokens (38% of the window)" in out
     assert "each cycle reclaims about 130,000 tokens" in out
     assert "average occupancy about 85,000 tokens" in out
+
+
+def test_explain_uses_the_trigger_plan_uses_for_that_window(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["explain", "--window", "200000"]) == 0
+    out = capsys.readouterr().out
+    assert "trigger 180,000 tokens (90% of the window)" in out
+    assert "the policy's 250,000, lowered to 90% of this window" in out
+    assert "each cycle reclaims about 140,000 tokens" in out
+    assert "provider wins" not in out
