@@ -318,11 +318,15 @@ class SnapshotDiff(_Frozen):
     records_a: int
     records_b: int
     added: list[str]
-    """Record hashes in b and not in a, in b's order, each once."""
+    """Record hashes b holds more often than a (most: not at all), in b's order, each once."""
     removed: list[str]
-    """Record hashes in a and not in b, in a's order, each once."""
+    """Record hashes a holds more often than b, in a's order, each once."""
+    records_added: int = 0
+    """Records of b beyond those a has (a multiset difference)."""
+    records_removed: int = 0
+    """Records of a beyond those b has."""
     unchanged: int
-    """Records of b whose hash is also in a."""
+    """Records of b matched by one of a (a multiset intersection)."""
     types_a: dict[str, int]
     types_b: dict[str, int]
 

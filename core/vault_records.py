@@ -32,27 +32,33 @@ def record_type(record: Any) -> str:
 def diff_records(
     a: str, b: str, records_a: Sequence[tuple[str, str]], records_b: Sequence[tuple[str, str]]
 ) -> SnapshotDiff:
-    """Record-level comparison of snapshots a and b given (record sha256, type) per record."""
-    hashes_a = {sha for sha, _ in records_a}
-    hashes_b = {sha for sha, _ in records_b}
+    """Record-level comparison of snapshots a and b given (record sha256, type) per record.
+
+    Records are counted as a multiset: a record b holds twice and a once is one added."""
+    counts_a = Counter(sha for sha, _ in records_a)
+    counts_b = Counter(sha for sha, _ in records_b)
+    more_b, more_a = counts_b - counts_a, counts_a - counts_b
     return SnapshotDiff(
         a=a,
         b=b,
         records_a=len(records_a),
         records_b=len(records_b),
-        added=_only_in(records_b, hashes_a),
-        removed=_only_in(records_a, hashes_b),
-        unchanged=sum(1 for sha, _ in records_b if sha in hashes_a),
+        added=_only_in(records_b, more_b),
+        removed=_only_in(records_a, more_a),
+        records_added=sum(more_b.values()),
+        records_removed=sum(more_a.values()),
+        unchanged=sum((counts_a & counts_b).values()),
         types_a=dict(sorted(Counter(kind for _, kind in records_a).items())),
         types_b=dict(sorted(Counter(kind for _, kind in records_b).items())),
     )
 
 
-def _only_in(records: Iterable[tuple[str, str]], other: set[str]) -> list[str]:
+def _only_in(records: Iterable[tuple[str, str]], extra: Counter[str]) -> list[str]:
+    """The hashes `extra` counts, in the order of `records`, each once."""
     seen: set[str] = set()
     out = []
     for sha, _ in records:
-        if sha not in other and sha not in seen:
+        if sha in extra and sha not in seen:
             seen.add(sha)
             out.append(sha)
     return out

@@ -293,7 +293,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         return _dump(diff)
     print(
         f"{a[:12]} ({diff.records_a} records) -> {b[:12]} ({diff.records_b} records): "
-        f"+{len(diff.added)} added, -{len(diff.removed)} removed, {diff.unchanged} unchanged"
+        f"+{diff.records_added} added, -{diff.records_removed} removed, "
+        f"{diff.unchanged} unchanged"
     )
     for kind in sorted(diff.types_a.keys() | diff.types_b.keys()):
         before, after = diff.types_a.get(kind, 0), diff.types_b.get(kind, 0)

@@ -95,9 +95,9 @@ class DiffSummaryScreen(Screen[None]):
         d = self.diff
         text = Text()
         text.append(f"records {d.records_a:,} → {d.records_b:,} · ", style="bold")
-        text.append(f"{len(d.added):,} added", styles.ok if d.added else styles.muted)
+        text.append(f"{d.records_added:,} added", styles.ok if d.added else styles.muted)
         text.append(" · ")
-        text.append(f"{len(d.removed):,} removed", styles.alert if d.removed else styles.muted)
+        text.append(f"{d.records_removed:,} removed", styles.alert if d.removed else styles.muted)
         text.append(f" · {d.unchanged:,} unchanged")
         if not d.added and not d.removed:
             text.append("\nthe same records (by hash) on both sides", styles.muted)

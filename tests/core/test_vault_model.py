@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import orjson
 import pytest
@@ -254,7 +255,10 @@ def test_diff_records_reports_hashes_and_type_counts() -> None:
     b = [("h1", "user"), ("h3", "assistant"), ("h4", "user"), ("h4", "user")]
     diff = diff_records("A", "B", a, b)
     assert diff.added == ["h4"] and diff.removed == ["h2"]
+    assert (diff.records_added, diff.records_removed) == (2, 1)  # h4 twice
     assert diff.unchanged == 2 and (diff.records_a, diff.records_b) == (3, 4)
+    copies = diff_records("A", "B", a, [*a, ("h1", "user"), ("h1", "user")])
+    assert copies.added == ["h1"] and copies.records_added == 2 and copies.unchanged == 3
     assert diff.types_a == {"assistant": 2, "user": 1}
     assert diff.types_b == {"assistant": 1, "user": 3}
 
@@ -264,11 +268,17 @@ def test_diff_records_reports_hashes_and_type_counts() -> None:
     a=st.lists(st.sampled_from("pqrstu"), max_size=20),
     b=st.lists(st.sampled_from("pqrstu"), max_size=20),
 )
-def test_diff_records_added_removed_are_the_set_differences(a: list[str], b: list[str]) -> None:
+def test_diff_records_counts_are_the_multiset_differences(a: list[str], b: list[str]) -> None:
     diff = diff_records("A", "B", [(h, "t") for h in a], [(h, "t") for h in b])
-    assert set(diff.added) == set(b) - set(a) and len(diff.added) == len(set(diff.added))
-    assert set(diff.removed) == set(a) - set(b)
-    assert diff.unchanged == sum(1 for h in b if h in set(a))
+    more_b, more_a = Counter(b) - Counter(a), Counter(a) - Counter(b)
+    assert set(diff.added) == set(more_b) and len(diff.added) == len(set(diff.added))
+    assert set(diff.removed) == set(more_a)
+    assert (diff.records_added, diff.records_removed) == (
+        sum(more_b.values()),
+        sum(more_a.values()),
+    )
+    assert diff.unchanged + diff.records_added == len(b)
+    assert diff.unchanged + diff.records_removed == len(a)
 
 
 def test_count_string_matches_counts_values_recursively_not_keys() -> None:
