@@ -265,8 +265,11 @@ class PlanPreviewScreen(Screen[None]):
         text.append(f"{fmt.tokens(f.context_before)} → {fmt.tokens(f.context_after)} tokens")
         text.append(f"  −{fmt.tokens(f.saved)} ({fmt.percent(f.saved_share)})", styles.ok)
         text.append(f" · prefix {fmt.tokens(f.prefix_tokens)}")
-        recall = fmt.percent(f.recall)
-        text.append(f" · recall {f.probes_recalled}/{f.probes_total} ({recall})")
+        if f.control is not None:  # the provider's summary decides what stays (as in eval)
+            text.append(" · recall —")
+        else:
+            recall = fmt.percent(f.recall)
+            text.append(f" · recall {f.probes_recalled}/{f.probes_total} ({recall})")
         text.append("\n")
         self._verdicts(text, f, styles)
         text.append(f"\n{self._trigger_text(f)} · {mode} diffs · ")

@@ -272,6 +272,23 @@ async def test_a_live_session_that_moves_on_says_to_wait_until_it_is_idle(
         assert screen.apply_refusal() == LIVE_NOTICE
 
 
+async def test_a_control_plan_shows_no_recall_as_the_eval_does(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """The provider's own summary decides what a control plan keeps: no probe can tell."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_preview(app, pilot, BELOW_TRIGGER)  # live: auto asks the provider
+        await pilot.press("t")  # plan at the current context
+        await until(
+            lambda: screen.preview is not None and screen.preview.figures.control is not None,
+            pilot,
+        )
+        await pilot.pause()
+        figures = static_text(screen, "#plan-figures")
+        assert "recall —" in figures and "recall 0/" not in figures
+
+
 async def test_a_removed_session_shows_the_notice_on_the_eval(
     demo_app_factory: Callable[..., GobtuiApp],
 ) -> None:
