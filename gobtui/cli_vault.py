@@ -52,6 +52,7 @@ from gobtui.cli_common import (
     resolve_target,
     snapshots_of,
 )
+from gobtui.preview_rows import human_bytes
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"
@@ -418,10 +419,7 @@ def _span(oldest: float | None, newest: float | None) -> str:
 
 
 def _size(n: int) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
+    return human_bytes(n)  # as the dashboard writes sizes
 
 
 def _safe(text: str) -> str:

@@ -11,6 +11,7 @@ from textual.widgets import Sparkline, Static
 from core.board import BoardRow
 from core.model import ContextState, SessionSummary
 from gobtui import format as fmt
+from gobtui.preview_rows import human_bytes
 from gobtui.widgets.palette import BandStyles, band_styles
 
 MARK = "▲"
@@ -72,7 +73,7 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
         burn = f"last burn {fmt.rate(row.burn_per_min)}"
     activity = Text(
         f"{'live' if row.live else 'idle'} {fmt.duration(row.age_secs)} ago · {burn}"
-        f" · {s.records:,} rec · {fmt.tokens(s.bytes)}B"
+        f" · {s.records:,} rec · {human_bytes(s.bytes)}"
     )
     if s.coverage.value != "full":
         activity.append(" (head+tail)")
