@@ -130,8 +130,15 @@ def cmd_apply(args: argparse.Namespace) -> int:
             "agent, or pick a file strategy with --strategy",
             EXIT_REFUSED,
         )
+    if live:  # as the dashboard says before its `a`: what the agent writes next is not in it
+        print(
+            f"gobtui: warning: {target.session_id} is live (written in the last "
+            f"{args.live_secs:g} s); records written after this plan are not in the fork",
+            file=sys.stderr,
+        )
+    article = "an" if plan.strategy[:1] in "aeiou" else "a"
     _confirm(
-        f"publish a {plan.strategy} fork of {target.session_id} beside {target.path} "
+        f"publish {article} {plan.strategy} fork of {target.session_id} beside {target.path} "
         f"({fmt.tokens(plan.context_tokens_before)} -> {fmt.tokens(plan.context_tokens_after)} "
         "tokens; the original is snapshotted and left untouched)?",
         args.yes,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -154,6 +155,18 @@ def test_undo_of_a_path_restores_that_file_s_snapshot(
     again = receipt_of(capsys, "undo", str(copy), "--yes", "--json")
     assert again["snapshot_manifest_sha256"] == theirs
     assert Path(str(again["path"])).parent == copy.parent
+
+
+def test_applying_a_file_plan_to_a_live_session_warns(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the agent writes after the plan is not in the fork: said, as the dashboard says."""
+    argv = ["apply", SPOTTER, "--strategy", "elide", *LOW, "--yes", "--json"]
+    assert main(argv) == 0  # the copy was just written: live
+    assert "is live" in capsys.readouterr().err
+    os.utime(source, (1_700_000_000, 1_700_000_000))
+    assert main([*argv[:-2], "--strategy", "micro", "--yes", "--json"]) == 0
+    assert "is live" not in capsys.readouterr().err
 
 
 def test_an_id_two_files_hold_means_the_one_in_the_homes(
