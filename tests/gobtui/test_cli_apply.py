@@ -16,6 +16,7 @@ from gobtui.cli import main
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
 LOW = ["--trigger", "20000", "--floor", "5000"]
+IDLE_SINCE = 1_700_000_000
 
 
 @pytest.fixture
@@ -25,6 +26,7 @@ def source(tmp_path: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) 
     project.mkdir(parents=True)
     target = project / f"{SPOTTER}.jsonl"
     shutil.copyfile(fixtures_dir / "claude" / f"marot__spotter__{SPOTTER}.jsonl", target)
+    os.utime(target, (IDLE_SINCE, IDLE_SINCE))  # an idle session, as file plans are for
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
     return target
 
@@ -161,12 +163,12 @@ def test_applying_a_file_plan_to_a_live_session_warns(
     source: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """What the agent writes after the plan is not in the fork: said, as the dashboard says."""
-    argv = ["apply", SPOTTER, "--strategy", "elide", *LOW, "--yes", "--json"]
-    assert main(argv) == 0  # the copy was just written: live
-    assert "is live" in capsys.readouterr().err
-    os.utime(source, (1_700_000_000, 1_700_000_000))
-    assert main([*argv[:-2], "--strategy", "micro", "--yes", "--json"]) == 0
+    argv = ["apply", SPOTTER, *LOW, "--yes", "--json"]
+    assert main([*argv, "--strategy", "micro"]) == 0
     assert "is live" not in capsys.readouterr().err
+    os.utime(source)  # written just now
+    assert main([*argv, "--strategy", "elide"]) == 0
+    assert "is live" in capsys.readouterr().err
 
 
 def test_an_id_two_files_hold_means_the_one_in_the_homes(
