@@ -77,6 +77,7 @@ def register(
     explain.add_argument("--provider", choices=[p.value for p in Provider], default="claude")
     explain.add_argument("--preset", metavar="P")
     explain.add_argument("--window", type=window_tokens, metavar="N", help="context window")
+    explain.add_argument("--json", action="store_true")
     explain.set_defaults(handler=cmd_explain, trigger=None, floor=None)
 
     presets = commands.add_parser("presets", help="the named presets")
@@ -278,6 +279,26 @@ def cmd_explain(args: argparse.Namespace) -> int:
     trigger, floor = policy.effective_trigger(), policy.floor_tokens
     provider_fires = window * 9 // 10
     tuned = tune(policy, window, 0, None, [])
+    if args.json:
+        print_json(
+            {
+                "provider": provider.value,
+                "window_tokens": window,
+                "layers": list(resolved.layers),
+                "policy_trigger_tokens": configured,
+                "trigger_tokens": trigger,
+                "floor_tokens": floor,
+                "provider_compacts_at_tokens": provider_fires,
+                "cycle_reclaims_tokens": trigger - floor,
+                "average_occupancy_tokens": (trigger + floor) // 2,
+                "tuned": {
+                    "trigger_tokens": tuned.trigger,
+                    "floor_tokens": tuned.floor,
+                    "reasons": [reason.value for reason in tuned.reasons],
+                },
+            }
+        )
+        return 0
     print(
         f"policy ({', '.join(resolved.layers) or 'defaults'}), {provider.label}, window {window:,}"
     )

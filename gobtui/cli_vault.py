@@ -109,11 +109,11 @@ def register(
     p.add_argument("--query", metavar="Q", help="case-insensitive text to look for")
     p.add_argument("--limit", type=int, default=VAULT_RECALL_DEFAULT_LIMIT, metavar="N")
     p = add("search-snapshot", cmd_search, "records of one snapshot holding exact text")
-    p.add_argument("sha", help="the full 64-hex snapshot id")
+    p.add_argument("sha", help="a snapshot id or a unique prefix of one")
     p.add_argument("--query", required=True, metavar="Q", help="literal, case-sensitive")
     p.add_argument("--limit", type=int, default=VAULT_SEARCH_DEFAULT_RESULTS, metavar="N")
     p = add("read-snapshot", cmd_read, "a page of one record of a snapshot")
-    p.add_argument("sha", help="the full 64-hex snapshot id")
+    p.add_argument("sha", help="a snapshot id or a unique prefix of one")
     p.add_argument("--record", type=int, required=True, metavar="N")
     p.add_argument("--offset", type=int, default=0, metavar="B", help="a UTF-8 byte offset")
     p.add_argument("--max-bytes", type=int, default=VAULT_READ_DEFAULT_BYTES, metavar="N")
@@ -354,7 +354,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 @_handles_vault_errors
 def cmd_search(args: argparse.Namespace) -> int:
-    result = search(_vault(), args.sha, args.query, args.limit)
+    vault = _vault()
+    result = search(vault, vault.find(args.sha).sha256, args.query, args.limit)
     if args.json:
         return _dump(result)
     for match in result.matches:
@@ -371,7 +372,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 @_handles_vault_errors
 def cmd_read(args: argparse.Namespace) -> int:
-    page = read_record(_vault(), args.sha, args.record, args.offset, args.max_bytes)
+    vault = _vault()
+    page = read_record(vault, vault.find(args.sha).sha256, args.record, args.offset, args.max_bytes)
     if args.json:
         return _dump(page)
     end = page.next_offset if page.next_offset is not None else page.record_bytes

@@ -285,3 +285,8 @@ def test_explain_uses_the_trigger_plan_uses_for_that_window(
     assert "the policy's 250,000, lowered to 90% of this window" in out
     assert "each cycle reclaims about 140,000 tokens" in out
     assert "provider wins" not in out
+    assert main(["explain", "--window", "200000", "--json"]) == 0
+    data = orjson.loads(capsys.readouterr().out)
+    assert (data["policy_trigger_tokens"], data["trigger_tokens"]) == (250_000, 180_000)
+    assert data["cycle_reclaims_tokens"] == 140_000
+    assert data["tuned"]["trigger_tokens"] == 50_000

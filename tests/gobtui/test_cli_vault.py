@@ -165,6 +165,10 @@ def test_search_and_read_snapshot(run: Run, fixture_copy: Copy) -> None:
     assert page["content"].encode() == line[64:] and page["next_offset"] is None
     code, out, _ = run("search-snapshot", sha, "--query", "token_count")
     assert code == 0 and "records match" in out and "token_count" not in out
+    code, out, _ = run("search-snapshot", sha[:10], "--query", "token_count", "--json")
+    assert code == 0 and as_json(out) == found  # a prefix, as show, diff and undo take
+    code, out, _ = run("read-snapshot", sha[:10], "--record", str(first), "--offset", "64")
+    assert code == 0 and out.encode() == line[64:] + b"\n"
 
 
 @pytest.mark.parametrize(
