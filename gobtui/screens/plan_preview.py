@@ -73,7 +73,7 @@ class PlanPreviewScreen(Screen[None]):
             "strategy(1)",
             "Strategy",
             key_display="[ ]",
-            tooltip="Next strategy (] or right; [ or left: previous)",
+            tooltip="Next strategy (] or →; [ or ← goes back)",
             id="plan.strategy_next",
         ),
         Binding(
@@ -81,7 +81,8 @@ class PlanPreviewScreen(Screen[None]):
             "strategy(-1)",
             "Prev strategy",
             show=False,
-            tooltip="Previous strategy",
+            key_display="[",
+            tooltip="Previous strategy ([ or ←)",
             id="plan.strategy_prev",
         ),
         Binding(
