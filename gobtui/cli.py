@@ -227,6 +227,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if not out:
         print("no sessions found" + ("" if args.all else " in the last 7 days (try --all)"))
         return 0
+    from gobtui.preview_rows import human_bytes  # as the dashboard writes sizes
+
     for r in out:
         live = "live" if r.live else "idle"
         warn = f" ⚠{r.bad_lines}" if r.bad_lines else ""
@@ -235,7 +237,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         title = fmt.ellipsize(r.title or "", 40)
         print(
             f"{r.provider:<6} {r.session_id[:8]}  {used:>11} {occ:>7}  {live:<4} "
-            f"{fmt.duration(r.age_secs):>4}  {fmt.tokens(r.bytes):>5}B  {title}{warn}"
+            f"{fmt.duration(r.age_secs):>4}  {human_bytes(r.bytes):>8}  {title}{warn}"
         )
     return 0
 
