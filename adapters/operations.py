@@ -68,6 +68,23 @@ def receipt_roots(root: Path | None = None) -> set[str]:
     return roots
 
 
+def published_receipts(root: Path | None = None) -> list[Receipt]:
+    """The completed receipts of every apply, fork and undo, oldest first (unreadable ones
+    are left out: this only labels forks)."""
+    directory = (root or data_dir()) / "operations"
+    if not directory.is_dir():
+        return []
+    found: list[Receipt] = []
+    for path in directory.glob("*.json"):
+        try:
+            receipt = read_receipt(path)
+        except (PublishError, OSError):
+            continue
+        if receipt is not None and receipt.completed:
+            found.append(receipt)
+    return sorted(found, key=lambda receipt: receipt.created_ts)
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:

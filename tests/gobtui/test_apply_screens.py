@@ -175,7 +175,10 @@ async def test_a_confirms_then_publishes_the_fork(
         # On screen: the toast, the fork as a board row, "last fork" in the detail pane.
         assert toasts.has(f"Fork published — resume: claude --resume {receipt.session_id}")
         await until(lambda: receipt.path in app.sessions_screen.rows, pilot)
-        assert app.sessions_screen.rows[receipt.path].summary.session_id == receipt.session_id
+        forked = app.sessions_screen.rows[receipt.path].summary
+        assert forked.session_id == receipt.session_id
+        assert forked.title == f"auto fork · {row.summary.title}"  # told apart from its source
+        assert not app.sessions_screen.rows[receipt.path].live  # nobody writes it
         assert app.sessions_screen.selected_row() is not None
         assert app.sessions_screen.selected_row().key == row.key  # type: ignore[union-attr]
         await pilot.pause()
@@ -354,6 +357,14 @@ async def test_undo_from_the_vault_creates_another_fork(
         assert toasts.has(f"resume: claude --resume {restored.session_id}")
         await until(lambda: restored.path in app.sessions_screen.rows, pilot)
         assert app.screen is vault
+        title = app.sessions_screen.rows[restored.path].summary.title
+        assert title == f"restore · {row.summary.title}"
+    later = demo_app_factory()  # a new run names them from their receipts
+    async with later.run_test(size=(120, 36)) as pilot:
+        await later.first_paint.wait()
+        rows = later.sessions_screen.rows
+        assert rows[applied.path].summary.title == f"auto fork · {row.summary.title}"
+        assert rows[restored.path].summary.title == f"restore · {row.summary.title}"
 
 
 async def test_a_damaged_chunk_shows_the_error_modal_and_no_rows(
