@@ -85,12 +85,23 @@ def _prose(item: TranscriptItem, kind: ItemKind) -> bool:
     return item.kind is kind and item.active and bool(item.summary) and not item.tool_use_ids
 
 
+CONTINUATION_PREAMBLES = ("This session is being continued from a previous conversation",)
+"""How a provider's own compaction summary opens (Claude Code's, posted as a user message):
+it is no prompt of the user's."""
+
+
 def goal_of(transcript: Transcript) -> str:
-    """The newest user prompt's summary that is not markup and not a card."""
+    """The newest user prompt's summary that is not markup, not a card and not a provider's
+    compaction summary."""
     for item in reversed(transcript.items):
         if _prose(item, ItemKind.USER) and item.summary:
             text = item.summary.strip()
-            if text and not text.startswith("<") and not _is_card(text):
+            if (
+                text
+                and not text.startswith("<")
+                and not text.startswith(CONTINUATION_PREAMBLES)
+                and not _is_card(text)
+            ):
                 return text
     return ""
 

@@ -171,3 +171,23 @@ def test_digest_within_cap() -> None:
     assert text.startswith(CARD_MARKER)
     assert len(text.encode()) <= MAX_DIGEST_BYTES
     assert DigestBlock.parse(text) == card
+
+
+def test_the_goal_is_never_the_provider_s_own_compaction_summary() -> None:
+    """After a Claude Code compaction the newest "user" message is its summary of the
+    conversation; the goal is the user's prompt before it."""
+    t = transcript(
+        [
+            item(0, ItemKind.USER, 20, label="user", summary="Port the exporter to streaming"),
+            output(1),
+            item(
+                2,
+                ItemKind.USER,
+                900,
+                label="user",
+                summary="This session is being continued from a previous conversation that ran "
+                "out of context. The conversation is summarized below: …",
+            ),
+        ]
+    )
+    assert state_card_digest(t, [1]).goal == "Port the exporter to streaming"
