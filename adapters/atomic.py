@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+from contextlib import suppress
 from enum import StrEnum
 from pathlib import Path
 
@@ -114,6 +115,15 @@ def replace_private(target: Path, data: bytes) -> None:
 
 
 def private_dir(path: Path) -> Path:
-    """Create `path` (and parents) with mode 0700 and return it."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """Create `path` and the parents it lacks, each with mode 0700 (mkdir's `parents` would
+    give them the default mode), and return it."""
+    missing: list[Path] = []
+    for directory in (path, *path.parents):
+        if directory.exists():
+            break
+        missing.append(directory)
+    for directory in reversed(missing):
+        with suppress(FileExistsError):  # made meanwhile by another process
+            directory.mkdir(mode=0o700)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)  # (exists by now: checks it is a dir)
     return path

@@ -26,6 +26,7 @@ from typing import Any
 import diskcache
 import orjson
 
+from adapters.atomic import private_dir
 from adapters.jsonl import LineCursor
 from adapters.paths import cache_dir
 from adapters.providers import state_class
@@ -98,7 +99,7 @@ class JsonOnlyDisk(diskcache.Disk):  # type: ignore[misc]
 
 
 def _secure_dir(directory: Path) -> None:
-    directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    private_dir(directory)  # the cache's own parents too (say $GOBTUI_CACHE_DIR)
     st = directory.stat()
     if st.st_mode & 0o077:
         os.chmod(directory, DIR_MODE)

@@ -179,6 +179,16 @@ def test_directory_is_private(cache_path: Path) -> None:
     assert stat.S_IMODE(cache_path.stat().st_mode) == 0o700
 
 
+def test_the_directories_it_creates_above_it_are_private_too(tmp_path: Path) -> None:
+    """$GOBTUI_CACHE_DIR/cursors: the cache dir gobtui makes is 0700 as well; a directory
+    that was there already keeps its mode."""
+    tmp_path.chmod(0o755)
+    SummaryCache(tmp_path / "cache" / "cursors").close()
+    assert stat.S_IMODE((tmp_path / "cache").stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "cache" / "cursors").stat().st_mode) == 0o700
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o755
+
+
 def test_default_directory_is_under_the_cache_dir() -> None:
     with SummaryCache() as cache:
         assert cache.directory == Path(os.environ["GOBTUI_CACHE_DIR"]) / "cursors"
