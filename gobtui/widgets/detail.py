@@ -68,7 +68,8 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
         grid.add_row(
             "Tokens", " · ".join(f"{k} {fmt.tokens(v)}" for k, v in parts if v is not None)
         )
-    burn = f"burn {fmt.rate(row.burn_per_min)} · ETA {fmt.duration(row.eta_secs)}"
+    eta = "now" if row.over_trigger else fmt.duration(row.eta_secs)  # as the board says
+    burn = f"burn {fmt.rate(row.burn_per_min)} · ETA {eta}"
     if not row.live:
         burn = f"last burn {fmt.rate(row.burn_per_min)}"
     activity = Text(
