@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 import orjson
@@ -71,13 +72,17 @@ def _plural(count: int, noun: str) -> str:
 
 
 def render(report: VerifyReport, name: str) -> list[str]:
-    """One line per finding (`line N  severity  code  message`), then a summary line."""
+    """One line per finding (`line N  severity  code  message`, `(×n)` when one line has it
+    n times), then a summary line."""
     lines = []
-    for finding in report.findings:
-        where = "-" if finding.line_index is None else str(finding.line_index)
-        lines.append(
-            f"line {where:<6} {finding.severity.value:<7}  {finding.code.value}  {finding.message}"
-        )
+    # One line for a finding repeated on one line (a record with five odd items, say).
+    repeats = Counter(
+        (f.line_index, f.severity.value, f.code.value, f.message) for f in report.findings
+    )
+    for (index, severity, code, message), count in repeats.items():
+        where = "-" if index is None else str(index)
+        times = f" (×{count})" if count > 1 else ""
+        lines.append(f"line {where:<6} {severity:<7}  {code}  {message}{times}")
     if report.errors:
         verdict = "errors: a resume would break or lose context"
     elif report.findings:

@@ -51,6 +51,22 @@ def test_warnings_only_exit_0(run: Run, fixture_copy: Callable[..., Path]) -> No
     ]
 
 
+def test_a_finding_repeated_on_one_line_is_one_line(
+    run: Run, fixture_copy: Callable[..., Path]
+) -> None:
+    path = fixture_copy(
+        "codex/madshn__localpush__rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    )
+    code, out, _ = run(str(path))
+    lines = out.splitlines()
+    assert code == 0 and lines[-1].endswith("0 errors, 40 warnings (ok, with warnings)")
+    assert [line for line in lines if line.startswith("line 1787 ")] == [
+        "line 1787   warning  unsupported_response_item  "
+        "response item shape is outside the supported set (×5)"
+    ]
+    assert len(lines) == len(set(lines))
+
+
 def test_an_error_finding_exits_1(run: Run, fixture_copy: Callable[..., Path]) -> None:
     path = fixture_copy("codex/kvsankar__agent-history__session_with_compaction.jsonl")
     code, out, _ = run(str(path))
