@@ -256,6 +256,12 @@ class SessionsScreen(Screen[None]):
         )
 
     def _render_status(self, shown: int) -> None:
+        text = self._status_text(shown, compact=False)
+        if text.cell_len > self.size.width:  # a narrow pane: the short words, so nothing is cut
+            text = self._status_text(shown, compact=True)
+        self.query_one("#status", Static).update(text)
+
+    def _status_text(self, shown: int, compact: bool) -> Text:
         rows = list(self.rows.values())
         live = sum(1 for r in rows if r.live)
         over = sum(1 for r in rows if r.over_trigger)
@@ -274,13 +280,17 @@ class SessionsScreen(Screen[None]):
         if self.filter_text:
             filters.append(f"“{fmt.ellipsize(self.filter_text, 16)}”")
         if self.loaded:
-            count = f"{shown} of {len(rows)}" if filters else f"{len(rows)}"
-            text.append(f" · {count} sessions · {live} live")
+            if compact:
+                count = f"{shown}/{len(rows)}" if filters else f"{len(rows)}"
+                text.append(f" · {count} · {live} live")
+            else:
+                count = f"{shown} of {len(rows)}" if filters else f"{len(rows)}"
+                text.append(f" · {count} sessions · {live} live")
             if over:
-                text.append(f" · {over} over trigger", style="bold")
+                text.append(f" · {over} over" if compact else f" · {over} over trigger", "bold")
         # What narrows the list comes before the sort: a narrow pane cuts the end.
         text.append(" · " + " · ".join([*filters, f"sort {self.sort_key.value}"]))
-        self.query_one("#status", Static).update(text)
+        return text
 
     def selected_row(self) -> BoardRow | None:
         key = self.query_one(SessionsTable).selected_key
