@@ -221,6 +221,12 @@ class PlanOutcome:
 def check_strategy(strategy: str, external: ExternalCommand | None = None) -> None:
     if strategy == EXTERNAL_ID and external is not None:
         return
+    if strategy == EXTERNAL_ID:
+        raise PlanningError(
+            PlanningErrorCode.UNKNOWN_STRATEGY,
+            "external runs a preset's command: name a preset whose config.toml section sets "
+            'strategy = "external" and command = [...] (--preset NAME)',
+        )
     if strategy not in STRATEGIES:
         raise PlanningError(PlanningErrorCode.UNKNOWN_STRATEGY, str(UnknownStrategyError(strategy)))
 

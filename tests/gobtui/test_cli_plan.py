@@ -160,6 +160,7 @@ def test_eval_only_named_strategies(codex_file: Path, capsys: pytest.CaptureFixt
         (["explain", "--window", "1"], "must be between 10,000 and 10,000,000 tokens, got 1"),
         (["plan", "{path}", "--trigger", "1000", "--floor", "2000"], "floor"),
         (["eval", "{path}", "--strategy", "bogus"], "unknown strategy"),
+        (["plan", "{path}", "--strategy", "external"], "name a preset"),
     ],
 )
 def test_bad_input_is_one_line_and_non_zero(
