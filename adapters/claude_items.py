@@ -111,9 +111,9 @@ def _shown_input(value: Any) -> str:
     return cut(data[: 4 * TOOL_INPUT_CHARS + 4].decode("utf-8", "ignore"), TOOL_INPUT_CHARS)
 
 
-Unresolved = tuple[int, tuple[str, ...], dict[str, Any] | None, dict[str, tuple[str, str]]]
-"""(item position, the tool_use ids it named that were unknown, its record and the tools it
-named that were known, when the builder keeps them)."""
+Unresolved = tuple[int, tuple[str, ...], dict[str, Any], dict[str, tuple[str, str]]]
+"""(item position, the tool_use ids it named that were unknown, its record, the tools it
+named that were known)."""
 
 
 class ItemBuilder:
@@ -149,8 +149,9 @@ class ItemBuilder:
         """item positions of sidechain records in a main file."""
         self.keep_unresolved = keep_unresolved
         self.unresolved: list[Unresolved] = []
-        """Tool results naming a tool_use id not seen before: a builder that starts mid-file
-        (adapters.claude_parse) has those items rebuilt once the lines before it are read."""
+        """Tool results naming a tool_use id not seen before, when `keep_unresolved`: a builder
+        that starts mid-file (adapters.claude_parse) has those items rebuilt once the lines
+        before it are read."""
         self.redefined = False
         """A tool_use id was seen twice (what an item names then depends on where it starts)."""
 
@@ -311,12 +312,9 @@ class ItemBuilder:
                 output = last[-window:] if len(last) >= window else "".join(texts)[-window:]
             shown.append(f"{name}({given}) => {_collapsed_tail(output, TOOL_OUTPUT_TAIL_CHARS)}")
         elidable = total > ELIDABLE_MIN_BYTES and not image
-        if missed:
-            if self.keep_unresolved:
-                named = {tid: tools[tid] for tid in ids if tid in tools}
-                self.unresolved.append((len(self.items), tuple(missed), record, named))
-            else:
-                self.unresolved.append((len(self.items), tuple(missed), None, {}))
+        if missed and self.keep_unresolved:
+            named = {tid: tools[tid] for tid in ids if tid in tools}
+            self.unresolved.append((len(self.items), tuple(missed), record, named))
         if ids:
             self.answers.append((uuid, parent, tuple(ids)))
         return TranscriptItem(

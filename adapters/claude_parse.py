@@ -252,7 +252,7 @@ def _join(head: Side, answer: Any, split: int) -> bool:
         item.line_index += offset
     heads = head.builder.tools
     for pos, missed, record, known in unresolved:
-        if record is not None and any(tid in heads for tid in missed):
+        if any(tid in heads for tid in missed):
             # No id was set twice: the head's calls are as they were when the tail began.
             tools = {tid: heads[tid] for tid in missed if tid in heads} | known
             items[pos] = _rebuilt(record, items[pos].line_index, tools)

@@ -12,7 +12,7 @@ import hashlib
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -55,33 +55,26 @@ def operations_dir(root: Path | None = None) -> Path:
     return private_dir((root or data_dir()) / "operations")
 
 
+def _receipt_files(root: Path | None) -> list[Path]:
+    directory = (root or data_dir()) / "operations"
+    return list(directory.glob("*.json")) if directory.is_dir() else []
+
+
 def receipt_roots(root: Path | None = None) -> set[str]:
     """Snapshot ids that receipts point at: prune keeps them (an undo needs them)."""
-    directory = (root or data_dir()) / "operations"
-    roots: set[str] = set()
-    if not directory.is_dir():
-        return roots
-    for path in directory.glob("*.json"):
-        receipt = read_receipt(path)
-        if receipt is not None:
-            roots.add(receipt.snapshot_manifest_sha256)
-    return roots
+    receipts = (read_receipt(path) for path in _receipt_files(root))
+    return {receipt.snapshot_manifest_sha256 for receipt in receipts if receipt is not None}
 
 
 def published_receipts(root: Path | None = None) -> list[Receipt]:
     """The completed receipts of every apply, fork and undo, oldest first (unreadable ones
     are left out: this only labels forks)."""
-    directory = (root or data_dir()) / "operations"
-    if not directory.is_dir():
-        return []
     found: list[Receipt] = []
-    for path in directory.glob("*.json"):
-        try:
+    for path in _receipt_files(root):
+        with suppress(PublishError, OSError):
             receipt = read_receipt(path)
-        except (PublishError, OSError):
-            continue
-        if receipt is not None and receipt.completed:
-            found.append(receipt)
+            if receipt is not None and receipt.completed:
+                found.append(receipt)
     return sorted(found, key=lambda receipt: receipt.created_ts)
 
 

@@ -372,6 +372,8 @@ def _written(entry: IndexEntry) -> float:
     taken from while that file still holds those bytes, else the time it was taken."""
     path = Path(entry.path)
     with suppress(OSError):
-        if file_sha256(path) == entry.source_sha256:
-            return min(os.stat(path).st_mtime, entry.ts)
+        st = os.stat(path)
+        # The size first: a source that grew since is not hashed whole for nothing.
+        if st.st_size == entry.bytes and file_sha256(path) == entry.source_sha256:
+            return min(st.st_mtime, entry.ts)
     return entry.ts

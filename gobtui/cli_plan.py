@@ -13,7 +13,7 @@ from adapters.select import SelectError, check_selector
 from core.evaluation import EvalRow, RowStatus
 from core.model import Provider
 from core.plan import CompactionPlan, NoPlan
-from core.policy import PRESETS, QuotaPressure, policy_check, tune
+from core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
 from core.strategies import STRATEGIES
 from core.strategies.common import elidable_tokens
 from core.telemetry import recent_reductions, source_identity
@@ -272,10 +272,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     window = args.window
     if window is None:
         window = 200_000 if provider is Provider.CLAUDE else 272_000
-    configured = resolve_policy(args, provider, None).policy.effective_trigger()
+    resolved = resolve_policy(args, provider, None)
+    configured = resolved.policy.effective_trigger()
     # As plan and the board use it: lowered to where the provider compacts by itself.
-    resolved = resolve_policy(args, provider, None, window=window)
-    policy = resolved.policy
+    policy = capped_to_window(resolved.policy, window)
     trigger, floor = policy.effective_trigger(), policy.floor_tokens
     provider_fires = window * 9 // 10
     tuned = tune(policy, window, 0, None, [])

@@ -200,7 +200,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         return _dump(entry)
     print(
         f"snapshot {entry.sha256}\n  {entry.provider.label} {entry.session_id}, "
-        f"{_size(entry.bytes)}, {entry.record_count} records, label {entry.strategy}"
+        f"{human_bytes(entry.bytes)}, {entry.record_count} records, label {entry.strategy}"
     )
     return 0
 
@@ -216,9 +216,11 @@ def cmd_vault(args: argparse.Namespace) -> int:
         print(
             f"snapshots  {stats.snapshots} of {stats.sessions} sessions, {stats.manifests} manifests"
         )
-        print(f"stored     {_size(stats.stored_bytes)} in {stats.chunks} chunks")
-        print(f"holding    {_size(stats.logical_bytes)} of transcripts ({dedup:.1f}x)")
-        print(f"index      {_size(stats.index_bytes)}; {_span(stats.oldest_ts, stats.newest_ts)}")
+        print(f"stored     {human_bytes(stats.stored_bytes)} in {stats.chunks} chunks")
+        print(f"holding    {human_bytes(stats.logical_bytes)} of transcripts ({dedup:.1f}x)")
+        print(
+            f"index      {human_bytes(stats.index_bytes)}; {_span(stats.oldest_ts, stats.newest_ts)}"
+        )
         print(f"location   {vault.root}")
         return 0
     if args.session is not None:
@@ -261,7 +263,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"  taken     {_when(entry.ts)}  label {entry.strategy or '-'}")
     print(f"  session   {entry.provider.label} {entry.session_id}")
     print(f"  path      {_safe(fmt.display_path(entry.path))}")
-    print(f"  size      {_size(entry.bytes)} in {shown.chunks} chunks, {shown.records} records")
+    print(
+        f"  size      {human_bytes(entry.bytes)} in {shown.chunks} chunks, {shown.records} records"
+    )
     print(f"  source    sha256 {entry.source_sha256}")
     for kind, count in shown.types.items():
         print(f"  {count:>8}  {_safe(kind)}")
@@ -320,7 +324,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
         f"{verb} {report.dropped_entries} of {report.kept_entries + report.dropped_entries} "
         f"snapshots (keeping the newest {report.keep} of each of {report.streams} transcripts); "
         f"{report.manifests_removed} manifests, {report.chunks_removed} chunks, "
-        f"{_size(report.bytes_reclaimed)}"
+        f"{human_bytes(report.bytes_reclaimed)}"
         + (f", {report.temps_removed} leftover temporary files" if report.temps_removed else "")
     )
     if report.dry_run and (report.dropped_entries or report.chunks_removed or report.temps_removed):
@@ -361,7 +365,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     for match in result.matches:
         print(
             f"record {match.record_index:>6}  {match.match_count:>4} hits  "
-            f"{_size(match.record_bytes):>7}  sha256 {match.record_sha256[:16]}"
+            f"{human_bytes(match.record_bytes):>7}  sha256 {match.record_sha256[:16]}"
         )
     shown = f" ({len(result.matches)} shown)" if result.truncated else ""
     print(f"{result.matched_records} records match{shown}", end="")
@@ -406,7 +410,7 @@ def _list(entries: list[IndexEntry], as_json: bool, empty: str) -> int:
     for e in entries:
         print(
             f"{_when(e.ts)}  {e.sha256[:12]}  {e.provider.value:<6} {e.session_id[:8]}  "
-            f"{_size(e.bytes):>7} {e.record_count:>7} rec  {_safe(e.strategy or '-')}"
+            f"{human_bytes(e.bytes):>7} {e.record_count:>7} rec  {_safe(e.strategy or '-')}"
         )
     return 0
 
@@ -423,10 +427,6 @@ def _span(oldest: float | None, newest: float | None) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _size(n: int) -> str:
-    return human_bytes(n)  # as the dashboard writes sizes
 
 
 def _safe(text: str) -> str:
