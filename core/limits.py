@@ -122,6 +122,8 @@ PROBES_PER_KIND_PER_LINE = 4
 PROBE_PAYLOAD_CHARS = 2048
 """Probes come from each output's first 2,048 characters: the reference scans the raw file in
 Rust; a Python regex scan of every byte of a 200 MB session would cost many parses."""
+PROBE_BLOCK_ITEMS = 64
+"""Probe extraction prefilters this many items' texts at once (core.probes.possible_kinds)."""
 
 PROVIDER_AUTOCOMPACT_SHARE = 0.9
 """Providers compact on their own at about 90% of the window: a trigger above that never fires,

@@ -11,12 +11,13 @@ of one kind per line, chosen round-robin across kinds and sorted by (line, kind)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
 from core.limits import (
     MAX_PROBES,
+    PROBE_BLOCK_ITEMS,
     PROBE_MAX_BYTES,
     PROBE_MIN_BYTES,
     PROBE_PAYLOAD_CHARS,
@@ -170,8 +171,9 @@ def _value(kind: ProbeKind, text: str, match: re.Match[str]) -> str | None:
 _COMMAND_WORDS = frozenset(command.encode() for command in COMMANDS)
 _IGNORECASE_EXTRAS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 """The characters re.IGNORECASE matches with a letter of the decision needles besides that
-letter's two cases (İ and dotless ı with i, long ſ with s): folded to it before lower(), the
-needle check sees every text the regex could match (tests/core/test_probes.py finds them)."""
+letter's two cases (İ and dotless ı with i, long ſ with s): folded to it before the text is
+encoded to ASCII and lowered, the needle check sees every text the regex could match
+(tests/core/test_probes.py finds them)."""
 _WORD_BYTES = bytes(
     code if chr(code).isascii() and (chr(code).isalnum() or chr(code) == "_") else ord(" ")
     for code in range(256)
@@ -182,12 +184,12 @@ _RUN_BYTES = bytes(ord("a") if code != ord(" ") else code for code in _WORD_BYTE
 """_WORD_BYTES, then every ASCII word character to "a"."""
 _WORD_RUN = b"a" * 10
 """The shortest run _IDENTIFIER matches: [A-Za-z_] then 9 or more of [A-Za-z0-9_]."""
-_DECISION_NEEDLES = ("decide", "decision", "chose", "will use", "going with")
+_DECISION_NEEDLES = (b"decide", b"decision", b"chose", b"will use", b"going with")
 _ERROR_NEEDLES = ("error[", "error: ", "FAILED", "panicked")
 
 
 def _may_match(
-    kind: ProbeKind, text: str, lowered: Callable[[], str], ascii_text: Callable[[], bytes]
+    kind: ProbeKind, text: str, lowered: Callable[[], bytes], ascii_text: Callable[[], bytes]
 ) -> bool:
     """A literal every match of `kind` contains: False means the pattern cannot match, so
     the regex scan (slow on big payloads) is skipped without changing any result.
@@ -212,25 +214,44 @@ def _may_match(
     return _WORD_RUN in ascii_text().translate(_RUN_BYTES)
 
 
-def line_probes(text: str, line: int, kinds: frozenset[ProbeKind] = ALL_KINDS) -> list[Probe]:
-    """The probes of one line's text, at most 4 per kind, kinds in order."""
-    found: list[Probe] = []
-    folded: list[str] = []
+def _prefilter(text: str) -> Callable[[ProbeKind], bool]:
+    """_may_match for `text`, its lowered and ASCII forms worked out once, when first asked."""
+    folded: list[bytes] = []
     encoded: list[bytes] = []
-
-    def lowered() -> str:
-        if not folded:
-            extras = not text.isascii() and any(c in text for c in "\u0130\u0131\u017f")
-            folded.append((text.translate(_IGNORECASE_EXTRAS) if extras else text).lower())
-        return folded[0]
 
     def ascii_text() -> bytes:
         if not encoded:
             encoded.append(text.encode("ascii", "replace"))
         return encoded[0]
 
+    def lowered() -> bytes:
+        # Folded in bytes: far cheaper than str.lower() on a text that is not all ASCII.
+        if not folded:
+            extras = not text.isascii() and any(c in text for c in "\u0130\u0131\u017f")
+            if extras:
+                folded.append(text.translate(_IGNORECASE_EXTRAS).encode("ascii", "replace").lower())
+            else:
+                folded.append(ascii_text().lower())
+        return folded[0]
+
+    return lambda kind: _may_match(kind, text, lowered, ascii_text)
+
+
+def possible_kinds(texts: list[str], kinds: frozenset[ProbeKind]) -> frozenset[ProbeKind]:
+    """The kinds that may match in at least one of `texts`: each prefilter runs once on them
+    all joined by newlines. Every literal a prefilter looks for lies within one text (none
+    holds a newline, and a newline ends a word run), so a kind it rules out for the joined
+    text matches in none of them."""
+    may = _prefilter("\n".join(texts))
+    return frozenset(kind for kind in kinds if may(kind))
+
+
+def line_probes(text: str, line: int, kinds: frozenset[ProbeKind] = ALL_KINDS) -> list[Probe]:
+    """The probes of one line's text, at most 4 per kind, kinds in order."""
+    found: list[Probe] = []
+    may = _prefilter(text)
     for kind, pattern in _MATCHERS:
-        if kind not in kinds or not _may_match(kind, text, lowered, ascii_text):
+        if kind not in kinds or not may(kind):
             continue
         seen: set[str] = set()
         for match in pattern.finditer(text):
@@ -251,6 +272,25 @@ def _item_text(summary: str | None, label: str, payload: str | None) -> str:
     return "\n".join(part for part in parts if part)
 
 
+def _text_blocks(
+    transcript: Transcript, payloads: Mapping[int, str] | None
+) -> Iterator[list[tuple[int, str]]]:
+    """(line, text) of the live items, PROBE_BLOCK_ITEMS at a time, in line order."""
+    block: list[tuple[int, str]] = []
+    for item in transcript.items:
+        if not item.active or item.est_tokens <= 0:
+            continue
+        payload = payloads.get(item.line_index) if payloads else None
+        if payload is not None:
+            payload = payload[:PROBE_PAYLOAD_CHARS]  # a bounded scan per item, however big
+        block.append((item.line_index, _item_text(item.summary, item.label, payload)))
+        if len(block) >= PROBE_BLOCK_ITEMS:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
 def extract_probes(
     transcript: Transcript, payloads: Mapping[int, str] | None = None
 ) -> list[Probe]:
@@ -260,20 +300,21 @@ def extract_probes(
     # Selection takes each kind's pool in line order, so a pool needs no more than its cap
     # (doubled: global deduplication may skip some); then that kind is no longer searched.
     wanted = set(ProbeKind)
-    for item in transcript.items:
+    for block in _text_blocks(transcript, payloads):
         if not wanted:
             break
-        if not item.active or item.est_tokens <= 0:
-            continue
-        payload = payloads.get(item.line_index) if payloads else None
-        if payload is not None:
-            payload = payload[:PROBE_PAYLOAD_CHARS]  # a bounded scan per item, however big
-        text = _item_text(item.summary, item.label, payload)
-        for probe in line_probes(text, item.line_index, frozenset(wanted)):
-            by_kind[probe.kind].append(probe)
-            distinct[probe.kind].add(probe.text)
-            if len(distinct[probe.kind]) >= 2 * KIND_CAPS[probe.kind]:
-                wanted.discard(probe.kind)
+        # A kind absent from a whole block (most kinds of most blocks) is not looked for
+        # item by item: one prefilter pass instead of one per item.
+        possible = possible_kinds([text for _line, text in block], frozenset(wanted))
+        for line, text in block:
+            kinds = possible.intersection(wanted)
+            if not kinds:
+                break
+            for probe in line_probes(text, line, kinds):
+                by_kind[probe.kind].append(probe)
+                distinct[probe.kind].add(probe.text)
+                if len(distinct[probe.kind]) >= 2 * KIND_CAPS[probe.kind]:
+                    wanted.discard(probe.kind)
     chosen: list[Probe] = []
     texts: set[str] = set()
     cursors = dict.fromkeys(ProbeKind, 0)

@@ -143,59 +143,58 @@ def test_real_fixture_recall(fixtures_dir: Path) -> None:
     assert 0.0 < plain.recall <= carded.recall <= 1.0  # the card only adds visible text
 
 
+PARTS = [
+    "we decided to",
+    "DECISION:",
+    "Chosen path",
+    "will use uv",
+    "going with it",
+    "error: boom",
+    "error[E0308]",
+    "FAILED tests",
+    "panicked at",
+    "git status -s",
+    "pytest -x",
+    "src/app/main.py",
+    "./run.sh",
+    "~/notes.md",
+    "config.toml",
+    "snake_case_name",
+    "camelCaseName",
+    "abcdefghij",
+    "a_b",
+    "x_y_z_w_v_q",
+    "shortName",
+    "HTTPServer9x",
+    "ñandú_largo_nombre",
+    "_9876543210",
+    "-",
+    "é",
+    "plain words only",
+    "İ dotted",
+    "ſtrange",
+    "decİde",
+    "\n",
+    " ",
+    "a/b",
+    "x.y",
+    "(git log",
+    "xgit status",
+    "égit diff",
+    "1go run",
+    "python3 -m x",
+    "kubectl get",
+    "make\tbuild",
+    "cargo\u00a0test",
+    "npm",
+    "run",
+]
+"""Pieces of text that each kind matches or nearly matches, and separators."""
+
+
 @settings(max_examples=50, deadline=None)
 @given(
-    st.lists(
-        st.sampled_from(
-            [
-                "we decided to",
-                "DECISION:",
-                "Chosen path",
-                "will use uv",
-                "going with it",
-                "error: boom",
-                "error[E0308]",
-                "FAILED tests",
-                "panicked at",
-                "git status -s",
-                "pytest -x",
-                "src/app/main.py",
-                "./run.sh",
-                "~/notes.md",
-                "config.toml",
-                "snake_case_name",
-                "camelCaseName",
-                "abcdefghij",
-                "a_b",
-                "x_y_z_w_v_q",
-                "shortName",
-                "HTTPServer9x",
-                "ñandú_largo_nombre",
-                "_9876543210",
-                "-",
-                "é",
-                "plain words only",
-                "İ dotted",
-                "ſtrange",
-                "decİde",
-                "\n",
-                " ",
-                "a/b",
-                "x.y",
-                "(git log",
-                "xgit status",
-                "égit diff",
-                "1go run",
-                "python3 -m x",
-                "kubectl get",
-                "make\tbuild",
-                "cargo\u00a0test",
-                "npm",
-                "run",
-            ]
-        ),
-        max_size=12,
-    ),
+    st.lists(st.sampled_from(PARTS), max_size=12),
     st.sampled_from([" ", "", "\n", "é", "_", "("]),
 )
 def test_prefilters_never_change_the_probes(parts: list[str], separator: str) -> None:
@@ -217,12 +216,44 @@ def test_prefilters_never_change_the_probes(parts: list[str], separator: str) ->
 
 def test_decision_folding_covers_every_ignorecase_match() -> None:
     """Every character re.IGNORECASE takes for a letter of the decision needles is that
-    letter after the prefilter's fold (translate, then lower)."""
-    letters = sorted(set("".join(probes_module._DECISION_NEEDLES)) - {" "})
+    letter after the prefilter's fold (translate, encode to ASCII, then lower)."""
+    letters = sorted(set(b"".join(probes_module._DECISION_NEEDLES).decode()) - {" "})
     for letter in letters:
         pattern = re.compile(re.escape(letter), re.IGNORECASE)
         for code in range(0x30000):
             char = chr(code)
             if 0xD800 <= code < 0xE000 or not pattern.fullmatch(char):
                 continue
-            assert char.translate(probes_module._IGNORECASE_EXTRAS).lower() == letter, hex(code)
+            folded = char.translate(probes_module._IGNORECASE_EXTRAS).encode("ascii", "replace")
+            assert folded.lower() == letter.encode(), hex(code)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(PARTS), max_size=6).map(" ".join), max_size=40),
+    st.integers(2, 9),
+)
+def test_block_prefilter_finds_what_one_text_at_a_time_finds(texts: list[str], size: int) -> None:
+    """Prefiltering several items' texts at once skips only kinds none of them can match:
+    any block size gives what blocks of one item (a prefilter per text) give."""
+    t = transcript([output(line, summary=text) for line, text in enumerate(texts, start=1)])
+    saved = probes_module.PROBE_BLOCK_ITEMS
+    try:
+        probes_module.PROBE_BLOCK_ITEMS = 1
+        one_by_one = extract_probes(t)
+        probes_module.PROBE_BLOCK_ITEMS = size
+        assert extract_probes(t) == one_by_one
+    finally:
+        probes_module.PROBE_BLOCK_ITEMS = saved
+
+
+def test_possible_kinds_rules_out_only_absent_kinds() -> None:
+    texts = ["see /etc/hosts", "plain words", "we decided so"]
+    found = probes_module.possible_kinds(texts, probes_module.ALL_KINDS)
+    assert {ProbeKind.PATH, ProbeKind.DECISION} <= found
+    assert ProbeKind.COMMAND not in found and ProbeKind.ERROR_SIGNATURE not in found
+    # a needle split across two texts is at most a false alarm, never a miss
+    assert (
+        probes_module.possible_kinds(["err", "or: x"], frozenset({ProbeKind.ERROR_SIGNATURE}))
+        == frozenset()
+    )
