@@ -2,7 +2,8 @@
 
 Rows (each isolated; one failing prints its error and the others still run):
   f. plan time per strategy on a 200 MB Claude session, as a ratio to one full parse
-  g. eval of every strategy (load + all rows) as a ratio to one full parse   target < 3x
+  g. eval of every strategy on the loaded session, as a ratio to one full parse  target < 3x
+  g2. the same from the file (load + eval, what `gobtui eval` costs), as a ratio
   h. the state card over every elidable output of that session (time, bytes)
   (f-h: the run with the median eval ratio of three, each in a fresh child)
   i. vault: snapshot of a 500 MB transcript vs sha256 of the same bytes       target < 1.5x
@@ -75,9 +76,12 @@ def rows_planning(env: dict[str, str]) -> list[Row]:
         Row("f", f"plan per strategy, claude {size}", worst[1], "x parse", "< 1x each",
             worst[1] < 1, {"slowest": worst[0], "parse_s": data["parse_s"],
                            "plan_ms": data["plan_ms"]}),
-        Row("g", "eval of every strategy", data["eval_x_parse"], "x parse", "< 3x",
-            data["eval_x_parse"] < 3, {"eval_s": data["eval_s"], "load_s": data["eval_load_s"], "runs_x": ratios,
-                                       "rss_mb": round(child.rss_mb)}),
+        Row("g", "eval of every strategy, loaded", data["eval_x_parse"], "x parse", "< 3x",
+            data["eval_x_parse"] < 3, {"eval_s": data["eval_s"], "parse_s": data["parse_s"],
+                                       "runs_x": ratios, "rss_mb": round(child.rss_mb)}),
+        Row("g2", "eval from the file (load + eval)", data["file_eval_x_parse"], "x parse", "",
+            None, {"total_s": data["file_eval_s"], "load_s": data["file_load_s"],
+                   "runs_x": [run[0]["file_eval_x_parse"] for run in runs]}),
         Row("h", "state card", data["card_ms"], "ms", "", None,
             {"items": data["card_items"], "card_bytes": data["card_bytes"]}),
     ]  # fmt: skip
