@@ -161,17 +161,25 @@ def stub_output(value: Any, stub: StubMaker, text_types: frozenset[str]) -> Any 
     if type(value) is str:
         if not value:
             return None
-        replaced = stub(utf8_len(value))
+        n_bytes = utf8_len(value)
+        replaced = text = stub(n_bytes)
     elif type(value) is list:
         positions = text_positions(value, text_types)
         n_bytes = sum(utf8_len(value[index]["text"]) for index in positions)
         if n_bytes == 0:
             return None
+        text = stub(n_bytes)
         replaced = list(value)
         for rank, index in enumerate(positions):
-            replaced[index] = {**value[index], "text": stub(n_bytes) if rank == 0 else ""}
+            replaced[index] = {**value[index], "text": text if rank == 0 else ""}
     else:
         return None
+    # Each text serializes to its UTF-8 bytes and two quotes or more (escapes only add), and
+    # the stub and the "" left in the other text blocks to theirs exactly: the value is longer
+    # than its replacement by n_bytes + 2 - len(dumps(stub)) at least. Only when that bound
+    # cannot settle it is the (big) value serialized.
+    if n_bytes + 2 > len(orjson.dumps(text)):
+        return replaced
     if len(orjson.dumps(replaced)) >= len(orjson.dumps(value)):
         return None
     return replaced

@@ -21,6 +21,7 @@ from adapters.rewrite import (
     apply_plan,
     rewrite_identity,
     split_lines,
+    stub_output,
 )
 from core.admission import admit, protected_lines
 from core.model import Provider, Transcript
@@ -142,3 +143,51 @@ def test_split_lines_indexes_as_the_reader_does(file: tuple[Provider, bytes]) ->
         record = decode_line(lines[item.line_index].strip())
         assert isinstance(record, dict)
         assert record.get("uuid") == item.uuid or item.uuid is None
+
+
+TEXTS = st.text(
+    alphabet=st.sampled_from(["a", "é", '"', "\\", "\n", "\x01", "\u2028", "😀", " "]),
+    max_size=40,
+)
+OUTPUTS = st.one_of(
+    TEXTS,
+    st.lists(
+        st.one_of(
+            st.builds(lambda t: {"type": "text", "text": t}, TEXTS),
+            st.builds(lambda t: {"type": "image", "source": t}, TEXTS),
+            st.builds(lambda t: {"type": "text", "text": 3, "note": t}, TEXTS),
+        ),
+        max_size=4,
+    ),
+    st.integers(),
+)
+STUBS = st.one_of(TEXTS, TEXTS.map(lambda t: t * 20))
+
+
+def stub_by_serializing(value: object, stub: str) -> object | None:
+    """stub_output as it was: both sides always serialized."""
+    replaced: object
+    if isinstance(value, str):
+        if not value:
+            return None
+        replaced = stub
+    elif isinstance(value, list):
+        positions = [
+            i for i, b in enumerate(value) if b.get("type") == "text" and type(b["text"]) is str
+        ]
+        if sum(len(value[i]["text"].encode()) for i in positions) == 0:
+            return None
+        replaced = list(value)
+        for rank, i in enumerate(positions):
+            replaced[i] = {**value[i], "text": stub if rank == 0 else ""}
+    else:
+        return None
+    return None if len(orjson.dumps(replaced)) >= len(orjson.dumps(value)) else replaced
+
+
+@settings(max_examples=400, deadline=None)
+@given(OUTPUTS, STUBS)
+def test_stub_output_decides_as_serializing_both_sides_does(value: object, stub: str) -> None:
+    """The size bound that spares serializing a big output never changes the answer."""
+    got = stub_output(value, lambda _n_bytes: stub, frozenset({"text"}))
+    assert got == stub_by_serializing(value, stub)
