@@ -31,13 +31,20 @@ from adapters.providers import parse_transcript
 from adapters.rewrite import CardScanner, payload_texts
 from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
 from core.admission import Admission, admit
-from core.limits import EVAL_PAYLOAD_BYTES, MAX_PLAN_ITEMS, MAX_PLAN_SOURCE_BYTES
+from core.limits import (
+    EVAL_PAYLOAD_BYTES,
+    MAX_PLAN_ITEMS,
+    MAX_PLAN_SOURCE_BYTES,
+    SCORES_ASIDE_MIN_ITEMS,
+)
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
 from core.probes import Probe, extract_probes
 from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
 from core.strategies.common import admit_with
+from core.strategies.memo import Scores
+from core.strategies.scored import Scored
 from core.verify import SourceChecks
 
 Progress = Callable[[int, int, str], None]
@@ -245,10 +252,36 @@ def plan_session(
         return _plan_external(session, policy, external)
     ctx = session.context(live)
     with gc_paused():  # planning allocates much, and cycles none: no need to rescan the heap
-        result = plan_for(strategy, session.transcript, policy, ctx)
+        scoring = offer_scores_aside(session, policy, live) if strategy == "auto" else None
+        try:
+            result = plan_for(strategy, session.transcript, policy, ctx)
+        finally:
+            if scoring is not None:
+                scoring.close()
         if isinstance(result, NoPlan):
             return PlanOutcome(strategy, result, None)
         return PlanOutcome(strategy, result, admit_with(result, session.transcript, policy, ctx))
+
+
+def offer_scores_aside(
+    session: LoadedSession, policy: PolicyConfig, live: bool
+) -> Aside[Scores] | None:
+    """scored's scores (auto's costliest part) worked out in a forked child and offered to the
+    session's memo, so they come while auto plans the other strategies; None when the
+    session is too small for it to pay, or no child can be forked. Close it when planned."""
+    if live or len(session.transcript.items) < SCORES_ASIDE_MIN_ITEMS:
+        return None
+    scored = STRATEGIES["scored"]
+    if not isinstance(scored, Scored):
+        return None
+    request = scored.scores_request(session.transcript, policy, session.context(live))
+    if request is None:
+        return None
+    job = Aside.start(request.compute)
+    if not job.forked:
+        return None
+    session.memo.offer_scores(request.key, job.result)
+    return job
 
 
 def _plan_external(

@@ -137,6 +137,9 @@ EVAL_PAYLOAD_BYTES = 16 * 1024
 EVAL_SPLIT_MIN_LINES = 4_000
 """An eval's checks that rewrite at least this many lines in all are shared with a forked
 child (about 25 µs a line each side; a fork of a big process costs some tens of ms)."""
+SCORES_ASIDE_MIN_ITEMS = 10_000
+"""Auto on a transcript of at least this many items has scored's scores (about 20 µs an item)
+worked out in a forked child while it plans the other strategies."""
 MAX_PLAN_SOURCE_BYTES = 512 * 1024 * 1024
 """A transcript above this size is not planned (it is read whole into memory)."""
 

@@ -3,14 +3,14 @@
 `auto` evaluates eight strategies an eval then runs on their own, every card-writing strategy
 builds cards over mostly the same items, and each plan is admitted by auto and again by the
 host. A PlanMemo keeps those answers for one transcript and payload map: the per-item card
-lines (any policy), each strategy's plan by (strategy object, policy, live), and each plan's
-admission by its edits. Everything it holds is a pure function of those keys, so an answer
+lines (any policy), each strategy's plan by (strategy object, policy, live), each plan's
+admission by its edits, and a scorer's scores by its candidates. Everything it holds is a pure function of those keys, so an answer
 from the memo is the answer a fresh computation would give.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from core.admission import Admission, admit
 from core.digest import CardMemo
@@ -20,6 +20,9 @@ from core.policy import PolicyConfig
 
 PlanKey = tuple[int, PolicyConfig, bool]
 AdmissionKey = tuple[int, int, int, PolicyConfig]
+Scores = dict[int, float | None]
+ScoresKey = tuple[int, tuple[int, ...]]
+"""(id of the scorer, the candidates' lines)."""
 
 
 class PlanMemo:
@@ -29,13 +32,15 @@ class PlanMemo:
     check `serves` first (the helpers of core.strategies.common do).
     """
 
-    __slots__ = ("_admissions", "_candidates", "_plans", "cards")
+    __slots__ = ("_admissions", "_candidates", "_offered", "_plans", "_scores", "cards")
 
     def __init__(self, transcript: Transcript, payloads: Mapping[int, str] | None = None) -> None:
         self.cards = CardMemo(transcript, payloads)
         self._plans: dict[PlanKey, tuple[object, CompactionPlan | None]] = {}
         self._admissions: dict[AdmissionKey, tuple[list[Edit], Admission]] = {}
         self._candidates: dict[int, list[TranscriptItem]] = {}
+        self._scores: dict[ScoresKey, tuple[object, Scores]] = {}
+        self._offered: dict[ScoresKey, Callable[[], Scores]] = {}
 
     @property
     def transcript(self) -> Transcript:
@@ -68,6 +73,32 @@ class PlanMemo:
         if found is None:
             found = self._candidates[keep_recent_tool_outputs] = compute()
         return list(found)
+
+    @staticmethod
+    def scores_key(scorer: object, pool: Sequence[TranscriptItem]) -> ScoresKey:
+        return (id(scorer), tuple(item.line_index for item in pool))
+
+    def scores(
+        self, scorer: object, pool: Sequence[TranscriptItem], compute: Callable[[], Scores]
+    ) -> Scores:
+        """The scorer's keep-probabilities for these candidates, computed once; from what a
+        host offered for them (offer_scores) when it did."""
+        key = self.scores_key(scorer, pool)
+        found = self._scores.get(key)
+        if found is None:
+            supplier = self._offered.pop(key, compute)
+            found = self._scores[key] = (scorer, supplier())
+        return found[1]
+
+    def has_scores(self, scorer: object, pool: Sequence[TranscriptItem]) -> bool:
+        key = self.scores_key(scorer, pool)
+        return key in self._scores or key in self._offered
+
+    def offer_scores(self, key: ScoresKey, supplier: Callable[[], Scores]) -> None:
+        """`supplier()` will answer scores(...) for `key`: a host works the scores out
+        elsewhere (another core) while the other strategies are planned. It must give what
+        the scorer gives."""
+        self._offered[key] = supplier
 
     def admission(self, plan: CompactionPlan, policy: PolicyConfig) -> Admission:
         """admit(plan, ...), once per edit list: admission reads a plan's edits and its token

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import eval_session, processes
+from adapters import eval_session, planning, processes
 from adapters.eval_session import evaluate_session
-from adapters.planning import load_session
+from adapters.planning import load_session, plan_session
 from adapters.rewrite import RewriteError, apply_plan, payload_texts, split_lines
 from adapters.rewrite_lines import SourceRewriter, read_source
 from core.admission import admit, protected_tail_start
@@ -393,3 +393,26 @@ def test_eval_checks_shared_with_a_child_give_the_one_shot_rows(
     assert len(verifying) >= 2
     assert [step[0] for step in steps] == sorted(step[0] for step in steps)
     assert steps[-1] == (2 * len(rows), 2 * len(rows), "done")
+
+
+@pytest.mark.forks
+def test_auto_with_scores_from_a_child_equals_the_one_shot_plan(
+    fixture_copy: object, forks: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over the size for it, auto's scores come from a forked child while it plans the other
+    strategies: the same plan, the same eval rows."""
+    monkeypatch.setattr(planning, "SCORES_ASIDE_MIN_ITEMS", 0)
+    path = fixture_copy(BIG_FIXTURE)  # type: ignore[operator]
+    policy = LOW.model_copy(update={"keep_recent_tool_outputs": 2})
+    session = load_session(path, Provider.CLAUDE)
+    one_shot = EvalContext(payloads=session.payloads)
+    auto = plan_session(session, "auto", policy)
+    assert len(forks) == 1
+    assert auto.result == plan_for("auto", session.transcript, policy, one_shot)
+    scored = plan_session(session, "scored", policy)  # the memo has the child's scores
+    assert len(forks) == 1
+    assert scored.result == plan_for("scored", session.transcript, policy, one_shot)
+    rows = evaluate_session(load_session(path, Provider.CLAUDE), policy)
+    assert len(forks) == 3  # the probes, and the scores
+    expected = reference_rows(path, Provider.CLAUDE, policy)
+    assert _without_durations(rows) == _without_durations(expected)
