@@ -43,7 +43,7 @@ from core.policy import PolicyConfig
 from core.probes import Probe, extract_probes
 from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
 from core.strategies.common import admit_with
-from core.strategies.memo import Scores
+from core.strategies.memo import Scores, ScoresKey
 from core.strategies.scored import Scored
 from core.verify import SourceChecks
 
@@ -88,6 +88,8 @@ class LoadedSession:
     checks: SourceChecks | None = field(default=None, repr=False, compare=False)
     probe_job: Aside[list[Probe]] | None = field(default=None, repr=False, compare=False)
     """The eval's probes, worked out in a child since the load (load_session(probes=True))."""
+    scores_job: Aside[Scores] | None = field(default=None, repr=False, compare=False)
+    """scored's scores, worked out in a child since the load (load_session(scores_for=...))."""
 
     @property
     def session_id(self) -> str:
@@ -113,9 +115,10 @@ class LoadedSession:
             job.close()
 
     def close(self) -> None:
-        """Stop the probes' child if its answer was never asked for."""
-        if self.probe_job is not None:
-            self.probe_job.close()
+        """Stop the children whose answers were never asked for."""
+        for job in (self.probe_job, self.scores_job):
+            if job is not None:
+                job.close()
 
     @cached_property
     def memo(self) -> PlanMemo:
@@ -140,12 +143,20 @@ class LoadedSession:
         return SourceChecks(self.data, self.provider, None, self.lines.starts)
 
 
-def load_session(path: Path, provider: Provider, *, probes: bool = False) -> LoadedSession:
+def load_session(
+    path: Path,
+    provider: Provider,
+    *,
+    probes: bool = False,
+    scores_for: PolicyConfig | None = None,
+) -> LoadedSession:
     """Read and parse `path` for planning; PlanningError when it cannot be planned.
 
     With `probes` (an eval will follow) a forked child works the probes out meanwhile, from
     the payloads it reads itself: the other core is idle while this one reads the source.
-    Close the session if it is not evaluated."""
+    With `scores_for` (auto will be planned under that policy, the session not live) so does
+    one for scored's scores, which read no payload; they are offered to the session's memo.
+    Close the session when done with it (a child nobody asked is stopped)."""
     try:
         size = os.stat(path).st_size
         if size > MAX_PLAN_SOURCE_BYTES:
@@ -166,14 +177,18 @@ def load_session(path: Path, provider: Provider, *, probes: bool = False) -> Loa
     job = Aside.start(partial(_probes_of, data, provider, transcript)) if probes else None
     if job is not None and not job.forked:
         job = None  # no child (threads, one core): the eval extracts them from the payloads
+    scoring = None
+    if scores_for is not None:
+        scoring = _start_scores(transcript, scores_for, EvalContext(memo=PlanMemo(transcript)))
     try:
         with gc_paused():
             source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
     except BaseException:
-        if job is not None:
-            job.close()
+        for aside in (job, scoring[1] if scoring else None):
+            if aside is not None:
+                aside.close()
         raise
-    return LoadedSession(
+    session = LoadedSession(
         path=path,
         provider=provider,
         data=data,
@@ -184,7 +199,12 @@ def load_session(path: Path, provider: Provider, *, probes: bool = False) -> Loa
         card_scan=source.scan,
         checks=source.checks,
         probe_job=job,
+        scores_job=scoring[1] if scoring else None,
     )
+    if scoring is not None:
+        key, scores_job = scoring
+        session.memo.offer_scores(key, scores_job.result)
+    return session
 
 
 def _read_consistently(path: Path, provider: Provider) -> tuple[Transcript, bytes]:
@@ -267,21 +287,36 @@ def offer_scores_aside(
     session: LoadedSession, policy: PolicyConfig, live: bool
 ) -> Aside[Scores] | None:
     """scored's scores (auto's costliest part) worked out in a forked child and offered to the
-    session's memo, so they come while auto plans the other strategies; None when the
-    session is too small for it to pay, or no child can be forked. Close it when planned."""
-    if live or len(session.transcript.items) < SCORES_ASIDE_MIN_ITEMS:
+    session's memo, so they come while auto plans the other strategies; None when the load
+    did so already, the session is too small for it to pay, or no child can be forked.
+    Close it when planned."""
+    if live:
+        return None
+    started = _start_scores(session.transcript, policy, session.context(live))
+    if started is None:
+        return None
+    key, job = started
+    session.memo.offer_scores(key, job.result)
+    return job
+
+
+def _start_scores(
+    transcript: Transcript, policy: PolicyConfig, ctx: EvalContext
+) -> tuple[ScoresKey, Aside[Scores]] | None:
+    """The scores scored would ask `ctx`'s memo for under `policy`, being worked out in a
+    forked child (see offer_scores_aside)."""
+    if len(transcript.items) < SCORES_ASIDE_MIN_ITEMS:
         return None
     scored = STRATEGIES["scored"]
     if not isinstance(scored, Scored):
         return None
-    request = scored.scores_request(session.transcript, policy, session.context(live))
+    request = scored.scores_request(transcript, policy, ctx)
     if request is None:
         return None
     job = Aside.start(request.compute)
     if not job.forked:
         return None
-    session.memo.offer_scores(request.key, job.result)
-    return job
+    return request.key, job
 
 
 def _plan_external(

@@ -107,12 +107,15 @@ def cmd_apply(args: argparse.Namespace) -> int:
     strategy = args.strategy or resolved.strategy
     if strategy not in STRATEGIES and strategy != "external":
         raise CliError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
-    session = load_target(target)
     live = target.live(args.live_secs, time.time())
+    scores_for = resolved.policy if strategy == "auto" and not live else None
+    session = load_target(target, scores_for=scores_for)
     try:
         outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
     except PlanningError as error:
         raise CliError(str(error)) from None
+    finally:
+        session.close()
     result = outcome.result
     if isinstance(result, NoPlan):
         raise CliError(

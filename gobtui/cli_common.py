@@ -20,7 +20,7 @@ from adapters.paths import HomeError, Homes, resolve_homes
 from adapters.planning import LoadedSession, PlanningError, load_session
 from adapters.select import SelectError, load_summaries, select_session
 from core.model import Provider, SessionSummary
-from core.policy import capped_to_window
+from core.policy import PolicyConfig, capped_to_window
 from gobtui.cli import CliError
 
 if TYPE_CHECKING:
@@ -123,9 +123,12 @@ def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
         return None
 
 
-def load_target(target: Target, probes: bool = False) -> LoadedSession:
+def load_target(
+    target: Target, probes: bool = False, scores_for: PolicyConfig | None = None
+) -> LoadedSession:
+    """The target loaded for planning (see load_session for `probes` and `scores_for`)."""
     try:
-        return load_session(target.path, target.provider, probes=probes)
+        return load_session(target.path, target.provider, probes=probes, scores_for=scores_for)
     except PlanningError as error:
         raise CliError(str(error)) from None
 

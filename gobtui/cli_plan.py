@@ -13,7 +13,7 @@ from adapters.select import SelectError, check_selector
 from core.evaluation import EvalRow, RowStatus
 from core.model import Provider
 from core.plan import CompactionPlan, NoPlan
-from core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
+from core.policy import PRESETS, PolicyConfig, QuotaPressure, capped_to_window, policy_check, tune
 from core.strategies import STRATEGIES
 from core.strategies.common import elidable_tokens
 from core.telemetry import recent_reductions, source_identity
@@ -118,12 +118,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     strategy = _strategy(args, resolved.strategy)
-    session = load_target(target)
     live = target.live(args.live_secs, time.time())
+    session = load_target(target, scores_for=_scores_for(resolved.policy, live, [strategy]))
     try:
         outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
     except PlanningError as error:
         raise CliError(str(error)) from None
+    finally:
+        session.close()
     result = outcome.result
     codes = [code.value for code in outcome.admission.codes] if outcome.admission else []
     if args.json:
@@ -179,7 +181,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     live = target.live(args.live_secs, time.time())
     with progress_bar("eval") as progress:
         progress(0, 1, "reading")
-        session = load_target(target, probes=True)
+        scores_for = _scores_for(resolved.policy, live, names or ["auto"])
+        session = load_target(target, probes=True, scores_for=scores_for)
         try:
             rows = evaluate_session(session, resolved.policy, names, live, progress)
         finally:
@@ -195,6 +198,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for row in rows:
         print(_eval_line(row))
     return 0
+
+
+def _scores_for(policy: PolicyConfig, live: bool, strategies: list[str]) -> PolicyConfig | None:
+    """The policy auto's scores are worked out under while the session loads: when auto is
+    among `strategies` and the session is idle (a live one gets provider controls)."""
+    return policy if "auto" in strategies and not live else None
 
 
 def _heading(target: Target, live: bool, live_secs: float) -> str:

@@ -416,3 +416,34 @@ def test_auto_with_scores_from_a_child_equals_the_one_shot_plan(
     assert len(forks) == 3  # the probes, and the scores
     expected = reference_rows(path, Provider.CLAUDE, policy)
     assert _without_durations(rows) == _without_durations(expected)
+
+
+@pytest.mark.forks
+def test_scores_worked_out_while_the_session_loads_serve_auto(
+    fixture_copy: object, forks: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """load_session(scores_for=...) (gobtui plan, apply and eval with auto) forks the scores'
+    child before reading the source; auto then takes them from the memo, forking no other."""
+    monkeypatch.setattr(planning, "SCORES_ASIDE_MIN_ITEMS", 0)
+    path = fixture_copy(BIG_FIXTURE)  # type: ignore[operator]
+    policy = LOW.model_copy(update={"keep_recent_tool_outputs": 2})
+    session = load_session(path, Provider.CLAUDE, scores_for=policy)
+    assert len(forks) == 1 and session.scores_job is not None
+    auto = plan_session(session, "auto", policy)
+    assert len(forks) == 1
+    one_shot = EvalContext(payloads=session.payloads)
+    assert auto.result == plan_for("auto", session.transcript, policy, one_shot)
+    session.close()
+    # an eval loaded that way forks the probes' child at the load as well, and no other
+    evaluated = load_session(path, Provider.CLAUDE, probes=True, scores_for=policy)
+    assert len(forks) == 3
+    rows = evaluate_session(evaluated, policy)
+    evaluated.close()
+    assert len(forks) == 3
+    expected = reference_rows(path, Provider.CLAUDE, policy)
+    assert _without_durations(rows) == _without_durations(expected)
+    # a session loaded for scores nobody asks for stops the child when closed
+    unused = load_session(path, Provider.CLAUDE, scores_for=policy)
+    assert len(forks) == 4 and unused.scores_job is not None and unused.scores_job.forked
+    unused.close()
+    assert not unused.scores_job.forked
