@@ -178,15 +178,16 @@ def load_session(
     if job is not None and not job.forked:
         job = None  # no child (threads, one core): the eval extracts them from the payloads
     scoring = None
-    if scores_for is not None:
+    if scores_for is not None:  # keyed alike in any memo of this transcript: offered below
         scoring = _start_scores(transcript, scores_for, EvalContext(memo=PlanMemo(transcript)))
+    scores_job = scoring[1] if scoring is not None else None
     try:
         with gc_paused():
             source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
     except BaseException:
-        for aside in (job, scoring[1] if scoring else None):
-            if aside is not None:
-                aside.close()
+        for child in (job, scores_job):
+            if child is not None:
+                child.close()
         raise
     session = LoadedSession(
         path=path,
@@ -199,11 +200,10 @@ def load_session(
         card_scan=source.scan,
         checks=source.checks,
         probe_job=job,
-        scores_job=scoring[1] if scoring else None,
+        scores_job=scores_job,
     )
     if scoring is not None:
-        key, scores_job = scoring
-        session.memo.offer_scores(key, scores_job.result)
+        session.memo.offer_scores(scoring[0], scoring[1].result)
     return session
 
 
