@@ -10,6 +10,10 @@ the card's scan of the file and verify's per-line facts come from that one pass.
 then keeps what its plans share: a PlanMemo (per-item card lines, each strategy's plan,
 admissions), a SourceRewriter (rewritten lines) and SourceChecks (the source's verify state),
 so an eval builds each candidate as an overlay of the source and verifies only its new lines.
+
+The other core is put to work where a CLI process can fork (processes.Aside): an eval's
+probes, and auto's scores on a big session, are worked out in children while this process
+reads the source or plans the other strategies.
 """
 
 from __future__ import annotations
