@@ -177,6 +177,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     given = [_strategy(argparse.Namespace(strategy=s), s) for s in args.strategy or []]
+    if "external" in given:
+        raise CliError(
+            "eval compares the built-in strategies; external runs a preset's command: "
+            "see what it proposes with `gobtui plan <session> --preset NAME`"
+        )
     names = list(dict.fromkeys(given)) or None  # a strategy named twice is one row
     live = target.live(args.live_secs, time.time())
     with progress_bar("eval") as progress:
@@ -185,6 +190,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         session = load_target(target, probes=True, scores_for=scores_for)
         try:
             rows = evaluate_session(session, resolved.policy, names, live, progress)
+        except PlanningError as error:
+            raise CliError(str(error)) from None
         finally:
             session.close()
     if args.json:

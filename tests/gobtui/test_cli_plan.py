@@ -161,6 +161,7 @@ def test_eval_only_named_strategies(codex_file: Path, capsys: pytest.CaptureFixt
         (["plan", "{path}", "--trigger", "1000", "--floor", "2000"], "floor"),
         (["eval", "{path}", "--strategy", "bogus"], "unknown strategy"),
         (["plan", "{path}", "--strategy", "external"], "name a preset"),
+        (["eval", "{path}", "--strategy", "external"], "gobtui plan <session> --preset NAME"),
     ],
 )
 def test_bad_input_is_one_line_and_non_zero(
