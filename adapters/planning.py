@@ -256,7 +256,8 @@ def check_strategy(strategy: str, external: ExternalCommand | None = None) -> No
         raise PlanningError(
             PlanningErrorCode.UNKNOWN_STRATEGY,
             "external runs a preset's command: name a preset whose config.toml section sets "
-            'strategy = "external" and command = [...] (--preset NAME)',
+            'strategy = "external", command = [...] and trusted_legacy_command = true '
+            "(--preset NAME)",
         )
     if strategy not in STRATEGIES:
         raise PlanningError(PlanningErrorCode.UNKNOWN_STRATEGY, str(UnknownStrategyError(strategy)))

@@ -106,7 +106,10 @@ def cmd_apply(args: argparse.Namespace) -> int:
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     strategy = args.strategy or resolved.strategy
     if strategy not in STRATEGIES and strategy != "external":
-        raise CliError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+        raise CliError(
+            f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)}; "
+            "external with --preset)"
+        )
     live = target.live(args.live_secs, time.time())
     scores_for = resolved.policy if strategy == "auto" and not live else None
     session = load_target(target, scores_for=scores_for)

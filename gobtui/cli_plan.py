@@ -104,7 +104,10 @@ def register(
 def _strategy(args: Any, default: str) -> str:
     strategy = getattr(args, "strategy", None) or default
     if strategy not in STRATEGIES and strategy != "external":
-        raise CliError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+        raise CliError(
+            f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)}; "
+            "external with --preset)"
+        )
     return str(strategy)
 
 
