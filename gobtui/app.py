@@ -25,7 +25,7 @@ from adapters.paths import Homes, cache_dir, resolve_homes
 from adapters.store import SessionStore
 from adapters.watcher import watch_changes, watch_roots
 from core.limits import COMPLETE_MAX_BYTES
-from core.model import SessionSummary
+from core.model import Coverage, SessionSummary
 from gobtui.commands import SessionCommands
 from gobtui.config import AppConfig
 from gobtui.messages import (
@@ -155,22 +155,30 @@ class GobtuiApp(App[None]):
     @work(thread=True, exclusive=True, group="history")
     def complete_history(self) -> None:
         """Read whole, in the background, the files first summarised from head and tail,
-        so sparklines and compaction marks cover the whole session. Smallest first."""
+        so sparklines and compaction marks cover the whole session. Smallest first; then
+        those that appeared meanwhile (a fork just published, a new session), each once."""
         worker = get_current_worker()
-        pending = [p for p in self.store.partial_paths() if self._completable(p)]
-        while pending and not worker.is_cancelled:
-            # Batches bounded in files and bytes: each one re-nests the store once and
-            # reaches the board as one message.
-            batch: list[str] = []
-            size = 0
-            while pending and len(batch) < HISTORY_BATCH_FILES and size < HISTORY_BATCH_BYTES:
-                path = pending.pop(0)
-                batch.append(path)
-                summary = self.store.get(path)
-                size += summary.bytes if summary is not None else 0
-            changes = self.store.complete(batch)
-            if changes.changed or changes.removed:
-                self.post_message(SessionsChanged(changes.changed, changes.removed))
+        tried: set[str] = set()
+        while not worker.is_cancelled:
+            pending = [
+                p for p in self.store.partial_paths() if p not in tried and self._completable(p)
+            ]
+            if not pending:
+                break
+            tried.update(pending)
+            while pending and not worker.is_cancelled:
+                # Batches bounded in files and bytes: each one re-nests the store once and
+                # reaches the board as one message.
+                batch: list[str] = []
+                size = 0
+                while pending and len(batch) < HISTORY_BATCH_FILES and size < HISTORY_BATCH_BYTES:
+                    path = pending.pop(0)
+                    batch.append(path)
+                    summary = self.store.get(path)
+                    size += summary.bytes if summary is not None else 0
+                changes = self.store.complete(batch)
+                if changes.changed or changes.removed:
+                    self.post_message(SessionsChanged(changes.changed, changes.removed))
         if worker.is_cancelled:
             return
         self.call_from_thread(self.history_complete.set)
@@ -178,6 +186,17 @@ class GobtuiApp(App[None]):
     def _completable(self, path: str) -> bool:
         summary = self.store.get(path)
         return summary is not None and summary.bytes <= COMPLETE_MAX_BYTES
+
+    def _complete_new(self, summaries: list[SessionSummary]) -> None:
+        """Once the first pass is done, a file summarised from head and tail since (a new
+        session, a fork just published) is read whole too; during it, the pass takes it."""
+        if not self.history_complete.is_set():
+            return
+        if any(
+            s.coverage is Coverage.HEAD_TAIL and s.bytes <= COMPLETE_MAX_BYTES for s in summaries
+        ):
+            self.history_complete.clear()
+            self.complete_history()
 
     @work(exclusive=True, group="watcher")
     async def watch_sessions(self) -> None:
@@ -223,6 +242,7 @@ class GobtuiApp(App[None]):
             self._labelled(message.summaries), message.removed, self.config.clock()
         )
         self.sessions_changed.publish(message)
+        self._complete_new(message.summaries)
         for row in crossed:
             tokens = row.summary.context_tokens or 0
             self.notify(

@@ -17,7 +17,7 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
-from core.model import Provider
+from core.model import Coverage, Provider
 from gobtui.app import GobtuiApp, _terminal_check, make_app
 from gobtui.config import AppConfig
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
@@ -116,6 +116,32 @@ async def test_an_appended_record_changes_its_row(real_home: tuple[Path, Path, P
         await pilot.pause()
         assert table.get_cell(key, "used").plain == "150k/200k"
         assert cell_before != "150k/200k"
+
+
+async def test_a_big_file_that_appears_later_is_read_whole_too(
+    real_home: tuple[Path, Path, Path], fixtures_dir: Path
+) -> None:
+    """A session (or a fork) over the head-and-tail size that appears after the first pass
+    is read whole as well: its records and compactions are the whole file's."""
+    claude, codex, _session = real_home
+    app = app_for(claude, codex, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        await asyncio.wait_for(app.history_complete.wait(), timeout=30)
+        await asyncio.sleep(0.3)  # let the watcher start
+        source = fixtures_dir / "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+        late = claude / "projects" / "-home-dev-spotter" / f"{source.name.split('__')[-1]}"
+        shutil.copyfile(source, late)
+        key = str(late)
+
+        def whole() -> bool:
+            row = app.sessions_screen.rows.get(key)
+            return row is not None and row.summary.coverage is Coverage.FULL
+
+        await until(whole, pilot, timeout=20)
+        summary = app.sessions_screen.rows[key].summary
+        assert len(summary.compactions) >= 1  # the boundary lies between the head and the tail
+        await asyncio.wait_for(app.history_complete.wait(), timeout=20)
 
 
 async def test_crossing_the_trigger_raises_a_toast(real_home: tuple[Path, Path, Path]) -> None:
