@@ -136,6 +136,15 @@ def burn_rate(history: Sequence[UsageSample]) -> float | None:
     return max(0.0, (last.context_tokens - first.context_tokens) * 60.0 / span)
 
 
+def as_unresumed_fork(summary: SessionSummary, published_bytes: int) -> SessionSummary:
+    """A compacted fork as apply wrote it (`published_bytes`), not resumed since: the usage it
+    holds is its source's, reported before the plan cut the context, so its context reads
+    reset (as a fork whose state card ends it does) until the resumed session reports some."""
+    if summary.bytes != published_bytes or summary.context_state is ContextState.ABSENT:
+        return summary
+    return summary.model_copy(update={"context_tokens": None, "context_state": ContextState.RESET})
+
+
 def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> BoardRow:
     trigger = effective_trigger(policy, summary.context_window, summary)
     tokens = summary.context_tokens

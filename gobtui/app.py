@@ -38,6 +38,7 @@ from gobtui.messages import (
     SessionsChanged,
     SessionsScanned,
 )
+from gobtui.published_forks import PublishedForks
 from gobtui.publishing import PublishController
 from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
@@ -98,9 +99,8 @@ class GobtuiApp(App[None]):
         """Republishes every SessionsChanged (the plan screens watch their own session)."""
         self.publishing = PublishController(self)
         """Apply and undo: plans, confirms, publishes forks, keeps the last receipts."""
-        self.fork_labels: dict[str, str] = {}
-        """Session id -> what made it ("elide fork", "restore"): the board's title says so, or
-        a fork and its source look alike."""
+        self.forks = PublishedForks()
+        """The forks gobtui published: their rows say so (gobtui.published_forks)."""
         self.forks_published: Signal[Receipt] = Signal(self, "forks-published")
         """Every fork an apply or undo published (the detail pane and vault screen listen)."""
 
@@ -138,19 +138,8 @@ class GobtuiApp(App[None]):
         from adapters.operations import published_receipts  # (only once the scan is done)
 
         for receipt in published_receipts():
-            self.fork_labels[receipt.session_id] = fork_label(receipt)
+            self.forks.note(receipt)
         self.post_message(SessionsScanned(summaries))
-
-    def _labelled(self, summaries: list[SessionSummary]) -> list[SessionSummary]:
-        labels = self.fork_labels
-        if not labels:
-            return summaries
-        return [
-            s.model_copy(update={"title": f"{labels[s.session_id]} · {s.title or '(no title)'}"})
-            if s.session_id in labels
-            else s
-            for s in summaries
-        ]
 
     @work(thread=True, exclusive=True, group="history")
     def complete_history(self) -> None:
@@ -226,7 +215,7 @@ class GobtuiApp(App[None]):
 
     @on(SessionsScanned)
     def _scanned(self, message: SessionsScanned) -> None:
-        self.sessions_screen.replace_all(self._labelled(message.summaries), self.config.clock())
+        self.sessions_screen.replace_all(self.forks.mark(message.summaries), self.config.clock())
         if self.config.watch:
             self.watch_sessions()
 
@@ -239,7 +228,7 @@ class GobtuiApp(App[None]):
     @on(SessionsChanged)
     def _changed(self, message: SessionsChanged) -> None:
         crossed = self.sessions_screen.merge(
-            self._labelled(message.summaries), message.removed, self.config.clock()
+            self.forks.mark(message.summaries), message.removed, self.config.clock()
         )
         self.sessions_changed.publish(message)
         self._complete_new(message.summaries)
@@ -272,7 +261,7 @@ class GobtuiApp(App[None]):
     @on(ForkPublished)
     def _fork_published(self, message: ForkPublished) -> None:
         # Before the fork's row arrives (SessionsChanged, posted after this message).
-        self.fork_labels[message.receipt.session_id] = fork_label(message.receipt)
+        self.forks.note(message.receipt)
         self.publishing.published(message.receipt, message.source_path)
         self.forks_published.publish(message.receipt)
 
@@ -407,14 +396,3 @@ def _terminal_check() -> Callable[[], bool]:
         return lambda: True  # no terminal to lose
     fd = stdin.fileno()
     return lambda: os.isatty(fd)
-
-
-def fork_label(receipt: Receipt) -> str:
-    """What the board calls a session gobtui published."""
-    from core.receipt import OperationKind
-
-    if receipt.kind is OperationKind.UNDO:
-        return "restore"
-    if receipt.kind is OperationKind.FORK:
-        return "fork"
-    return f"{receipt.strategy} fork"

@@ -217,6 +217,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
     finally:
         if cache is not None:
             cache.close()
+    from adapters.operations import published_receipts
+    from gobtui.published_forks import PublishedForks
+
+    summaries = PublishedForks(published_receipts()).mark(summaries)  # as the board shows them
     policy = BoardPolicy(hot_secs=args.live_secs, session_trigger=session_trigger)
     rows = sort_rows(build_board(summaries, policy, now), SortKey(args.sort))
     out = [detect_row(r) for r in rows]

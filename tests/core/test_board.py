@@ -6,6 +6,7 @@ from core.board import (
     Band,
     BoardPolicy,
     SortKey,
+    as_unresumed_fork,
     build_board,
     build_row,
     burn_rate,
@@ -146,3 +147,15 @@ def test_project_name_falls_back_to_the_folder_slug() -> None:
         project_name(summary(cwd=None, path="/c/projects/-home-dev-src-gobtui/x.jsonl")) == "gobtui"
     )
     assert project_name(summary(cwd="/home/dev/src/app/")) == "app"
+
+
+def test_an_unresumed_fork_reads_reset_until_it_grows() -> None:
+    fork = summary(tokens=190_000).model_copy(update={"bytes": 5_000})
+    assert build_row(fork, BoardPolicy(), NOW).over_trigger  # the source's old usage
+    reset = as_unresumed_fork(fork, 5_000)
+    assert reset.context_state is ContextState.RESET and reset.context_tokens is None
+    row = build_row(reset, BoardPolicy(), NOW)
+    assert not row.over_trigger and row.burn_per_min is None
+    assert as_unresumed_fork(fork, 4_000) == fork  # resumed (grown): its own usage counts
+    absent = summary(tokens=None, state=ContextState.ABSENT).model_copy(update={"bytes": 5_000})
+    assert as_unresumed_fork(absent, 5_000) == absent

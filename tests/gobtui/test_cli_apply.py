@@ -249,3 +249,53 @@ def test_a_resumed_fork_is_left_alone_and_the_error_says_what_to_do(
     assert fork.read_bytes() == resumed
     forked = receipt_of(capsys, "fork", fork_id, "--json")  # the way forward works
     assert forked["source_session_id"] == fork_id and Path(str(forked["path"])).is_file()
+
+
+def test_detect_shows_an_elide_fork_reset_until_it_is_resumed(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A compacted fork holds its source's last usage, reported before the plan cut the
+    context: detect (as the board) reads it reset until the resumed session reports usage."""
+    applied = receipt_of(capsys, "apply", SPOTTER, "--strategy", "elide", *LOW, "--yes", "--json")
+    fork_id = str(applied["session_id"])
+
+    def detected(session_id: str) -> dict[str, object]:
+        assert main(["detect", "--all", "--json", "--no-cache"]) == 0
+        rows = orjson.loads(capsys.readouterr().out)
+        return next(row for row in rows if row["session_id"] == session_id)
+
+    source_row, fork_row = detected(SPOTTER), detected(fork_id)
+    assert source_row["context_state"] == "reported" and source_row["context_tokens"]
+    assert fork_row["context_state"] == "reset" and fork_row["context_tokens"] is None
+    assert not fork_row["over_trigger"]
+    assert str(fork_row["title"]).startswith("elide fork · ")
+    # Resumed: the agent's next answer reports the fork's own usage.
+    fork = Path(str(applied["path"]))
+    last = next(
+        record["uuid"]
+        for record in map(orjson.loads, reversed(fork.read_bytes().splitlines()))
+        if record.get("type") in ("user", "assistant") and record.get("uuid")
+    )
+    answer = {
+        "type": "assistant",
+        "uuid": "resumed-1",
+        "parentUuid": last,
+        "sessionId": fork_id,
+        "timestamp": "2026-11-29T10:00:00.000Z",
+        "message": {
+            "id": "msg_resumed",
+            "model": "claude-opus-4-6",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Back."}],
+            "usage": {
+                "input_tokens": 30_000,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "output_tokens": 5,
+            },
+        },
+    }
+    with fork.open("ab") as handle:
+        handle.write(orjson.dumps(answer) + b"\n")
+    resumed = detected(fork_id)
+    assert resumed["context_state"] == "reported" and resumed["context_tokens"] == 30_005
