@@ -320,7 +320,8 @@ class Publisher:
                 if file_sha256(target) != receipt.output_sha256:
                     raise PublishError(
                         PublishErrorCode.TARGET_EXISTS,
-                        f"{target} already exists; a fork never overwrites a file",
+                        f"{target} already exists with other bytes; a fork never overwrites "
+                        "a file (move it away to publish this one)",
                     ) from None
             self.fault("publish")
             receipt = receipt.model_copy(update={"completed": True})

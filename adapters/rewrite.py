@@ -199,14 +199,18 @@ def cut_utf8(text: str, limit: int) -> str:
 
 
 def plan_seed(data: bytes, provider: Provider, plan: CompactionPlan) -> bytes:
-    """What appended records' ids derive from: the provider, the source bytes, the plan."""
+    """What appended records' ids derive from: the provider, the source bytes, the plan's
+    edits."""
     return plan_seed_of(hashlib.sha256(data).digest(), provider, plan)
 
 
 def plan_seed_of(source_sha256: bytes, provider: Provider, plan: CompactionPlan) -> bytes:
-    """plan_seed() given the sha256 digest of the source bytes."""
+    """plan_seed() given the sha256 digest of the source bytes. Only the plan's edits count,
+    as for the fork's id (core.receipt.operation_id): two plans making the same edits (auto's
+    pick and that strategy itself) make the same fork, byte for byte."""
+    edits = orjson.dumps([edit.model_dump(mode="json") for edit in plan.edits])
     digest = hashlib.sha256()
-    for part in (provider.value.encode(), source_sha256, plan.model_dump_json()):
+    for part in (provider.value.encode(), source_sha256, edits):
         digest.update(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
     return digest.digest()

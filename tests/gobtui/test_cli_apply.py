@@ -299,3 +299,24 @@ def test_detect_shows_an_elide_fork_reset_until_it_is_resumed(
         handle.write(orjson.dumps(answer) + b"\n")
     resumed = detected(fork_id)
     assert resumed["context_state"] == "reported" and resumed["context_tokens"] == 30_005
+
+
+def test_an_apply_whose_receipt_was_lost_adopts_its_identical_fork(
+    source: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same edits make the same fork, whichever strategy named them: with the receipt
+    gone (another data folder), applying them again adopts the identical file."""
+    planned = main(["plan", SPOTTER, *LOW, "--json"])
+    assert planned == 0
+    auto = orjson.loads(capsys.readouterr().out)
+    picked = str(auto["rationale"]).split()[2]  # "auto: selected <strategy> ..."
+    first = receipt_of(capsys, "apply", SPOTTER, "--strategy", picked, *LOW, "--yes", "--json")
+    fork = Path(str(first["path"]))
+    published = fork.read_bytes()
+    monkeypatch.setenv("GOBTUI_DATA_DIR", str(tmp_path / "other-data"))
+    again = receipt_of(capsys, "apply", SPOTTER, *LOW, "--yes", "--json")  # auto: same edits
+    assert again["path"] == first["path"] and again["strategy"] == "auto"
+    assert fork.read_bytes() == published  # adopted, not rewritten
