@@ -31,6 +31,7 @@ from gobtui.cli_common import (
     resolve_target,
     snapshots_of,
 )
+from gobtui.preview_rows import human_bytes
 
 EXIT_REFUSED = 1
 
@@ -74,20 +75,27 @@ def _confirm(question: str, yes: bool) -> None:
     if yes:
         return
     if not sys.stdin.isatty():
-        raise CliError(f"{question}: add --yes to confirm (stdin is not a terminal)")
+        raise CliError(
+            f"stdin is not a terminal, so nothing was asked or written: add --yes to "
+            f"{question.rstrip('?')}"
+        )
     answer = input(f"{question} [y/N] ").strip().lower()
     if answer not in {"y", "yes"}:
         raise CliError("cancelled; nothing was written", EXIT_REFUSED)
 
 
-def _print_receipt(receipt: Receipt, as_json: bool) -> None:
+def _print_receipt(receipt: Receipt, as_json: bool, earlier: bool = False) -> None:
+    """The receipt; `earlier` when an earlier run published it and nothing was written."""
     if as_json:
         print_json(receipt)
         return
     # a fork or an undo copies the bytes as they are: no saving to show
     saved = receipt.reclaimed_bytes
-    change = f" (-{fmt.tokens(saved)}B)" if saved > 0 else ""
-    print(f"published {receipt.path}")
+    change = f" (-{human_bytes(saved)})" if saved > 0 else ""
+    if earlier:
+        print(f"already published from these bytes (nothing written): {receipt.path}")
+    else:
+        print(f"published {receipt.path}")
     print(
         f"  {receipt.kind.value} of {receipt.source_session_id} ({receipt.strategy}): "
         f"{receipt.bytes_before:,} -> {receipt.bytes_after:,} bytes{change}"
@@ -142,6 +150,11 @@ def cmd_apply(args: argparse.Namespace) -> int:
             f"{args.live_secs:g} s); records written after this plan are not in the fork",
             file=sys.stderr,
         )
+    publisher = Publisher(open_vault())
+    earlier = publisher.published(session, plan)
+    if earlier is not None:  # the same plan of the same bytes: its fork is there, as written
+        _print_receipt(earlier, args.json, earlier=True)
+        return 0
     article = "an" if plan.strategy[:1] in "aeiou" else "a"
     _confirm(
         f"publish {article} {plan.strategy} fork of {target.session_id} beside {target.path} "
@@ -151,7 +164,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     )
     try:
         with progress_bar("snapshot") as progress:
-            receipt = Publisher(open_vault()).apply(
+            receipt = publisher.apply(
                 session, plan, resolved.policy, lambda done, total: progress(done, total, "")
             )
     except PublishError as error:

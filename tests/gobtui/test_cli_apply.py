@@ -77,7 +77,11 @@ def test_apply_text_names_the_fork_and_resume_command(
     out = capsys.readouterr().out
     assert out.startswith("published ") and "resume with: claude --resume " in out
     assert "source untouched" in out
-    assert re.search(r"bytes \(-[0-9.]+k?B\)", out)  # what it saved
+    assert re.search(r"bytes \(-[0-9.]+ (B|KB|MB)\)", out)  # what it saved
+    # The same plan of the same bytes again: nothing is asked (no --yes) and nothing written.
+    assert main(["apply", str(source), "--strategy", "elide", *LOW]) == 0
+    again = capsys.readouterr().out
+    assert again.startswith("already published from these bytes (nothing written): ")
 
 
 def test_fork_text_shows_no_saving(source: Path, capsys: pytest.CaptureFixture[str]) -> None:
