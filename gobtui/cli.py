@@ -233,6 +233,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
         return 0
     from gobtui.preview_rows import human_bytes  # as the dashboard writes sizes
 
+    print(
+        f"{'prov':<6} {'session':<8}  {'used/window':>11} {'occ':>7}  {'':<4} "
+        f"{'age':>4}  {'size':>8}  title"
+    )
     for r in out:
         live = "live" if r.live else "idle"
         warn = f" ⚠{r.bad_lines}" if r.bad_lines else ""

@@ -89,7 +89,8 @@ def test_detect_age_filter_and_all(
 def test_detect_plain_output(homes: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     claude, codex = homes
     assert main(["detect", "--all", "--claude-home", str(claude), "--codex-home", str(codex)]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    header, *lines = capsys.readouterr().out.splitlines()
+    assert header.split() == ["prov", "session", "used/window", "occ", "age", "size", "title"]
     assert len(lines) == 3
     spotter = next(line for line in lines if SPOTTER[:8] in line)
     assert "106k/200k" in spotter and "53%" in spotter
