@@ -244,7 +244,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         occ = fmt.percent(r.occupancy) if r.occupancy is not None else r.context_state
         title = fmt.ellipsize(r.title or "", 40)
         print(
-            f"{r.provider:<6} {r.session_id[:8]}  {used:>11} {occ:>7}  {live:<4} "
+            f"{r.provider:<6} {r.session_id[:8]:<8}  {used:>11} {occ:>7}  {live:<4} "
             f"{fmt.duration(r.age_secs):>4}  {human_bytes(r.bytes):>8}  {title}{warn}"
         )
     return 0

@@ -345,7 +345,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     for rank, hit in enumerate(result.results, start=1):
         hits = f"{hit.hits} hits, " if args.query else ""
         print(
-            f"{rank}. {hit.snapshot_sha256[:12]}  {hit.provider.label} {hit.session_id[:8]}  "
+            f"{rank}. {hit.snapshot_sha256[:12]}  {hit.provider.label} {hit.session_id[:8]:<8}  "
             f"{_when(hit.ts)}  ({hits}record {hit.record_index})"
         )
         for line in hit.card.render().splitlines():
@@ -409,7 +409,7 @@ def _list(entries: list[IndexEntry], as_json: bool, empty: str) -> int:
         return 0
     for e in entries:
         print(
-            f"{_when(e.ts)}  {e.sha256[:12]}  {e.provider.value:<6} {e.session_id[:8]}  "
+            f"{_when(e.ts)}  {e.sha256[:12]}  {e.provider.value:<6} {e.session_id[:8]:<8}  "
             f"{human_bytes(e.bytes):>7} {e.record_count:>7} rec  {_safe(e.strategy or '-')}"
         )
     return 0
