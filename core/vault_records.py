@@ -156,11 +156,15 @@ def utf8_page(data: bytes, offset: int, max_bytes: int) -> tuple[str, int | None
     """
     if max_bytes < 1:
         raise VaultError(VaultErrorCode.INVALID_INPUT, "a page needs at least one byte")
-    if not 0 <= offset <= len(data) or (offset < len(data) and _continuation(data[offset])):
+    if not 0 <= offset <= len(data):
         raise VaultError(
             VaultErrorCode.INVALID_INPUT,
-            f"offset {offset} is not a UTF-8 character boundary "
-            f"within the record's {len(data)} bytes",
+            f"offset {offset} is out of range: the record has {len(data)} bytes",
+        )
+    if offset < len(data) and _continuation(data[offset]):
+        raise VaultError(
+            VaultErrorCode.INVALID_INPUT,
+            f"offset {offset} is inside a UTF-8 character (not a boundary) of the record",
         )
     end = min(len(data), offset + max_bytes)
     while offset < end < len(data) and _continuation(data[end]):

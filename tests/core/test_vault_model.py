@@ -406,6 +406,8 @@ def test_utf8_page_refuses_offsets_inside_a_character_and_bad_utf8() -> None:
         with pytest.raises(VaultError) as caught:
             utf8_page(data, offset, 8)
         assert caught.value.code is VaultErrorCode.INVALID_INPUT
+        inside = 0 <= offset <= len(data)
+        assert ("inside a UTF-8 character" if inside else "out of range") in str(caught.value)
     with pytest.raises(VaultError) as bad:
         utf8_page(b"ok\xff", 0, 8)
     assert bad.value.code is VaultErrorCode.NOT_UTF8
