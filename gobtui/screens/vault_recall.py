@@ -162,7 +162,7 @@ class RecallScreen(Screen[None]):
             if r.truncated:
                 text.append(f" (best {len(r.results)} shown)")
             if not r.results:
-                text.append(" · none: only forks an apply wrote hold cards", styles.muted)
+                text.append(" · none (cards live in forks)", styles.muted)
         self.query_one("#recall-title", Static).update(text)
 
     @on(Input.Submitted, "#recall-query")
