@@ -9,7 +9,8 @@ started (probes=True, as `gobtui eval` loads), else one the eval starts.
 The checks of a big session (tens of thousands of rewritten lines) take as long as the
 planning, and each is independent of the others: when their rewritten lines add up to
 EVAL_SPLIT_MIN_LINES or more, a forked child takes about half of them (by lines), so both
-cores work. The rows are the same either way; only their durations differ.
+cores work. The rows are the same either way; only their durations differ. The probe scores
+need no check: they are worked out while the child finishes its share.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class _Planned:
     plan: CompactionPlan | None
     to_check: bool
     seconds: float
+    recall: ProbeScore | ValueError | None = None
+    """Its plan's probe score (or why it has none), worked out while a child checks."""
 
 
 def evaluate_session(
@@ -82,14 +85,20 @@ def evaluate_session(
             for done, name in enumerate(names):
                 report(done, name)
                 planned.append(_plan_row(session, name, policy, live))
-            _check_all(session, planned, source_report, len(names), report)
+
+            def score_probes() -> None:
+                # Independent of the checks: done while a child finishes its share of them.
+                found = extracting.result() if extracting is not None else session.probes
+                witness = ProbeWitness(found, transcript, session.payloads)
+                for entry in planned:
+                    _score_probes(entry, witness, tail_start)
+
+            _check_all(session, planned, source_report, len(names), report, score_probes)
             report(total, "probes")
-            found = extracting.result() if extracting is not None else session.probes
-            probes = ProbeWitness(found, transcript, session.payloads)
         finally:
             if extracting is not None:
                 extracting.close()
-        rows = [_scored(entry, probes, tail_start, transcript) for entry in planned]
+        rows = [_scored(entry, transcript) for entry in planned]
         report(total, "done")
         return mark_best(rows, policy.min_savings_tokens)
 
@@ -142,9 +151,11 @@ def _check_all(
     source_report: VerifyReport,
     done: int,
     report: Callable[[int, str], None],
+    meanwhile: Callable[[], None],
 ) -> None:
     """Each admitted file plan's candidate built and verified, its row updated in place; the
-    bigger share of the work here, the rest in a forked child when it is worth one."""
+    bigger share of the work here, the rest in a forked child when it is worth one. Then
+    `meanwhile()`, before the child's share is waited for."""
     waiting = [entry for entry in planned if entry.to_check]
     done += len(planned) - len(waiting)
     here, aside = _split(waiting)
@@ -157,6 +168,8 @@ def _check_all(
             done += 1
         if checking is not None:
             report(done, f"verify {len(aside)} more")
+        meanwhile()
+        if checking is not None:
             for entry, (row, seconds) in zip(aside, checking.result(), strict=True):
                 entry.row = row
                 entry.seconds += seconds
@@ -210,20 +223,28 @@ def _checks(
     return answers
 
 
-def _scored(
-    entry: _Planned, probes: ProbeWitness, tail_start: int | None, transcript: Transcript
-) -> EvalRow:
+def _score_probes(entry: _Planned, probes: ProbeWitness, tail_start: int | None) -> None:
+    """The entry's probe score, when it has a plan; its time counts in the row's."""
+    if entry.plan is None:
+        return
+    started = time.perf_counter()
+    try:
+        entry.recall = probes.score(entry.plan, tail_start)
+    except ValueError as error:  # one strategy's failure is its row's, as above
+        entry.recall = error
+    entry.seconds += _since(started)
+
+
+def _scored(entry: _Planned, transcript: Transcript) -> EvalRow:
     """The row with its probe recall (none for a row without a plan or that failed), and the
     time it all took."""
-    started = time.perf_counter()
     row = entry.row
     if entry.plan is not None and row.status is not RowStatus.ERROR:
-        try:
-            row = _with_probes(row, probes.score(entry.plan, tail_start))
-        except ValueError as error:  # one strategy's failure is its row's, as above
-            row = _error_row(row.strategy, transcript, error)
-    elapsed = (entry.seconds + _since(started)) * 1000
-    return row.model_copy(update={"duration_ms": round(elapsed, 1)})
+        if isinstance(entry.recall, ValueError):
+            row = _error_row(row.strategy, transcript, entry.recall)
+        elif entry.recall is not None:
+            row = _with_probes(row, entry.recall)
+    return row.model_copy(update={"duration_ms": round(entry.seconds * 1000, 1)})
 
 
 def _since(started: float) -> float:
