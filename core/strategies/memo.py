@@ -4,8 +4,9 @@
 builds cards over mostly the same items, and each plan is admitted by auto and again by the
 host. A PlanMemo keeps those answers for one transcript and payload map: the per-item card
 lines (any policy), each strategy's plan by (strategy object, policy, live), each plan's
-admission by its edits, and a scorer's scores by its candidates. Everything it holds is a pure function of those keys, so an answer
-from the memo is the answer a fresh computation would give.
+admission by its edits, and a scorer's scores by its candidates. Everything it holds is a
+pure function of those keys, so an answer from the memo is the answer a fresh computation
+would give.
 """
 
 from __future__ import annotations
