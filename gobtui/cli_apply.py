@@ -54,7 +54,7 @@ def register(
         "fork", parents=[common], help="copy a session under a new id (no compaction)"
     )
     fork.add_argument("session", help="session id prefix or transcript path")
-    fork.add_argument("--json", action="store_true")
+    fork.add_argument("--json", action="store_true", help="print JSON")
     fork.set_defaults(handler=cmd_fork)
 
     undo = commands.add_parser(
@@ -63,7 +63,7 @@ def register(
     undo.add_argument("session", help="session id (or prefix) whose snapshot to restore")
     undo.add_argument("--sha", metavar="S", help="snapshot id or prefix (default: the newest)")
     undo.add_argument("--yes", action="store_true", help="do not ask before writing")
-    undo.add_argument("--json", action="store_true")
+    undo.add_argument("--json", action="store_true", help="print JSON")
     undo.set_defaults(handler=cmd_undo)
 
 

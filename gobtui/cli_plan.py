@@ -70,34 +70,41 @@ def register(
         "tune", parents=[common], help="the adaptive trigger and floor for a session"
     )
     tune_cmd.add_argument("session", help="session id prefix or transcript path")
-    tune_cmd.add_argument("--json", action="store_true")
+    tune_cmd.add_argument("--json", action="store_true", help="print JSON")
     tune_cmd.set_defaults(handler=cmd_tune)
 
     explain = commands.add_parser("explain", help="the occupancy model behind the numbers")
-    explain.add_argument("--provider", choices=[p.value for p in Provider], default="claude")
-    explain.add_argument("--preset", metavar="P")
+    explain.add_argument(
+        "--provider",
+        choices=[p.value for p in Provider],
+        default="claude",
+        help="its config.toml layer and default window apply (default claude)",
+    )
+    explain.add_argument("--preset", metavar="P", help="a named preset")
     explain.add_argument("--window", type=window_tokens, metavar="N", help="context window")
-    explain.add_argument("--json", action="store_true")
+    explain.add_argument("--json", action="store_true", help="print JSON")
     explain.set_defaults(handler=cmd_explain, trigger=None, floor=None)
 
     presets = commands.add_parser("presets", help="the named presets")
-    presets.add_argument("--json", action="store_true")
+    presets.add_argument("--json", action="store_true", help="print JSON")
     presets.set_defaults(handler=cmd_presets)
 
     check = commands.add_parser("policy-check", help="what to do at a context size")
-    check.add_argument("--provider", choices=[p.value for p in Provider], required=True)
+    check.add_argument(
+        "--provider", choices=[p.value for p in Provider], required=True, help="the provider"
+    )
     check.add_argument("--context-tokens", type=token_count, required=True, metavar="N")
     check.add_argument("--session", metavar="ID", help="apply that session's config layer")
     check.add_argument("--session-active", action="store_true")
     check.add_argument("--quota-pressure", choices=[q.value for q in QuotaPressure])
-    check.add_argument("--preset", metavar="P")
+    check.add_argument("--preset", metavar="P", help="a named preset")
     check.add_argument(
         "--window",
         type=window_tokens,
         metavar="N",
         help="the session's context window: a trigger above 90%% of it is lowered, as plan does",
     )
-    check.add_argument("--json", action="store_true")
+    check.add_argument("--json", action="store_true", help="print JSON")
     check.set_defaults(handler=cmd_policy_check, trigger=None, floor=None)
 
 
