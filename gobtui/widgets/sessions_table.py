@@ -7,7 +7,7 @@ change of width (which drops or restores columns) rebuilds the columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from textual._two_way_dict import TwoWayDict
@@ -32,14 +32,16 @@ class Column:
     width: int
     min_table_width: int
     """The column is shown only when the table is at least this wide."""
+    wide: int = 0
+    """Its width in a table of WIDE_TABLE columns or more (0: `width` still)."""
 
 
 COLUMNS: tuple[Column, ...] = (
     Column("state", "", 3, 0),
     Column("provider", "Prov", 6, 118),
-    Column("project", "Project", 14, 0),
+    Column("project", "Project", 14, 0, wide=22),
     Column("title", "Title", 0, 0),  # takes what is left
-    Column("model", "Model", 16, 104),
+    Column("model", "Model", 16, 104, wide=26),
     Column("used", "Used/Win", 10, 0),
     Column("occupancy", "Context", BAR_WIDTH + 5, 0),
     Column("burn", "Burn", 7, 96),
@@ -47,11 +49,20 @@ COLUMNS: tuple[Column, ...] = (
     Column("last", "Last", 4, 0),
 )
 CELL_PADDING = 1
+WIDE_TABLE = 150
+"""From this width on, project and model names get room to show whole (a model id with its
+context suffix, "claude-opus-4-6[1m]"), the title still the widest column."""
 
 
 def visible_columns(table_width: int) -> tuple[list[Column], int]:
-    """The columns that fit `table_width`, and the width left for the title."""
-    shown = [c for c in COLUMNS if table_width >= c.min_table_width]
+    """The columns that fit `table_width`, at their widths there, and the width left for the
+    title."""
+    wide = table_width >= WIDE_TABLE
+    shown = [
+        replace(c, width=c.wide) if wide and c.wide else c
+        for c in COLUMNS
+        if table_width >= c.min_table_width
+    ]
     fixed = sum(c.width for c in shown) + 2 * CELL_PADDING * len(shown) + 1
     return shown, max(TITLE_MIN, table_width - fixed)
 
@@ -122,9 +133,7 @@ class SessionsTable(DataTable[Cell]):
 
     def _relayout(self, width: int) -> None:
         columns, title_width = visible_columns(width)
-        if [c.key for c in columns] == [
-            c.key for c in self._columns
-        ] and title_width == self._title_width:
+        if columns == self._columns and title_width == self._title_width:
             return
         selected = self.selected_key
         self._columns, self._title_width, self._layout_width = columns, title_width, width

@@ -294,6 +294,13 @@ async def test_narrow_pane_drops_columns_instead_of_wrapping(
         assert {"project", "title", "used", "occupancy", "eta", "last"} <= set(narrow)
         total = sum(c.get_render_width(table) for c in table.columns.values())
         assert total <= 80
+        # A wide pane gives model and project names room to show whole.
+        await pilot.resize_terminal(200, 40)
+        await pilot.pause()
+        widths = {str(k.value): c.width for k, c in table.columns.items()}
+        assert widths["model"] == 26 and widths["project"] == 22 and widths["title"] > 60
+        models = [table.get_cell(key, "model").plain for key in app.sessions_screen.rows]
+        assert models and not any(model.endswith("…") for model in models)
 
 
 async def test_help_opens_and_closes(demo_app_factory: Callable[..., GobtuiApp]) -> None:
