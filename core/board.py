@@ -142,7 +142,8 @@ def as_unresumed_fork(summary: SessionSummary, published_bytes: int) -> SessionS
     reset (as a fork whose state card ends it does) until the resumed session reports some."""
     if summary.bytes != published_bytes or summary.context_state is ContextState.ABSENT:
         return summary
-    return summary.model_copy(update={"context_tokens": None, "context_state": ContextState.RESET})
+    reset = {"context_tokens": None, "context_state": ContextState.RESET, "components": None}
+    return summary.model_copy(update=reset)
 
 
 def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> BoardRow:

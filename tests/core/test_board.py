@@ -16,7 +16,7 @@ from core.board import (
     project_name,
     sort_rows,
 )
-from core.model import ContextState, Provider, SessionSummary, UsageSample
+from core.model import ContextComponents, ContextState, Provider, SessionSummary, UsageSample
 
 NOW = 1_800_000_000.0
 
@@ -150,10 +150,12 @@ def test_project_name_falls_back_to_the_folder_slug() -> None:
 
 
 def test_an_unresumed_fork_reads_reset_until_it_grows() -> None:
-    fork = summary(tokens=190_000).model_copy(update={"bytes": 5_000})
+    components = ContextComponents(input_tokens=10, cache_read_tokens=189_990)
+    fork = summary(tokens=190_000).model_copy(update={"bytes": 5_000, "components": components})
     assert build_row(fork, BoardPolicy(), NOW).over_trigger  # the source's old usage
     reset = as_unresumed_fork(fork, 5_000)
     assert reset.context_state is ContextState.RESET and reset.context_tokens is None
+    assert reset.components is None  # as a real reset: no usage since
     row = build_row(reset, BoardPolicy(), NOW)
     assert not row.over_trigger and row.burn_per_min is None
     assert as_unresumed_fork(fork, 4_000) == fork  # resumed (grown): its own usage counts
