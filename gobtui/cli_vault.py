@@ -340,7 +340,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     if args.json:
         return _dump(result)
     if not result.results:
-        print(f"no state cards found in {_count(result.snapshots_scanned, 'snapshot')}")
+        print(f"no state cards found in {fmt.plural(result.snapshots_scanned, 'snapshot')}")
         return 0
     for rank, hit in enumerate(result.results, start=1):
         hits = f"{hit.hits} hits, " if args.query else ""
@@ -351,8 +351,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
         for line in hit.card.render().splitlines():
             print(f"     {_safe(line)}")
     more = f" (first {len(result.results)} shown)" if result.truncated else ""
-    cards, scanned = _count(result.cards_matched, "card"), result.snapshots_scanned
-    print(f"{cards} in {_count(scanned, 'snapshot')}{more}")
+    cards = fmt.plural(result.cards_matched, "card")
+    print(f"{cards} in {fmt.plural(result.snapshots_scanned, 'snapshot')}{more}")
     return 0
 
 
@@ -423,10 +423,6 @@ def _span(oldest: float | None, newest: float | None) -> str:
     if oldest is None or newest is None:
         return "no snapshots yet"
     return f"from {_when(oldest)} to {_when(newest)}"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _safe(text: str) -> str:

@@ -15,6 +15,7 @@ import orjson
 from core.limits import VERIFY_MAX_BYTES
 from core.model import Provider
 from core.verify import VerifyReport, oversize_report, verify
+from gobtui import format as fmt
 from gobtui.cli import CliError
 
 EXIT_ERRORS = 1
@@ -67,10 +68,6 @@ def _verify_file(path: Path, provider: Provider) -> VerifyReport:
     return verify(data, provider)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
-
-
 def render(report: VerifyReport, name: str) -> list[str]:
     """One line per finding (`line N  severity  code  message`, `(×n)` when one line has it
     n times), then a summary line."""
@@ -90,8 +87,8 @@ def render(report: VerifyReport, name: str) -> list[str]:
     else:
         verdict = "clean"
     lines.append(
-        f"{name}: {report.provider.label}, {_plural(report.records, 'record')}, "
-        f"{_plural(report.bytes, 'byte')}: {_plural(report.errors, 'error')}, "
-        f"{_plural(report.warnings, 'warning')} ({verdict})"
+        f"{name}: {report.provider.label}, {fmt.plural(report.records, 'record')}, "
+        f"{fmt.plural(report.bytes, 'byte')}: {fmt.plural(report.errors, 'error')}, "
+        f"{fmt.plural(report.warnings, 'warning')} ({verdict})"
     )
     return lines
