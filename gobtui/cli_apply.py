@@ -14,7 +14,6 @@ from adapters.select import SelectError, check_selector
 from adapters.vault import Vault
 from core.plan import NoPlan
 from core.receipt import Receipt
-from core.strategies import STRATEGIES
 from core.vault_model import IndexEntry, VaultError
 from gobtui import format as fmt
 from gobtui.cli import CliError
@@ -29,7 +28,9 @@ from gobtui.cli_common import (
     recorded_file,
     resolve_policy,
     resolve_target,
+    scores_for,
     snapshots_of,
+    strategy_named,
 )
 from gobtui.preview_rows import human_bytes
 
@@ -112,15 +113,9 @@ def _publish_error(error: PublishError) -> CliError:
 def cmd_apply(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
-    strategy = args.strategy or resolved.strategy
-    if strategy not in STRATEGIES and strategy != "external":
-        raise CliError(
-            f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)}; "
-            "external with --preset)"
-        )
+    strategy = strategy_named(args.strategy or resolved.strategy)
     live = target.live(args.live_secs, time.time())
-    scores_for = resolved.policy if strategy == "auto" and not live else None
-    session = load_target(target, scores_for=scores_for)
+    session = load_target(target, scores_for=scores_for(resolved.policy, live, [strategy]))
     try:
         outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
     except PlanningError as error:

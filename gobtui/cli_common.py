@@ -21,6 +21,7 @@ from adapters.planning import LoadedSession, PlanningError, load_session
 from adapters.select import SelectError, load_summaries, select_session
 from core.model import Provider, SessionSummary
 from core.policy import PolicyConfig, capped_to_window
+from core.strategies import STRATEGIES
 from gobtui.cli import CliError
 
 if TYPE_CHECKING:
@@ -121,6 +122,22 @@ def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
         ).summary()
     except (OSError, ValueError):
         return None
+
+
+def strategy_named(strategy: str) -> str:
+    """A strategy id the CLI can plan with: a built-in one, or external (with --preset)."""
+    if strategy not in STRATEGIES and strategy != "external":
+        raise CliError(
+            f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)}; "
+            "external with --preset)"
+        )
+    return strategy
+
+
+def scores_for(policy: PolicyConfig, live: bool, strategies: list[str]) -> PolicyConfig | None:
+    """The policy auto's scores are worked out under while the session loads: when auto is
+    among `strategies` and the session is idle (a live one gets provider controls)."""
+    return policy if "auto" in strategies and not live else None
 
 
 def load_target(

@@ -13,8 +13,7 @@ from adapters.select import SelectError, check_selector
 from core.evaluation import EvalRow, RowStatus
 from core.model import Provider
 from core.plan import CompactionPlan, NoPlan
-from core.policy import PRESETS, PolicyConfig, QuotaPressure, capped_to_window, policy_check, tune
-from core.strategies import STRATEGIES
+from core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
 from core.strategies.common import elidable_tokens
 from core.telemetry import recent_reductions, source_identity
 from gobtui import format as fmt
@@ -28,6 +27,8 @@ from gobtui.cli_common import (
     progress_bar,
     resolve_policy,
     resolve_target,
+    scores_for,
+    strategy_named,
     token_count,
 )
 from gobtui.eval_rows import known_recall
@@ -108,16 +109,6 @@ def register(
     check.set_defaults(handler=cmd_policy_check, trigger=None, floor=None)
 
 
-def _strategy(args: Any, default: str) -> str:
-    strategy = getattr(args, "strategy", None) or default
-    if strategy not in STRATEGIES and strategy != "external":
-        raise CliError(
-            f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)}; "
-            "external with --preset)"
-        )
-    return str(strategy)
-
-
 def _plan_json(plan: CompactionPlan, codes: list[str]) -> dict[str, Any]:
     data = plan.model_dump(mode="json")
     data["admission"] = {"admitted": not codes, "codes": codes}
@@ -127,9 +118,9 @@ def _plan_json(plan: CompactionPlan, codes: list[str]) -> dict[str, Any]:
 def cmd_plan(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
-    strategy = _strategy(args, resolved.strategy)
+    strategy = strategy_named(args.strategy or resolved.strategy)
     live = target.live(args.live_secs, time.time())
-    session = load_target(target, scores_for=_scores_for(resolved.policy, live, [strategy]))
+    session = load_target(target, scores_for=scores_for(resolved.policy, live, [strategy]))
     try:
         outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
     except PlanningError as error:
@@ -186,7 +177,7 @@ def _print_plan(plan: CompactionPlan) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
-    given = [_strategy(argparse.Namespace(strategy=s), s) for s in args.strategy or []]
+    given = [strategy_named(name) for name in args.strategy or []]
     if "external" in given:
         raise CliError(
             "eval compares the built-in strategies; external runs a preset's command: "
@@ -196,8 +187,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     live = target.live(args.live_secs, time.time())
     with progress_bar("eval") as progress:
         progress(0, 1, "reading")
-        scores_for = _scores_for(resolved.policy, live, names or ["auto"])
-        session = load_target(target, probes=True, scores_for=scores_for)
+        auto_policy = scores_for(resolved.policy, live, names or ["auto"])
+        session = load_target(target, probes=True, scores_for=auto_policy)
         try:
             rows = evaluate_session(session, resolved.policy, names, live, progress)
         except PlanningError as error:
@@ -215,12 +206,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for row in rows:
         print(_eval_line(row))
     return 0
-
-
-def _scores_for(policy: PolicyConfig, live: bool, strategies: list[str]) -> PolicyConfig | None:
-    """The policy auto's scores are worked out under while the session loads: when auto is
-    among `strategies` and the session is idle (a live one gets provider controls)."""
-    return policy if "auto" in strategies and not live else None
 
 
 def _heading(target: Target, live: bool, live_secs: float) -> str:
