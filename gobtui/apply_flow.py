@@ -18,7 +18,7 @@ from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
 from core.vault_model import IndexEntry
 from gobtui import format as fmt
-from gobtui.preview_rows import human_bytes
+from gobtui.format import human_bytes
 
 
 class NothingToApply(Exception):

@@ -231,7 +231,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if not out:
         print("no sessions found" + ("" if args.all else " in the last 7 days (try --all)"))
         return 0
-    from gobtui.preview_rows import human_bytes  # as the dashboard writes sizes
+    from gobtui.format import human_bytes  # as the dashboard writes sizes
 
     print(
         f"{'prov':<6} {'session':<8}  {'used/window':>11} {'occ':>7}  {'':<4} "

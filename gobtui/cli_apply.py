@@ -32,7 +32,7 @@ from gobtui.cli_common import (
     snapshots_of,
     strategy_named,
 )
-from gobtui.preview_rows import human_bytes
+from gobtui.format import human_bytes
 
 EXIT_REFUSED = 1
 

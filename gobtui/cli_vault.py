@@ -52,7 +52,7 @@ from gobtui.cli_common import (
     resolve_target,
     snapshots_of,
 )
-from gobtui.preview_rows import human_bytes
+from gobtui.format import human_bytes
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"

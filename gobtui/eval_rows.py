@@ -9,7 +9,7 @@ from typing import Any
 
 from core.evaluation import EvalRow, RowStatus
 from gobtui import format as fmt
-from gobtui.preview_rows import human_bytes
+from gobtui.format import human_bytes
 
 EVAL_LEGEND = [
     ("★", "the best file plan: valid, admitted, enough savings, most prefix kept"),

@@ -80,19 +80,6 @@ class PairRow:
         return self.change not in (RowChange.FOLD, RowChange.CARD_LINE)
 
 
-def human_bytes(n: int) -> str:
-    """812 B, 12.3 KB, 4.1 MB (binary units; no decimal from 100 up)."""
-    sign = "-" if n < 0 else ""
-    value = float(abs(n))
-    if value < 1024:
-        return f"{sign}{int(value)} B"
-    for unit in ("KB", "MB", "GB"):
-        value /= 1024
-        if value < 1024 or unit == "GB":
-            break
-    return f"{sign}{value:.1f} {unit}" if value < 100 else f"{sign}{value:.0f} {unit}"
-
-
 def split_lines(data: bytes) -> list[bytes]:
     """Physical lines without their newline; a last line without one is still a line."""
     lines = data.split(b"\n")

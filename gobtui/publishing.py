@@ -320,7 +320,7 @@ class PublishController:
 
 
 def fmt_title(receipt: Receipt) -> str:
-    from gobtui.preview_rows import human_bytes
+    from gobtui.format import human_bytes
 
     saved = receipt.bytes_before - receipt.bytes_after
     if saved > 0:

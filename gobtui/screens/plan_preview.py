@@ -22,6 +22,7 @@ from adapters.planning import PlanningError, load_session
 from core.model import SessionSummary
 from gobtui import format as fmt
 from gobtui.commands import PlanCommands
+from gobtui.format import human_bytes
 from gobtui.messages import PlanFailed, PlanReady, SessionsChanged
 from gobtui.planning_state import (
     STRATEGY_IDS,
@@ -33,7 +34,7 @@ from gobtui.planning_state import (
     policy_for,
     session_moved_on,
 )
-from gobtui.preview_rows import PairRow, RowChange, human_bytes
+from gobtui.preview_rows import PairRow, RowChange
 from gobtui.widgets.line_list import LineList
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.publish_bar import PublishBar

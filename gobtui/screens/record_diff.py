@@ -12,7 +12,8 @@ from textual.widgets import Footer, Static
 from core.limits import DIFF_MAX_LINES, DIFF_STRING_MAX_CHARS
 from gobtui import format as fmt
 from gobtui.diff_model import RecordDiff, record_diff
-from gobtui.preview_rows import PairRow, RowChange, human_bytes
+from gobtui.format import human_bytes
+from gobtui.preview_rows import PairRow, RowChange
 from gobtui.widgets.diff_view import DiffView
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.record_pairs import clean

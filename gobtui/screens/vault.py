@@ -22,8 +22,8 @@ from core.receipt import Receipt
 from core.vault_model import IndexEntry, VaultError
 from gobtui import format as fmt
 from gobtui.commands import ScreenCommands
+from gobtui.format import human_bytes
 from gobtui.messages import SnapshotsDiffed, VaultFailed, VaultLoaded
-from gobtui.preview_rows import human_bytes
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import VAULT_LEGEND

@@ -28,8 +28,8 @@ from adapters.vault_recovery import search
 from core.limits import VAULT_VIEW_PROGRESS_RECORDS, VAULT_VIEW_SEARCH_RESULTS
 from core.vault_model import IndexEntry, SearchResult, VaultError
 from gobtui import format as fmt
+from gobtui.format import human_bytes
 from gobtui.messages import RecordsScanned, SnapshotSearched, VaultFailed
-from gobtui.preview_rows import human_bytes
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import RECORDS_LEGEND

@@ -24,8 +24,8 @@ from adapters.vault_recovery import read_record
 from core.limits import VAULT_VIEW_PAGE_BYTES
 from core.vault_model import IndexEntry, RecordPage, VaultError
 from gobtui import format as fmt
+from gobtui.format import human_bytes
 from gobtui.messages import RecordPageRead, VaultFailed
-from gobtui.preview_rows import human_bytes
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import VIEWER_LEGEND

@@ -11,7 +11,7 @@ from textual.widgets import Sparkline, Static
 from core.board import BoardRow
 from core.model import ContextState, SessionSummary
 from gobtui import format as fmt
-from gobtui.preview_rows import human_bytes
+from gobtui.format import human_bytes
 from gobtui.widgets.palette import BandStyles, band_styles
 
 MARK = "▲"

@@ -11,7 +11,8 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.strip import Strip
 
-from gobtui.preview_rows import PairRow, Record, RowChange, human_bytes
+from gobtui.format import human_bytes
+from gobtui.preview_rows import PairRow, Record, RowChange
 from gobtui.widgets.line_list import LineList, fit, text_strip
 
 SEPARATOR = " │ "

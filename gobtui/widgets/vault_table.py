@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from core.vault_model import IndexEntry
 from gobtui import format as fmt
-from gobtui.preview_rows import human_bytes
+from gobtui.format import human_bytes
 from gobtui.vault_rows import PROVIDER_MARKS, age
 from gobtui.widgets.palette import band_styles
 

@@ -13,6 +13,7 @@ from core.model import Provider, SessionSummary, Transcript
 from core.policy import PolicyConfig, QuotaPressure
 from core.strategies import STRATEGIES
 from gobtui.diff_model import DiffTag, pretty_record, split_rows, unified_rows
+from gobtui.format import human_bytes
 from gobtui.planning_state import (
     ignoring_trigger,
     next_strategy,
@@ -23,7 +24,6 @@ from gobtui.preview_rows import (
     PairRow,
     RowChange,
     build_rows,
-    human_bytes,
     sniff_type,
     split_lines,
 )
