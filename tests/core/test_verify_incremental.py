@@ -22,6 +22,7 @@ from core import verify as verify_module
 from core.model import Provider
 from core.verify import SourceChecks, verify
 from tests.adapters.transcript_files import claude_files, codex_files
+from tests.conftest import SHARED_FIXTURES
 
 SETTINGS = settings(
     max_examples=40,
@@ -36,9 +37,7 @@ files = st.sampled_from([Provider.CLAUDE, Provider.CODEX]).flatmap(
 FIXTURES = sorted(
     (f"{kind}/{path.name}", Provider.CLAUDE if kind == "claude" else Provider.CODEX)
     for kind in ("claude", "codex")
-    for path in (Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / kind).glob(
-        "*.jsonl"
-    )
+    for path in (SHARED_FIXTURES / kind).glob("*.jsonl")
 )
 
 
