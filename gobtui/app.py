@@ -209,7 +209,8 @@ class GobtuiApp(App[None]):
             # as when started through make: Textual would read its end of file forever.
             self.exit()
             return
-        self.sessions_screen.tick(self.config.clock())
+        if self.is_running:  # not while shutting down: the screens are being taken apart
+            self.sessions_screen.tick(self.config.clock())
 
     # --- messages --------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Sparkline, Static
 
 from core.board import BoardRow
@@ -127,9 +128,12 @@ class DetailPane(Vertical):
 
     def show(self, row: BoardRow | None, last_fork: str | None = None) -> None:
         self.row = row
-        facts_widget = self.query_one("#detail-facts", Static)
-        spark = self.query_one("#detail-spark", Sparkline)
-        marks = self.query_one("#detail-marks", Static)
+        try:
+            facts_widget = self.query_one("#detail-facts", Static)
+            spark = self.query_one("#detail-spark", Sparkline)
+            marks = self.query_one("#detail-marks", Static)
+        except NoMatches:  # taken down on exit (pruned concurrently) while a tick ran
+            return
         if row is None:
             self._shape = None
             facts_widget.update(Text("No session selected.", style="italic"))

@@ -469,3 +469,24 @@ async def test_the_table_never_scrolls_sideways(
         await pilot.press("home")
         await pilot.pause()
         assert table.cursor_row == 0 and table.scroll_y == 0
+
+
+async def test_a_tick_while_the_board_is_taken_down_is_ignored(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """On exit Textual prunes the widgets concurrently while the one-second tick still runs:
+    a tick that found the detail pane without its children raised NoMatches (seen in the
+    first-paint bench). Here the pane loses its children first, as in that race."""
+    from gobtui.widgets.detail import DetailPane
+
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        pane = app.sessions_screen.query_one(DetailPane)
+        assert pane.row is not None
+        await pane.remove_children()
+        app.sessions_screen.tick(FROZEN_NOW + 5)
+        app._tick()
+        await pilot.pause()
+        assert app.is_running
+    assert app.return_code in (0, None)
