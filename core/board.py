@@ -12,6 +12,8 @@ from enum import StrEnum
 
 from core.limits import (
     BURN_MIN_SAMPLES,
+    BURN_RECENT_MIN_SAMPLES,
+    BURN_RECENT_SECS,
     BURN_WINDOW_SECS,
     DEFAULT_BAND_ALERT_PCT,
     DEFAULT_BAND_WARN_PCT,
@@ -112,28 +114,33 @@ def band_of(occupancy: float | None, policy: BoardPolicy) -> Band:
 
 
 def burn_rate(history: Sequence[UsageSample]) -> float | None:
-    """Tokens per minute over the recent rising run of usage (a compaction restarts it)."""
-    timed = [s for s in history if s.ts is not None]
+    """Tokens per minute over the recent rising run of usage (a compaction restarts it), or
+    over its last BURN_RECENT_SECS when the session is filling faster there."""
+    timed = [(s.ts, s.context_tokens) for s in history if s.ts is not None]
     if len(timed) < BURN_MIN_SAMPLES:
         return None
-    last = timed[-1]
-    assert last.ts is not None
+    last_ts = timed[-1][0]
     start = len(timed) - 1
     while start > 0:
-        prev = timed[start - 1]
-        assert prev.ts is not None
-        if (
-            last.ts - prev.ts > BURN_WINDOW_SECS
-            or prev.context_tokens > timed[start].context_tokens
-        ):
+        prev_ts, prev_tokens = timed[start - 1]
+        if last_ts - prev_ts > BURN_WINDOW_SECS or prev_tokens > timed[start][1]:
             break
         start -= 1
-    first = timed[start]
-    assert first.ts is not None
-    span = last.ts - first.ts
-    if start == len(timed) - 1 or span <= 0:
+    if start == len(timed) - 1:
         return None
-    return max(0.0, (last.context_tokens - first.context_tokens) * 60.0 / span)
+    recent = start
+    while last_ts - timed[recent][0] > BURN_RECENT_SECS:
+        recent += 1
+    rates = [_rate(timed[start], timed[-1])]
+    if len(timed) - recent >= BURN_RECENT_MIN_SAMPLES:
+        rates.append(_rate(timed[recent], timed[-1]))
+    known = [rate for rate in rates if rate is not None]
+    return max(known) if known else None
+
+
+def _rate(first: tuple[float, int], last: tuple[float, int]) -> float | None:
+    span = last[0] - first[0]
+    return max(0.0, (last[1] - first[1]) * 60.0 / span) if span > 0 else None
 
 
 def as_unresumed_fork(summary: SessionSummary, published_bytes: int) -> SessionSummary:
