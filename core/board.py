@@ -197,7 +197,7 @@ def build_board(
 def sort_rows(rows: Iterable[BoardRow], key: SortKey) -> list[BoardRow]:
     """Deterministic orders; ties always fall back to the path."""
     if key is SortKey.ACTIVITY:
-        return sorted(rows, key=lambda r: (-r.summary.mtime, r.key))
+        return sorted(rows, key=_activity)
     if key is SortKey.OCCUPANCY:
         return sorted(
             rows, key=lambda r: (-(r.occupancy if r.occupancy is not None else -1), r.key)
@@ -216,6 +216,16 @@ def sort_rows(rows: Iterable[BoardRow], key: SortKey) -> list[BoardRow]:
             ),
         )
     return sorted(rows, key=lambda r: (r.project.lower(), -r.summary.mtime, r.key))
+
+
+def _activity(row: BoardRow) -> tuple[bool, float, str]:
+    """Live sessions first, newest started first; then the others, newest written first.
+    Two agents writing every second would swap places on every tick by their last write."""
+    summary = row.summary
+    if row.live:
+        started = summary.first_ts if summary.first_ts is not None else summary.mtime
+        return (False, -started, row.key)
+    return (True, -summary.mtime, row.key)
 
 
 def filter_rows(

@@ -112,6 +112,26 @@ def test_live_threshold_is_configurable() -> None:
     assert build_row(s, BoardPolicy(hot_secs=300), NOW).live
 
 
+def test_live_sessions_keep_their_places_as_they_write() -> None:
+    """Two agents writing every second: by last write they would swap on every tick, and the
+    cursor's row with them. Live rows go first, newest started first; idle ones by last write."""
+
+    def board(old_written: float, new_written: float) -> list[str]:
+        old = summary("/h/old.jsonl", mtime=old_written).model_copy(update={"first_ts": NOW - 3600})
+        new = summary("/h/new.jsonl", mtime=new_written).model_copy(update={"first_ts": NOW - 600})
+        idle = summary("/h/idle.jsonl", mtime=NOW - 4000)
+        rows = build_board([old, new, idle], BoardPolicy(), NOW)
+        return [r.key for r in sort_rows(rows, SortKey.ACTIVITY)]
+
+    expected = ["/h/new.jsonl", "/h/old.jsonl", "/h/idle.jsonl"]
+    assert board(NOW - 1, NOW - 2) == expected
+    assert board(NOW - 2, NOW - 1) == expected
+    # gone idle: back among the others by its last write (newest first)
+    old_idle = summary("/h/old.jsonl", mtime=NOW - 3000).model_copy(update={"first_ts": 1.0})
+    rows = build_board([old_idle, summary("/h/idle.jsonl", mtime=NOW - 4000)], BoardPolicy(), NOW)
+    assert [r.key for r in sort_rows(rows, SortKey.ACTIVITY)] == ["/h/old.jsonl", "/h/idle.jsonl"]
+
+
 def test_sort_orders_are_deterministic() -> None:
     rows = build_board(
         [
