@@ -37,6 +37,7 @@ from gobtui.messages import EvalFailed, EvalReady, SessionsChanged
 from gobtui.planning_state import ignoring_trigger, policy_for, session_moved_on
 from gobtui.screens.plan_preview import CHANGED_NOTICE, one_line_error
 from gobtui.widgets.palette import BandStyles, band_styles
+from gobtui.widgets.row_keys import row_edge_bindings
 
 
 class EvalTable(DataTable[Text | str]):
@@ -50,6 +51,7 @@ class EvalTable(DataTable[Text | str]):
             tooltip="Plan preview of the strategy",
             id="eval.open",
         ),
+        *row_edge_bindings("eval"),
     ]
 
 

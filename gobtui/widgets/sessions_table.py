@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from textual._two_way_dict import TwoWayDict
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
@@ -21,6 +21,7 @@ from core.board import BoardRow
 from gobtui import format as fmt
 from gobtui.widgets.cells import BAR_WIDTH, Cell, Clock, row_cells
 from gobtui.widgets.palette import BandStyles, band_styles
+from gobtui.widgets.row_keys import row_edge_bindings
 
 TITLE_MIN = 8
 
@@ -76,12 +77,7 @@ class SessionsTable(DataTable[Cell]):
     SessionsTable { height: 1fr; scrollbar-gutter: stable; overflow-x: hidden; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # DataTable's home and end move between columns; in a table of rows they go to the
-        # first and the last session.
-        Binding("home", "scroll_top", "First", show=False, id="sessions.first"),
-        Binding("end", "scroll_bottom", "Last", show=False, id="sessions.last"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*row_edge_bindings("sessions")]
 
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         self._ordered: list[Any] | None = None  # read by DataTable's own __init__

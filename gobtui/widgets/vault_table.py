@@ -14,6 +14,7 @@ from gobtui import format as fmt
 from gobtui.format import human_bytes
 from gobtui.vault_rows import PROVIDER_MARKS, age
 from gobtui.widgets.palette import band_styles
+from gobtui.widgets.row_keys import row_edge_bindings
 
 MARK = "◆"
 WIDE_MIN_WIDTH = 100
@@ -31,6 +32,7 @@ class VaultTable(DataTable[Text | str]):
             tooltip="Browse the snapshot's records",
             id="vault.records",
         ),
+        *row_edge_bindings("vault"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:

@@ -565,6 +565,13 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         assert len(vault.marks) == 2
         await pilot.press("h", "up")  # every snapshot again; the other session's
         assert table.row_count == 3
+        cursor = table.cursor_row
+        await pilot.press("end")  # (DataTable's own end would move between columns)
+        assert table.cursor_row == 2
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        table.move_cursor(row=cursor)
+        await pilot.pause()
         assert vault.selected_entry() is not None
         assert vault.selected_entry().session_id == other.summary.session_id  # type: ignore[union-attr]
         await pilot.press("m")  # a third mark is refused

@@ -378,6 +378,28 @@ async def test_enter_on_an_eval_row_opens_its_preview(
         assert app.screen is screen
 
 
+async def test_home_and_end_reach_the_first_and_last_eval_rows(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """As on the board: DataTable's own home and end move between columns, not rows."""
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await select(app, OVER_TRIGGER)
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, EvalScreen)
+        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        table = screen.query_one(DataTable)
+        await pilot.press("down", "down", "end")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        await pilot.press("down", "enter")
+        preview = app.screen
+        assert isinstance(preview, PlanPreviewScreen)
+        assert preview.strategy == str(list(table.rows)[1].value)
+
+
 async def test_eval_progress_bar_hides_once_done(
     demo_app_factory: Callable[..., GobtuiApp],
 ) -> None:
