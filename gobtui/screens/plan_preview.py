@@ -139,6 +139,8 @@ class PlanPreviewScreen(Screen[None]):
         self.error: str | None = None
         self._planner: PreviewPlanner | None = None
         self._request = 0
+        self._records_take_focus = False
+        """The strategy list closed while the records were loading: they get the focus."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="plan-bar"):
@@ -159,6 +161,7 @@ class PlanPreviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#plan-notice", Static).display = False
         self.query_one(RecordPairs).focus()
+        self.watch(self.query_one("#plan-strategy", Select), "expanded", self._list_toggled)
         signal = getattr(self.app, "sessions_changed", None)
         if signal is not None:
             signal.subscribe(self, self._sessions_changed)
@@ -208,8 +211,8 @@ class PlanPreviewScreen(Screen[None]):
         records = self.query_one(RecordPairs)
         records.set_rows(message.preview.rows)
         records.loading = False
-        if self.focused is None:
-            records.focus()
+        if self.focused is None or self._records_take_focus:
+            self._focus_records()
         self.refresh_bindings()  # the footer missed the focus that came back with the rows
         self._render_header()
 
@@ -222,6 +225,8 @@ class PlanPreviewScreen(Screen[None]):
         records = self.query_one(RecordPairs)
         records.set_rows([])
         records.loading = False
+        if self._records_take_focus:
+            self._focus_records()
         self._render_header()
 
     def _sessions_changed(self, message: SessionsChanged) -> None:
@@ -318,7 +323,20 @@ class PlanPreviewScreen(Screen[None]):
         if isinstance(value, str) and value != self.strategy:
             self.strategy = value
             self.replan()
-            self.query_one(RecordPairs).focus()
+
+    def _list_toggled(self, expanded: bool) -> None:
+        """The dropdown closed (a pick, or escape): the keys go back to the records. After the
+        refresh, or the Select's own focus call on closing would take them again; once they
+        are drawn, when a new pick has them loading (a loading widget takes no focus)."""
+        if not expanded:
+            self._records_take_focus = True
+            self.call_after_refresh(self._focus_records)
+
+    def _focus_records(self) -> None:
+        records = self.query_one(RecordPairs)
+        if not records.loading:
+            self._records_take_focus = False
+            records.focus()
 
     def action_toggle_split(self) -> None:
         self.split = not self.split

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Select, Static
 
 from adapters.eval_session import evaluate_session
 from adapters.planning import load_session, plan_session
@@ -123,6 +123,40 @@ async def test_strategy_switch_replans(demo_app_factory: Callable[..., GobtuiApp
         await pilot.press("left")  # back to auto
         await until(lambda: screen.preview is not second and screen.preview is not None, pilot)
         assert screen.strategy == "auto"
+
+
+async def test_the_strategy_list_hands_the_keys_back_to_the_records(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """Picked from the dropdown (a new strategy, the same one, or none: escape), the records
+    have the focus again, so the next down moves through them instead of reopening the list."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        records = screen.query_one(RecordPairs)
+        strategy = screen.query_one("#plan-strategy", Select)
+
+        async def pick(*keys: str) -> None:
+            strategy.focus()
+            await pilot.press("enter")  # opens the list
+            await until(lambda: strategy.expanded, pilot)
+            picked = next_strategy(screen.strategy, 1) if "down" in keys else screen.strategy
+            await pilot.press(*keys)
+            await until(lambda: not strategy.expanded and screen.strategy == picked, pilot)
+            await until(
+                lambda: (
+                    not records.loading
+                    and screen.preview is not None
+                    and screen.preview.figures.strategy == picked
+                ),
+                pilot,
+            )
+            await pilot.pause()
+            assert screen.focused is records, keys
+
+        await pick("enter")  # the same strategy
+        await pick("escape")  # none
+        await pick("down", "enter")  # the next one: its records load first
 
 
 async def test_enter_opens_the_record_diff_with_the_stub(
