@@ -143,11 +143,17 @@ def scores_for(policy: PolicyConfig, live: bool, strategies: list[str]) -> Polic
 def load_target(
     target: Target, probes: bool = False, scores_for: PolicyConfig | None = None
 ) -> LoadedSession:
-    """The target loaded for planning (see load_session for `probes` and `scores_for`)."""
+    """The target loaded for planning (see load_session for `probes` and `scores_for`); a
+    fork gobtui published plans from the context its apply projected (see
+    PublishedForks.with_projected_context)."""
+    from adapters.operations import published_receipts
+    from gobtui.published_forks import PublishedForks
+
     try:
-        return load_session(target.path, target.provider, probes=probes, scores_for=scores_for)
+        session = load_session(target.path, target.provider, probes=probes, scores_for=scores_for)
     except PlanningError as error:
         raise CliError(str(error)) from None
+    return PublishedForks(published_receipts()).with_projected_context(session)
 
 
 def policy_config() -> LoadedConfig:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from adapters.config_file import ConfigError
-from adapters.planning import LoadedSession, candidate_bytes, plan_session
+from adapters.planning import LoadedSession, candidate_bytes, load_session, plan_session
 from core.admission import protected_tail_start
 from core.limits import MAX_POLICY_TOKENS
 from core.model import ItemKind, SessionSummary
@@ -25,9 +26,18 @@ from core.strategies.common import prefix_tokens
 from core.verify import verify
 from gobtui import policies
 from gobtui.preview_rows import PairRow, build_rows, split_lines
+from gobtui.published_forks import PublishedForks
 
 DEFAULT_STRATEGY = "auto"
 STRATEGY_IDS: tuple[str, ...] = tuple(STRATEGIES)
+
+
+def load_for_plan(summary: SessionSummary, forks: object) -> LoadedSession:
+    """The session behind a board row, loaded for a plan (`forks`: the app's PublishedForks;
+    a fork it published plans from the context its apply projected, see
+    PublishedForks.with_projected_context)."""
+    session = load_session(Path(summary.path), summary.provider)
+    return forks.with_projected_context(session) if isinstance(forks, PublishedForks) else session
 
 
 def policy_for(summary: SessionSummary) -> tuple[PolicyConfig, str]:

@@ -15,6 +15,7 @@ from core.board import as_unresumed_fork
 from core.model import SessionSummary
 
 if TYPE_CHECKING:  # receipts (and the plan model under them) load once one is read
+    from adapters.planning import LoadedSession
     from core.receipt import Receipt
 
 
@@ -28,11 +29,14 @@ def fork_label(receipt: Receipt) -> str:
 
 
 class PublishedForks:
-    """Labels by session id, and the size apply wrote each compacted fork at."""
+    """Labels by session id; for each compacted fork, the size apply wrote it at and the
+    context its plan projected."""
 
     def __init__(self, receipts: Iterable[Receipt] = ()) -> None:
         self.labels: dict[str, str] = {}
         self.applied_bytes: dict[str, int] = {}
+        self.projected: dict[str, int] = {}
+        """The context apply's plan projected for each compacted fork (its preview's after)."""
         for receipt in receipts:
             self.note(receipt)
 
@@ -40,6 +44,7 @@ class PublishedForks:
         self.labels[receipt.session_id] = fork_label(receipt)
         if receipt.kind == "apply":
             self.applied_bytes[receipt.session_id] = receipt.bytes_after
+            self.projected[receipt.session_id] = receipt.context_tokens_after
 
     def mark(self, summaries: list[SessionSummary]) -> list[SessionSummary]:
         """The summaries, those of published forks labelled (and reset while unresumed)."""
@@ -49,7 +54,21 @@ class PublishedForks:
 
     def _marked(self, summary: SessionSummary) -> SessionSummary:
         title = f"{self.labels[summary.session_id]} · {summary.title or '(no title)'}"
+        return self.unresumed(summary).model_copy(update={"title": title})
+
+    def unresumed(self, summary: SessionSummary) -> SessionSummary:
+        """The summary with its context reset when it is a compacted fork as apply wrote it."""
         published = self.applied_bytes.get(summary.session_id)
-        if published is not None:
-            summary = as_unresumed_fork(summary, published)
-        return summary.model_copy(update={"title": title})
+        return summary if published is None else as_unresumed_fork(summary, published)
+
+    def with_projected_context(self, session: LoadedSession) -> LoadedSession:
+        """A session loaded for a plan. A compacted fork nobody resumed holds its source's
+        last usage, from before the cut (311k in a fork its plan cut to 232k), or none after
+        a state card: its context is the one its apply projected, as its preview promised."""
+        parsed = session.transcript.summary
+        if parsed is None or parsed.bytes != self.applied_bytes.get(parsed.session_id):
+            return session
+        after = self.projected.get(parsed.session_id) or None  # (0: a receipt from before)
+        update = {"context_tokens": after, "components": None}
+        session.transcript.summary = parsed.model_copy(update=update)
+        return session

@@ -19,7 +19,6 @@ import os
 from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App
@@ -136,14 +135,14 @@ class PublishController:
         policy: PolicyConfig | None,
         live: bool,
     ) -> None:
-        from adapters.planning import PlanningError, load_session
+        from adapters.planning import PlanningError
         from gobtui.apply_flow import NothingToApply, prepare_apply, session_label
-        from gobtui.planning_state import policy_for
+        from gobtui.planning_state import load_for_plan, policy_for
 
         label = session_label(summary)
         try:
             if session is None:
-                session = load_session(Path(summary.path), summary.provider)
+                session = load_for_plan(summary, getattr(self.app, "forks", None))
             default_policy, default_strategy = policy_for(summary)
             request = prepare_apply(
                 summary,

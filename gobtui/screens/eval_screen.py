@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from adapters.eval_session import evaluate_session
-from adapters.planning import PlanningError, load_session
+from adapters.planning import PlanningError
 from core.evaluation import EvalRow, RowStatus
 from core.model import SessionSummary
 from gobtui import format as fmt
@@ -34,7 +34,7 @@ from gobtui.eval_rows import (
     sort_rows,
 )
 from gobtui.messages import EvalFailed, EvalReady, SessionsChanged
-from gobtui.planning_state import ignoring_trigger, policy_for, session_moved_on
+from gobtui.planning_state import ignoring_trigger, load_for_plan, policy_for, session_moved_on
 from gobtui.screens.plan_preview import CHANGED_NOTICE, one_line_error
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.row_keys import row_edge_bindings
@@ -143,7 +143,7 @@ class EvalScreen(Screen[None]):
                 self.app.call_from_thread(self._progress, request, done, total, what)
 
         try:
-            session = load_session(Path(self.summary.path), self.summary.provider)
+            session = load_for_plan(self.summary, getattr(self.app, "forks", None))
             context = session.transcript.context_tokens()
             policy = ignoring_trigger(self.policy, context) if ignore_trigger else self.policy
             rows = evaluate_session(session, policy, None, self.live, progress)

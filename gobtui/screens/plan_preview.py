@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Select, Static
 from textual.worker import get_current_worker
 
-from adapters.planning import PlanningError, load_session
+from adapters.planning import PlanningError
 from core.model import SessionSummary
 from gobtui import format as fmt
 from gobtui.commands import PlanCommands
@@ -30,6 +30,7 @@ from gobtui.planning_state import (
     PreviewFigures,
     PreviewPlanner,
     ignoring_trigger,
+    load_for_plan,
     next_strategy,
     policy_for,
     session_moved_on,
@@ -185,9 +186,8 @@ class PlanPreviewScreen(Screen[None]):
         worker = get_current_worker()
         try:
             if planner is None:
-                planner = PreviewPlanner(
-                    load_session(Path(self.summary.path), self.summary.provider)
-                )
+                forks = getattr(self.app, "forks", None)
+                planner = PreviewPlanner(load_for_plan(self.summary, forks))
             preview = planner.preview(
                 strategy, self.policy, self.live, ignore_trigger=ignore_trigger
             )

@@ -23,6 +23,7 @@ from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import DataTable, ProgressBar, Static
 
+from adapters.providers import parse_transcript
 from adapters.vault import Vault
 from adapters.vault_recovery import read_record, recall, search
 from core.board import BoardRow
@@ -196,6 +197,44 @@ async def test_a_confirms_then_publishes_the_fork(
         await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
         await pilot.press("escape")
         await until(lambda: not app.publishing.busy, pilot)
+
+
+async def test_the_preview_of_a_fresh_fork_starts_from_its_projected_context(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """The fork's row reads reset; its preview (and a) once used the source's last usage, the
+    311k before the cut: "nothing to compact at context 311k" on a fork cut to 232k."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        await pilot.press("p")  # elide: no state card, so the fork's last record is the source's
+        preview = app.screen
+        assert isinstance(preview, PlanPreviewScreen)
+        preview.set_strategy("elide")
+        await until(lambda: preview.preview is not None and preview.strategy == "elide", pilot)
+        await until(lambda: preview.preview.figures.strategy == "elide", pilot)  # type: ignore[union-attr]
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        await pilot.press("y")
+        await until(lambda: fork_of(app, row) is not None and not app.publishing.busy, pilot)
+        receipt = fork_of(app, row)
+        assert receipt is not None and receipt.strategy == "elide"
+        await pilot.press("escape")
+        await until(lambda: receipt.path in app.sessions_screen.rows, pilot)
+        fork_row = app.sessions_screen.rows[receipt.path]
+        assert fork_row.summary.context_tokens is None
+        parsed = parse_transcript(Provider.CLAUDE, receipt.path)
+        assert parsed.summary is not None and parsed.summary.context_tokens == (
+            row.summary.context_tokens
+        )
+        assert app.sessions_screen.select_session(receipt.path)
+        await pilot.press("p")
+        screen = app.screen
+        assert isinstance(screen, PlanPreviewScreen)
+        await until(lambda: screen.preview is not None, pilot)
+        assert screen.preview is not None
+        assert screen.preview.figures.context_before == receipt.context_tokens_after
+        assert receipt.context_tokens_after < receipt.context_tokens_before
 
 
 async def test_cancel_writes_nothing(demo_app_factory: Callable[..., GobtuiApp]) -> None:

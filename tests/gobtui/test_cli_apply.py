@@ -305,6 +305,29 @@ def test_detect_shows_an_elide_fork_reset_until_it_is_resumed(
     assert resumed["context_state"] == "reported" and resumed["context_tokens"] == 30_005
 
 
+def test_a_plan_of_an_unresumed_fork_starts_from_the_context_its_apply_projected(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its last usage is the source's, from before the cut: planned with it, a fork looked as
+    full as its source. Until it is resumed, plans start from what the apply projected."""
+    applied = receipt_of(capsys, "apply", SPOTTER, "--strategy", "elide", *LOW, "--yes", "--json")
+    before, after = applied["context_tokens_before"], applied["context_tokens_after"]
+    assert isinstance(after, int) and isinstance(before, int) and after < before
+    fork = Path(str(applied["path"]))
+    parsed = parse_transcript(Provider.CLAUDE, str(fork))
+    assert parsed.summary is not None and parsed.summary.context_tokens == before
+    fork_id = str(applied["session_id"])
+    plan = receipt_of(capsys, "plan", fork_id, "--strategy", "elide", *LOW, "--json")
+    assert plan["context_tokens_before"] == after
+    source_plan = receipt_of(capsys, "plan", SPOTTER, "--strategy", "elide", *LOW, "--json")
+    assert source_plan["context_tokens_before"] == before
+    # Resumed (it grew): its own usage again.
+    with fork.open("ab") as handle:
+        handle.write(b'{"type":"mode","mode":"normal"}\n')
+    plan = receipt_of(capsys, "plan", fork_id, "--strategy", "elide", *LOW, "--json")
+    assert plan["context_tokens_before"] == before
+
+
 def test_an_apply_whose_receipt_was_lost_adopts_its_identical_fork(
     source: Path,
     capsys: pytest.CaptureFixture[str],
