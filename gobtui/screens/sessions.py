@@ -232,7 +232,7 @@ class SessionsScreen(Screen[None]):
         empty.display = self.loaded and not visible
         if not visible:
             empty.update(self._empty_message())
-        self._render_status(len(visible))
+        self._render_status(visible)
         self._show_selected()
         self._maybe_first_paint()
 
@@ -255,16 +255,18 @@ class SessionsScreen(Screen[None]):
             "Run `gobtui --all` for older ones, or `gobtui --demo` for a demo home."
         )
 
-    def _render_status(self, shown: int) -> None:
+    def _render_status(self, shown: list[BoardRow]) -> None:
         text = self._status_text(shown, compact=False)
         if text.cell_len > self.size.width:  # a narrow pane: the short words, so nothing is cut
             text = self._status_text(shown, compact=True)
         self.query_one("#status", Static).update(text)
 
-    def _status_text(self, shown: int, compact: bool) -> Text:
-        rows = list(self.rows.values())
-        live = sum(1 for r in rows if r.live)
-        over = sum(1 for r in rows if r.over_trigger)
+    def _status_text(self, shown: list[BoardRow], compact: bool) -> Text:
+        """The counts: sessions shown (of all, when filtered); live and over trigger among
+        those shown, so they match what the table lists."""
+        total = len(self.rows)
+        live = sum(1 for r in shown if r.live)
+        over = sum(1 for r in shown if r.over_trigger)
         text = Text()
         if self.demo:
             text.append(" DEMO ", style="reverse bold")
@@ -281,10 +283,10 @@ class SessionsScreen(Screen[None]):
             filters.append(f"“{fmt.ellipsize(self.filter_text, 16)}”")
         if self.loaded:
             if compact:
-                count = f"{shown}/{len(rows)}" if filters else f"{len(rows)}"
+                count = f"{len(shown)}/{total}" if filters else f"{total}"
                 text.append(f" · {count} · {live} live")
             else:
-                count = f"{shown} of {len(rows)}" if filters else f"{len(rows)}"
+                count = f"{len(shown)} of {total}" if filters else f"{total}"
                 text.append(f" · {count} sessions · {live} live")
             if over:
                 text.append(f" · {over} over" if compact else f" · {over} over trigger", "bold")

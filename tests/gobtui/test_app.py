@@ -181,10 +181,16 @@ async def test_filters_sort_and_text_filter(demo_app_factory: Callable[..., Gobt
         assert [r.project for r in screen.visible_rows()] == ["ledgerly"]
         status = str(screen.query_one("#status", Static).render())
         assert f"1 of {total} sessions" in status and "“ledger” · sort occupancy" in status
+        # The counts are of what is listed: ledgerly is idle and over its trigger.
+        assert "· 0 live · 1 over trigger" in status
         await pilot.press("slash", "escape")
         assert table.row_count == total
         status = str(screen.query_one("#status", Static).render())
         assert f" {total} sessions" in status and " of " not in status
+        assert "· 2 live · 1 over trigger" in status
+        await pilot.press("l")  # the live ones are under their triggers
+        status = str(screen.query_one("#status", Static).render())
+        assert "2 of" in status and "· 2 live ·" in status and "over" not in status
 
 
 async def test_cursor_stays_on_its_session_across_updates(
