@@ -101,6 +101,27 @@ def _record(
     return Record(index, kind, label, len(line))
 
 
+def _item_labels(transcript: Transcript) -> dict[int, tuple[str, str]]:
+    """Line -> (short kind, label) of each item."""
+    return {
+        item.line_index: (KIND_SHORT.get(item.kind, str(item.kind)), item.summary or item.label)
+        for item in transcript.items
+    }
+
+
+def unfold(row: PairRow, source: list[bytes], transcript: Transcript) -> list[PairRow]:
+    """The records a fold row stands for, a row each (the same on both sides); any other row
+    as it is."""
+    if row.change is not RowChange.FOLD or row.before is None or row.after is None:
+        return [row]
+    items = _item_labels(transcript)
+    lines = range(row.before.line, row.after.line + 1)
+    return [
+        PairRow(RowChange.SAME, record, record)
+        for record in (_record(index, source[index], items, RECORD_KIND) for index in lines)
+    ]
+
+
 def build_rows(
     source: list[bytes],
     candidate: list[bytes],
@@ -114,10 +135,7 @@ def build_rows(
     """Source lines against candidate lines (same count plus appended records)."""
     elided = elided or set()
     api_dropped = api_dropped or set()
-    items = {
-        item.line_index: (KIND_SHORT.get(item.kind, str(item.kind)), item.summary or item.label)
-        for item in transcript.items
-    }
+    items = _item_labels(transcript)
     rows: list[PairRow] = []
     run: list[Record] = []
 

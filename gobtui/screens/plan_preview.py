@@ -35,7 +35,7 @@ from gobtui.planning_state import (
     policy_for,
     session_moved_on,
 )
-from gobtui.preview_rows import PairRow, RowChange
+from gobtui.preview_rows import PairRow, RowChange, unfold
 from gobtui.widgets.line_list import LineList
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.publish_bar import PublishBar
@@ -47,7 +47,7 @@ LIVE_NOTICE = "session is being written — apply once it is idle: r re-plans, t
 
 PREVIEW_LEGEND = [
     ("=", "the record stays byte-identical"),
-    ("… N unchanged", "a run of untouched records, folded into one row"),
+    ("… N unchanged", "a run of untouched records, folded into one row (enter opens it)"),
     ("stub, frees X", "the payload is replaced by a short stub"),
     ("+ line N card", "a record the plan appends: the state card, shown whole below it"),
     ("API drop", "cache_edits: dropped at the API layer, the file keeps it"),
@@ -366,9 +366,11 @@ class PlanPreviewScreen(Screen[None]):
 
         if self.preview is None:
             return
+        if row.change is RowChange.FOLD:
+            self._unfold(row)
+            return
         if not row.diffable:
-            what = "unchanged records" if row.change is RowChange.FOLD else "the state card"
-            self.notify(f"Nothing to diff on {what}: pick a record row.", timeout=3)
+            self.notify("Nothing to diff on the state card: pick a record row.", timeout=3)
             return
         before, after = self.preview.record_bytes(row)
 
@@ -378,6 +380,16 @@ class PlanPreviewScreen(Screen[None]):
                 self._render_header()
 
         self.app.push_screen(RecordDiffScreen(row, before, after, split=self.split), remember)
+
+    def _unfold(self, row: PairRow) -> None:
+        """A fold row (the cursor's) opened into its unchanged records, a row each, until
+        the next plan folds them again."""
+        if self.preview is None or self._planner is None:
+            return
+        records = self.query_one(RecordPairs)
+        at = records.cursor
+        opened = unfold(row, self.preview.source_lines, self._planner.session.transcript)
+        records.set_rows([*records.rows[:at], *opened, *records.rows[at + 1 :]], keep_cursor=True)
 
     # --- apply ---------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from gobtui.preview_rows import (
     build_rows,
     sniff_type,
     split_lines,
+    unfold,
 )
 
 FEW = settings(max_examples=40, deadline=None)
@@ -84,6 +85,19 @@ def test_rows_cover_every_source_line_once_in_order(
             assert row.count >= 2 and row.before is not None
             first = row.before.line
             assert row.fold_bytes == sum(len(line) for line in source[first : first + row.count])
+
+
+@FEW
+@given(st.lists(st.integers(0, 3), min_size=0, max_size=40), st.sets(st.integers(0, 39)))
+def test_unfolding_every_fold_gives_the_unfolded_rows(sizes: list[int], changed: set[int]) -> None:
+    """Enter on a fold row opens it: its records, each as an unfolded table shows it."""
+    source = [
+        b'{"type":"user","n":' + str(i).encode() + b"}" + b"x" * n for i, n in enumerate(sizes)
+    ]
+    candidate = [line + b"!" if i in changed else line for i, line in enumerate(source)]
+    folded = build_rows(source, candidate, EMPTY, fold_min=2)
+    opened = [row for fold in folded for row in unfold(fold, source, EMPTY)]
+    assert opened == build_rows(source, candidate, EMPTY, fold_min=len(source) + 2)
 
 
 def test_stub_rows_carry_the_bytes_they_free() -> None:

@@ -159,6 +159,29 @@ async def test_the_strategy_list_hands_the_keys_back_to_the_records(
         await pick("down", "enter")  # the next one: its records load first
 
 
+async def test_enter_on_a_fold_shows_its_unchanged_records(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        records = screen.query_one(RecordPairs)
+        fold = records.rows[0]
+        assert fold.change is RowChange.FOLD and fold.before is not None and fold.count > 2
+        total = len(records.rows)
+        await pilot.press("enter")
+        assert len(records.rows) == total + fold.count - 1
+        opened = records.rows[: fold.count]
+        assert [r.change for r in opened] == [RowChange.SAME] * fold.count
+        assert [r.before.line for r in opened if r.before] == list(range(fold.count))
+        assert records.rows[fold.count :] == screen.preview.rows[1:]  # type: ignore[union-attr]
+        assert records.cursor == 0 and isinstance(app.screen, PlanPreviewScreen)
+        drawn = rendered_rows(records)
+        assert not any("unchanged records" in line for line in drawn[:3])
+        await pilot.press("down", "enter")  # an unchanged record's own diff: nothing changed
+        assert isinstance(app.screen, RecordDiffScreen)
+
+
 async def test_enter_opens_the_record_diff_with_the_stub(
     demo_app_factory: Callable[..., GobtuiApp],
 ) -> None:
