@@ -385,6 +385,7 @@ class SessionsScreen(Screen[None]):
     def action_resume(self) -> None:
         row = self.selected_row()
         if row is None:
+            self.notify("No session selected.", severity="warning")
             return
         resume = getattr(self.app, "resume_session", None)
         if resume is not None:

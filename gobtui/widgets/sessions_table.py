@@ -148,6 +148,14 @@ class SessionsTable(DataTable[Cell]):
     class LaidOut(Message):
         """Columns fit the current width and the rows are in."""
 
+    def action_select_cursor(self) -> None:
+        """enter: DataTable selects nothing on an empty table, and the screen never heard of
+        it; here resume still runs, to say no session is selected."""
+        if self.row_count:
+            super().action_select_cursor()
+        else:
+            self.call_later(self.run_action, "screen.resume")
+
     @property
     def laid_out(self) -> bool:
         return bool(self._columns)

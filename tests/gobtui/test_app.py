@@ -496,3 +496,25 @@ async def test_a_tick_while_the_board_is_taken_down_is_ignored(
         await pilot.pause()
         assert app.is_running
     assert app.return_code in (0, None)
+
+
+async def test_every_session_key_on_an_empty_board_says_none_is_selected(
+    demo_app_factory: Callable[..., GobtuiApp], tmp_path: Path
+) -> None:
+    """Resume (R, enter) was silent where plan, eval, apply and copy said why."""
+    from tests.gobtui.test_apply_screens import Toasts
+
+    for home in ("claude", "codex"):
+        (tmp_path / home).mkdir()
+    toasts = Toasts()
+    app = demo_app_factory(
+        demo=False, claude_home=str(tmp_path / "claude"), codex_home=str(tmp_path / "codex")
+    )
+    async with app.run_test(size=(80, 24), message_hook=toasts) as pilot:
+        await app.first_paint.wait()
+        for key in ("R", "enter", "p", "e", "a", "c"):
+            toasts.seen.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            assert toasts.has("No session selected."), key
+            assert app.screen is app.sessions_screen
