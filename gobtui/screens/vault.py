@@ -256,7 +256,9 @@ class VaultScreen(Screen[None]):
             if self.filter_text:
                 text.append(f" · “{fmt.ellipsize(self.filter_text, 16)}”")
         text.append("\n")
-        if len(self.marks) == MAX_MARKS:
+        if self.loaded and self.filter_text and not self.shown_entries():
+            text.append("No snapshot matches the filter: esc clears it.", styles.muted)
+        elif len(self.marks) == MAX_MARKS:
             older, newer = diff_order([self.position(m) for m in self.marks], self.entries)
             text.append(f"{MARK} {older.sha256[:8]} → {newer.sha256[:8]}", styles.accent)
             text.append(" marked: d diffs them")
@@ -305,8 +307,9 @@ class VaultScreen(Screen[None]):
     # --- actions -------------------------------------------------------------------------
 
     def action_close(self) -> None:
+        """esc: clears the filter first (as on the board), then leaves."""
         box = self.query_one("#vault-filter", Input)
-        if box.has_focus:
+        if box.has_focus or self.filter_text:
             box.value, box.display = "", False
             self.filter_text = ""
             self.query_one(VaultTable).focus()

@@ -644,6 +644,16 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         assert table.row_count == 1
         assert vault.selected_entry() is not None
         assert vault.selected_entry().session_id == other.summary.session_id  # type: ignore[union-attr]
+        # A filter matching nothing says so; esc clears a filter (submitted or not) before
+        # it leaves, as on the board.
+        await pilot.press(*"zzz", "enter")
+        assert table.row_count == 0
+        title = str(vault.query_one("#vault-title", Static).render())
+        assert "No snapshot matches the filter: esc clears it." in title
+        await pilot.press("escape")
+        assert app.screen is vault and table.row_count == 3 and not vault.filter_text
+        await pilot.press("escape")
+        assert app.screen is app.sessions_screen
 
 
 async def test_recall_lists_the_cards_of_a_fork_snapshot(
