@@ -37,8 +37,9 @@ MAX_MARKS = 2
 Clock = Callable[[], float]
 
 
-AGE_REFRESH_SECS = 30.0
-"""How often an open vault screen redraws the snapshots' ages."""
+AGE_REFRESH_SECS = 1.0
+"""How often an open vault screen updates the snapshots' ages (only cells that changed),
+so the Taken column agrees with the undo dialog's "taken 54s ago"."""
 
 
 class VaultScreen(Screen[None]):
@@ -137,7 +138,7 @@ class VaultScreen(Screen[None]):
     def _refresh_ages(self) -> None:
         """The Taken column moves on while the screen stays open ("14s ago" for minutes)."""
         if self.loaded and self.is_current:
-            self._fill()
+            self.query_one(VaultTable).refresh_ages(self.clock())
 
     # --- loading -------------------------------------------------------------------------
 

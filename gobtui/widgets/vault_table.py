@@ -96,6 +96,18 @@ class VaultTable(DataTable[Text | str]):
         if select is not None and select in keys:
             self.move_cursor(row=keys.index(select), animate=False)
 
+    def refresh_ages(self, now: float) -> None:
+        """The Taken cells as of `now`; only those whose text changed are redrawn."""
+        if self._shown is None:
+            return
+        rows, project_of, _ = self._shown
+        self._shown = (rows, project_of, now)
+        for serial, entry in rows:
+            text = age(now, entry.ts)
+            key = str(serial)
+            if str(self.get_cell(key, "taken")) != text:
+                self.update_cell(key, "taken", Text(text, justify="right"))
+
     def set_mark(self, serial: int, marked: bool) -> None:
         (self._marks.add if marked else self._marks.discard)(serial)
         cell = Text(MARK if marked else " ", band_styles(self.app).accent)
