@@ -19,6 +19,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.theme import Theme
 from textual.worker import get_current_worker
 
 from adapters.cache import SummaryCache
@@ -115,6 +116,9 @@ class GobtuiApp(App[None]):
     def on_mount(self) -> None:
         if self.config.theme:
             self.theme = self.config.theme
+        if self.config.remember_theme:
+            # After the start's own theme is set: the signal is published on the next call.
+            self.call_next(self.theme_changed_signal.subscribe, self, self._theme_picked)
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
         self.scan_sessions()
@@ -124,6 +128,11 @@ class GobtuiApp(App[None]):
         self.set_interval(1.0, self._tick)
         if self.appender is not None and self.config.demo_ticks:
             self.set_interval(1.0, self._demo_tick)
+
+    def _theme_picked(self, theme: Theme) -> None:
+        from adapters.ui_state import save_theme
+
+        save_theme(theme.name, self.config.environ)
 
     async def on_unmount(self) -> None:
         self._stop_watch.set()

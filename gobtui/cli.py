@@ -272,7 +272,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         max_age_secs=None if demo else _max_age(args),
         watch=not args.no_watch,
         use_cache=not args.no_cache,
-        theme=args.theme or session_policies.config.ui_theme,
+        theme=args.theme or session_policies.config.ui_theme or _saved_theme(),
+        remember_theme=True,
         keymap=session_policies.config.ui_keymap,
         policy=BoardPolicy(hot_secs=args.live_secs, session_trigger=session_policies.trigger),
     )
@@ -286,6 +287,16 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         return _run_dashboard(replace(config, demo_root=root))
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _saved_theme() -> str | None:
+    """The theme last picked in the palette, while Textual still has it."""
+    from textual.theme import BUILTIN_THEMES
+
+    from adapters.ui_state import saved_theme
+
+    theme = saved_theme()
+    return theme if theme in BUILTIN_THEMES else None
 
 
 def _run_dashboard(config: AppConfig) -> int:

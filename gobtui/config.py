@@ -27,6 +27,8 @@ class AppConfig:
     use_cache: bool = True
     clock: Callable[[], float] = time.time
     theme: str | None = None
+    remember_theme: bool = False
+    """Save a theme picked in the app (the palette) for the next run (the CLI's dashboard)."""
     policy: BoardPolicy = field(default_factory=BoardPolicy)
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     keymap: dict[str, str] = field(default_factory=dict)

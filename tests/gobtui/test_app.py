@@ -518,3 +518,27 @@ async def test_every_session_key_on_an_empty_board_says_none_is_selected(
             await pilot.pause()
             assert toasts.has("No session selected."), key
             assert app.screen is app.sessions_screen
+
+
+async def test_a_theme_picked_in_the_app_is_remembered_for_the_next_run(
+    demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adapters.ui_state import saved_theme, state_path
+    from gobtui import cli
+
+    app = demo_app_factory(theme="ansi-dark", remember_theme=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        await pilot.pause()
+        assert not state_path().exists()  # the start's own theme is not a pick
+        app.theme = "nord"  # as the palette's theme picker sets it
+        await until(lambda: saved_theme() == "nord", pilot)
+    assert cli._saved_theme() == "nord"
+    state_path().write_text('{"theme": "gone-in-a-later-textual"}')
+    assert cli._saved_theme() is None  # not an error at start: the default theme instead
+    forgetful = demo_app_factory()
+    async with forgetful.run_test(size=(80, 24)) as pilot:
+        await forgetful.first_paint.wait()
+        forgetful.theme = "dracula"
+        await pilot.pause()
+    assert saved_theme() == "gone-in-a-later-textual"  # tests and screenshots never save
