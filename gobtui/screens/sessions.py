@@ -311,6 +311,7 @@ class SessionsScreen(Screen[None]):
             self.provider_filter, self.live_only, self.filter_text = None, False, ""
             self.query_one("#filter", Input).value = ""
             self.refresh_table()
+            self.notify("Filters cleared to show the session.", timeout=3)
         table = self.query_one(SessionsTable)
         ok = table.select_key(path)
         table.focus()

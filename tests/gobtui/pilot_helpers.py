@@ -1,10 +1,13 @@
-"""Waiting helpers shared by the Pilot tests: poll a condition, select a demo session."""
+"""Helpers shared by the Pilot tests: poll a condition, select a demo session, collect
+toasts."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 
+from textual.message import Message
+from textual.notifications import Notify
 from textual.pilot import Pilot
 
 from core.board import BoardRow
@@ -27,3 +30,17 @@ async def select(app: GobtuiApp, project: str) -> BoardRow:
     row = next(r for r in app.sessions_screen.rows.values() if r.project == project)
     assert app.sessions_screen.select_session(row.key)
     return row
+
+
+class Toasts:
+    """Collects every notification the app raises (toasts are off under run_test)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, Notify):
+            self.seen.append(f"{message.notification.title}: {message.notification.message}")
+
+    def has(self, text: str) -> bool:
+        return any(text in toast for toast in self.seen)

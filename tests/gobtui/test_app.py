@@ -23,7 +23,7 @@ from gobtui.config import AppConfig
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.sessions_table import SessionsTable
-from tests.gobtui.pilot_helpers import until
+from tests.gobtui.pilot_helpers import Toasts, until
 
 from .conftest import FROZEN_NOW
 
@@ -242,16 +242,22 @@ async def test_copy_and_resume_the_selected_session(
 async def test_palette_finds_a_session_by_project(
     demo_app_factory: Callable[..., GobtuiApp],
 ) -> None:
+    toasts = Toasts()
     app = demo_app_factory()
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
         await app.first_paint.wait()
         target = next(r for r in app.sessions_screen.rows.values() if r.project == "pg-migrate")
+        await pilot.press("l")  # pg-migrate is idle: hidden by the live-only filter
+        assert target not in app.sessions_screen.visible_rows()
+        toasts.seen.clear()
         await pilot.press("ctrl+p")
         await pilot.press(*"pg-migrate")
         await pilot.pause(0.5)
         await pilot.press("enter")
         await pilot.pause()
         assert app.query_one(SessionsTable).selected_key == target.key
+        assert not app.sessions_screen.live_only  # cleared to show it, and it says so
+        assert toasts.has("Filters cleared to show the session.")
 
 
 async def test_the_palette_shows_a_title_with_brackets_as_it_is(
@@ -502,8 +508,6 @@ async def test_every_session_key_on_an_empty_board_says_none_is_selected(
     demo_app_factory: Callable[..., GobtuiApp], tmp_path: Path
 ) -> None:
     """Resume (R, enter) was silent where plan, eval, apply and copy said why."""
-    from tests.gobtui.test_apply_screens import Toasts
-
     for home in ("claude", "codex"):
         (tmp_path / home).mkdir()
     toasts = Toasts()

@@ -18,8 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from textual.content import Content
-from textual.message import Message
-from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import DataTable, ProgressBar, Static
 
@@ -46,7 +44,7 @@ from gobtui.screens.vault_viewer import UNTRUSTED, RecordViewerScreen
 from gobtui.vault_rows import diff_order, entry_matches, type_counts
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.publish_bar import PublishBar, PublishState
-from tests.gobtui.pilot_helpers import select, until
+from tests.gobtui.pilot_helpers import Toasts, select, until
 
 from .conftest import FROZEN_NOW
 
@@ -54,20 +52,6 @@ OVER_TRIGGER = "ledgerly"  # the demo session the default policy plans (auto, a 
 BELOW_TRIGGER = "spotlight-api"  # live, so auto asks the API to drop results (a control plan)
 IDLE_BELOW_TRIGGER = "pg-migrate"  # idle: auto plans a file plan with a state card
 BIG_RECORDS = "codex/jazzyalex__agent-sessions__small.jsonl"  # a 25 KB record: two pages
-
-
-class Toasts:
-    """Collects every notification the app raises (toasts are off under run_test)."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def __call__(self, message: Message) -> None:
-        if isinstance(message, Notify):
-            self.seen.append(f"{message.notification.title}: {message.notification.message}")
-
-    def has(self, text: str) -> bool:
-        return any(text in toast for toast in self.seen)
 
 
 def fork_of(app: GobtuiApp, row: BoardRow) -> Receipt | None:
