@@ -24,7 +24,10 @@ LEGEND = [
 VAULT_LEGEND = [
     ("C / X", "a snapshot of a Claude Code / Codex transcript"),
     ("◆", "marked for a diff: at most two, d compares the older with the newer"),
-    ("Label", "why it was taken: the strategy applied, fork, …"),
+    (
+        "Label",
+        "why it was taken: the strategy about to be applied (the source as it was before), fork, …",
+    ),
     ("Size", "the transcript's bytes (stored once per 1 MiB chunk, shared)"),
     ("Taken", "how long ago, by the dashboard's clock"),
     ("undo", "restores into a NEW fork beside the file; nothing is overwritten"),
