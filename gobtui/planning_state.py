@@ -32,12 +32,12 @@ DEFAULT_STRATEGY = "auto"
 STRATEGY_IDS: tuple[str, ...] = tuple(STRATEGIES)
 
 
-def load_for_plan(summary: SessionSummary, forks: object) -> LoadedSession:
-    """The session behind a board row, loaded for a plan (`forks`: the app's PublishedForks;
-    a fork it published plans from the context its apply projected, see
+def load_for_plan(summary: SessionSummary, forks: PublishedForks | None) -> LoadedSession:
+    """The session behind a board row, loaded for a plan (`forks`: the app's; a fork it
+    published plans from the context its apply projected, see
     PublishedForks.with_projected_context)."""
     session = load_session(Path(summary.path), summary.provider)
-    return forks.with_projected_context(session) if isinstance(forks, PublishedForks) else session
+    return forks.with_projected_context(session) if forks is not None else session
 
 
 def policy_for(summary: SessionSummary) -> tuple[PolicyConfig, str]:

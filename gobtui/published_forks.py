@@ -54,12 +54,10 @@ class PublishedForks:
 
     def _marked(self, summary: SessionSummary) -> SessionSummary:
         title = f"{self.labels[summary.session_id]} · {summary.title or '(no title)'}"
-        return self.unresumed(summary).model_copy(update={"title": title})
-
-    def unresumed(self, summary: SessionSummary) -> SessionSummary:
-        """The summary with its context reset when it is a compacted fork as apply wrote it."""
         published = self.applied_bytes.get(summary.session_id)
-        return summary if published is None else as_unresumed_fork(summary, published)
+        if published is not None:
+            summary = as_unresumed_fork(summary, published)
+        return summary.model_copy(update={"title": title})
 
     def with_projected_context(self, session: LoadedSession) -> LoadedSession:
         """A session loaded for a plan. A compacted fork nobody resumed holds its source's
