@@ -22,12 +22,11 @@ from adapters.planning import PlanningError
 from core.model import SessionSummary
 from gobtui import format as fmt
 from gobtui.commands import PlanCommands
-from gobtui.format import human_bytes
 from gobtui.messages import PlanFailed, PlanReady, SessionsChanged
+from gobtui.plan_header import HeaderView, figures_text
 from gobtui.planning_state import (
     STRATEGY_IDS,
     PlanPreview,
-    PreviewFigures,
     PreviewPlanner,
     ignoring_trigger,
     load_for_plan,
@@ -37,7 +36,7 @@ from gobtui.planning_state import (
 )
 from gobtui.preview_rows import PairRow, RowChange, unfold
 from gobtui.widgets.line_list import LineList
-from gobtui.widgets.palette import BandStyles, band_styles
+from gobtui.widgets.palette import band_styles
 from gobtui.widgets.publish_bar import PublishBar
 from gobtui.widgets.record_pairs import RecordPairs
 
@@ -248,62 +247,15 @@ class PlanPreviewScreen(Screen[None]):
         title.append(f" {project or fmt.short_id(self.summary.session_id)}", style="bold")
         title.append(f" · {self.summary.provider.label} {fmt.short_id(self.summary.session_id)}")
         self.query_one("#plan-title", Static).update(title)
-        self.query_one("#plan-figures", Static).update(self._figures_text(styles))
-
-    def _figures_text(self, styles: BandStyles) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        mode = "split" if self.split else "unified"
-        if self.error is not None:
-            text.append(f"cannot plan: {self.error}", styles.alert)
-            text.append("\npress r to try again")
-            return text
-        if self.preview is None:
-            text.append(f"planning with {self.strategy}…", styles.muted)
-            text.append(f"\n{self._trigger_text(None)} · {mode} diffs")
-            return text
-        f = self.preview.figures
-        if f.no_plan_reason is not None:
-            text.append(f"no plan: {fmt.no_plan_words(f.no_plan_reason)}", styles.warn)
-            text.append(f" · context {fmt.tokens(f.context_before)}")
-            text.append(f"\n{self._trigger_text(f)} · {mode} diffs")
-            if f.no_plan_reason == "below_trigger" and not self.ignore_trigger:
-                text.append("\npress t to plan anyway (trigger lowered to the current context)")
-            return text
-        text.append(f"{fmt.tokens(f.context_before)} → {fmt.tokens(f.context_after)} tokens")
-        text.append(f"  −{fmt.tokens(f.saved)} ({fmt.percent(f.saved_share)})", styles.ok)
-        text.append(f" · prefix {fmt.tokens(f.prefix_tokens)}")
-        if f.control is not None:  # the provider's summary decides what stays (as in eval)
-            text.append(" · recall —")
-        else:
-            recall = fmt.percent(f.recall)
-            text.append(f" · recall {f.probes_recalled}/{f.probes_total} ({recall})")
-        text.append("\n")
-        self._verdicts(text, f, styles)
-        text.append(f"\n{self._trigger_text(f)} · {mode} diffs · ")
-        text.append(f.rationale, styles.muted)
-        return text
-
-    def _verdicts(self, text: Text, f: PreviewFigures, styles: BandStyles) -> None:
-        if f.admitted is False:
-            text.append(f"refused by admission: {f.admission_code}", styles.alert)
-        else:
-            text.append("admitted", styles.ok)
-        if f.control is not None:
-            text.append(f" · control plan: {f.control}, no file written")
-            return
-        if f.valid is True:
-            text.append(" · verify ok", styles.ok)
-        elif f.valid is False:
-            text.append(f" · verify: {', '.join(f.findings) or 'failed'}", styles.alert)
-        text.append(f" · {f.elided} stubbed · card {human_bytes(f.card_bytes)}")
-        if f.added_records:
-            text.append(f" (+{f.added_records} rec)")
-
-    def _trigger_text(self, f: PreviewFigures | None) -> str:
-        trigger = fmt.tokens(f.effective_trigger) if f else fmt.tokens(self.policy.trigger_tokens)
-        if self.ignore_trigger:
-            return f"trigger ignored ({trigger})"
-        return f"trigger {trigger}"
+        view = HeaderView(
+            self.preview,
+            self.error,
+            self.strategy,
+            self.split,
+            self.ignore_trigger,
+            self.policy.trigger_tokens,
+        )
+        self.query_one("#plan-figures", Static).update(figures_text(view, styles))
 
     # --- actions -------------------------------------------------------------------------
 
