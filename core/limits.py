@@ -60,8 +60,8 @@ DEFAULT_BAND_ALERT_PCT = 80
 # Burn rate: samples younger than this feed the rate.
 BURN_WINDOW_SECS = 15 * 60
 BURN_MIN_SAMPLES = 2
-BURN_RECENT_SECS = 2 * 60
-"""A session filling faster over its last minutes than over the whole window is burning at
+BURN_RECENT_SECS = 60
+"""A session filling faster over its last minute than over the whole window is burning at
 that pace: the forecast should not lag a speed-up by a quarter of an hour."""
 BURN_RECENT_MIN_SAMPLES = 3
 """... judged on this many samples at least (one big tool output is not a pace)."""

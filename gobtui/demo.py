@@ -159,6 +159,9 @@ class Spec:
 
 H = 3600.0
 C, X = Provider.CLAUDE, Provider.CODEX
+LIVE_CLOCK_SCALE = 0.02
+"""The live sessions' records come this much faster than the others': about the pace
+DemoAppender keeps them growing at, so their burn rate and ETA hold from the first tick."""
 SPECS: tuple[Spec, ...] = (
     Spec(C, "ledgerly", "claude-opus-4-6[1m]", 34, ((24_800, 311_400),), 14 * 60),
     Spec(C, "spotlight-api", "claude-opus-4-6", 14, ((23_100, 86_900),), 25, live=True),
@@ -224,7 +227,7 @@ def _build_claude(home: DemoHome, spec: Spec, ids: Ids, now: float) -> Path:
     meta = ClaudeMeta(
         ids.uuid4(), project.cwd, spec.model, project.branch, _slug(rng), CLAUDE_VERSION
     )
-    clock = Clock(rng)
+    clock = Clock(rng, scale=LIVE_CLOCK_SCALE if spec.live else 1.0)
     text = Text(rng, project)
     session, agents = claude_script(
         ids, clock, meta, text, spec.turns, compact=len(spec.usage) > 1, agents=spec.subagents
@@ -249,7 +252,7 @@ def _build_claude(home: DemoHome, spec: Spec, ids: Ids, now: float) -> Path:
 def _build_codex(home: DemoHome, spec: Spec, ids: Ids, now: float) -> Path:
     project = PROJECTS[spec.project]
     rng = ids.rng
-    clock = Clock(rng)
+    clock = Clock(rng, scale=LIVE_CLOCK_SCALE if spec.live else 1.0)
     meta = CodexMeta("", project.cwd, spec.model, CODEX_CLI, branch=project.branch)
     text = Text(rng, project)
     session = codex_script(ids, clock, meta, text, spec.turns, compact=len(spec.usage) > 1)

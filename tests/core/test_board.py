@@ -81,8 +81,8 @@ def test_burn_rate_uses_the_rising_run_after_the_last_compaction() -> None:
 
 
 def test_burn_rate_follows_a_session_that_speeds_up() -> None:
-    # 1k/min for 12 minutes, then 10k/min over the last 90 s (four samples): the pace the
-    # forecast needs is the recent one, not the 15-minute average (about 1.7k/min).
+    # 1k/min for 12 minutes, then 10k/min over the last minute (three samples): the pace
+    # the forecast needs is the recent one, not the 15-minute average (about 2k/min).
     slow = [(NOW - 810 + 60 * i, 100_000 + 1_000 * i) for i in range(13)]
     fast = [(NOW - 60, 117_000), (NOW - 30, 122_000), (NOW, 127_000)]
     samples = [UsageSample(ts=t, context_tokens=n) for t, n in slow + fast]
@@ -92,8 +92,8 @@ def test_burn_rate_follows_a_session_that_speeds_up() -> None:
     rate = burn_rate([UsageSample(ts=t, context_tokens=n) for t, n in jump])
     assert rate is not None and round(rate) == round((150_000 - 100_000) * 60 / 810)
     # A session slowing down keeps the higher, longer-run rate (the earlier warning).
-    slowing = [(NOW - 600, 50_000), (NOW - 300, 100_000), (NOW - 100, 101_000),
-               (NOW - 50, 101_500), (NOW, 102_000)]  # fmt: skip
+    slowing = [(NOW - 600, 50_000), (NOW - 300, 100_000), (NOW - 55, 101_000),
+               (NOW - 30, 101_500), (NOW, 102_000)]  # fmt: skip
     assert burn_rate([UsageSample(ts=t, context_tokens=n) for t, n in slowing]) == 5_200.0
 
 
