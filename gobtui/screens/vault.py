@@ -54,7 +54,13 @@ class VaultScreen(Screen[None]):
         ("Reload the vault", "reload", "Read the index again"),
     ]
     BINDINGS = [
-        Binding("escape", "close", "Back", tooltip="Back to the sessions", id="vault.close"),
+        Binding(
+            "escape",
+            "close",
+            "Back",
+            tooltip="Clear the filter; with none, back to the sessions",
+            id="vault.close",
+        ),
         Binding(
             "slash",
             "focus_filter",

@@ -96,6 +96,14 @@ class VaultTable(DataTable[Text | str]):
         if select is not None and select in keys:
             self.move_cursor(row=keys.index(select), animate=False)
 
+    def action_select_cursor(self) -> None:
+        """enter: on an empty table (a filter matching nothing) DataTable selects nothing;
+        the screen's records action still runs, to say no snapshot is selected."""
+        if self.row_count:
+            super().action_select_cursor()
+        else:
+            self.call_later(self.run_action, "screen.records")
+
     def refresh_ages(self, now: float) -> None:
         """The Taken cells as of `now`; only those whose text changed are redrawn."""
         if self._shown is None:

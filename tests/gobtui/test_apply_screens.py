@@ -634,6 +634,10 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         assert table.row_count == 0
         title = str(vault.query_one("#vault-title", Static).render())
         assert "No snapshot matches the filter: esc clears it." in title
+        toasts.seen.clear()
+        await pilot.press("enter")  # on no row at all
+        await pilot.pause()
+        assert toasts.has("No snapshot selected.") and app.screen is vault
         await pilot.press("escape")
         assert app.screen is vault and table.row_count == 3 and not vault.filter_text
         await pilot.press("escape")
