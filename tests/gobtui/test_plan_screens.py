@@ -45,6 +45,16 @@ async def open_preview(app: GobtuiApp, pilot: Pilot[None], project: str) -> Plan
     return screen
 
 
+async def open_eval(app: GobtuiApp, pilot: Pilot[None], project: str) -> EvalScreen:
+    """`e` on the session of `project`, once every strategy's row is in."""
+    await select(app, project)
+    await pilot.press("e")
+    screen = app.screen
+    assert isinstance(screen, EvalScreen)
+    await until(lambda: bool(screen.rows) and not screen.running, pilot)
+    return screen
+
+
 def static_text(screen: PlanPreviewScreen | EvalScreen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
@@ -351,11 +361,9 @@ async def test_a_removed_session_shows_the_notice_on_the_eval(
 ) -> None:
     app = demo_app_factory()
     async with app.run_test(size=(120, 36)) as pilot:
-        row = await select(app, BELOW_TRIGGER)
-        await pilot.press("e")
-        screen = app.screen
-        assert isinstance(screen, EvalScreen)
-        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        screen = await open_eval(app, pilot, BELOW_TRIGGER)
+        row = app.sessions_screen.selected_row()
+        assert row is not None and row.project == BELOW_TRIGGER
         notice = screen.query_one("#eval-notice", Static)
         assert not notice.display
         app.post_message(SessionsChanged([], [row.key]))
@@ -385,11 +393,9 @@ async def test_e_opens_the_eval_table_with_the_best_marked(
 ) -> None:
     app = demo_app_factory()
     async with app.run_test(size=(120, 36)) as pilot:
-        row = await select(app, OVER_TRIGGER)
-        await pilot.press("e")
-        screen = app.screen
-        assert isinstance(screen, EvalScreen)
-        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        screen = await open_eval(app, pilot, OVER_TRIGGER)
+        row = app.sessions_screen.selected_row()
+        assert row is not None and row.project == OVER_TRIGGER
         await pilot.pause()
         table = screen.query_one(DataTable)
         assert table.row_count == len(STRATEGIES)
@@ -416,11 +422,7 @@ async def test_enter_on_an_eval_row_opens_its_preview(
 ) -> None:
     app = demo_app_factory()
     async with app.run_test(size=(120, 36)) as pilot:
-        await select(app, OVER_TRIGGER)
-        await pilot.press("e")
-        screen = app.screen
-        assert isinstance(screen, EvalScreen)
-        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        screen = await open_eval(app, pilot, OVER_TRIGGER)
         table = screen.query_one(DataTable)
         table.move_cursor(row=table.get_row_index("elide"))
         await pilot.pause()
@@ -441,11 +443,7 @@ async def test_home_and_end_reach_the_first_and_last_eval_rows(
     """As on the board: DataTable's own home and end move between columns, not rows."""
     app = demo_app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
-        await select(app, OVER_TRIGGER)
-        await pilot.press("e")
-        screen = app.screen
-        assert isinstance(screen, EvalScreen)
-        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        screen = await open_eval(app, pilot, OVER_TRIGGER)
         table = screen.query_one(DataTable)
         await pilot.press("down", "down", "end")
         assert table.cursor_row == table.row_count - 1
@@ -462,11 +460,7 @@ async def test_eval_progress_bar_hides_once_done(
 ) -> None:
     app = demo_app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
-        await select(app, BELOW_TRIGGER)
-        await pilot.press("e")
-        screen = app.screen
-        assert isinstance(screen, EvalScreen)
-        await until(lambda: bool(screen.rows) and not screen.running, pilot)
+        screen = await open_eval(app, pilot, BELOW_TRIGGER)
         await pilot.pause()
         assert not screen.query_one("#eval-progress-bar").display
         assert static_text(screen, "#eval-what").strip() == "done"
