@@ -101,6 +101,14 @@ class DiffSummaryScreen(Screen[None]):
         text.append(f" · {d.unchanged:,} unchanged")
         if not d.added and not d.removed:
             text.append("\nthe same records (by hash) on both sides", styles.muted)
+        elif self.older.session_id != self.newer.session_id:
+            # A restore or a fork holds its source's records under a new session id, which
+            # every record carries: by hash, all of them differ.
+            text.append(
+                "\ntwo sessions: records carry their session id, so equal content counts"
+                " as added and removed",
+                styles.muted,
+            )
         return text
 
     def _types(self, styles: BandStyles) -> Table:

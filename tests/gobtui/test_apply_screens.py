@@ -612,6 +612,7 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         summary = str(diff_screen.query_one("#vdiff-summary", Static).render())
         assert f"records {direct.records_a:,} → {direct.records_b:,}" in summary
         assert "1 added" in summary and "0 removed" in summary
+        assert "two sessions" not in summary
         types = [
             line.split()
             for line in plain(diff_screen.query_one("#vdiff-types", Static)).splitlines()
@@ -642,6 +643,33 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         assert app.screen is vault and table.row_count == 3 and not vault.filter_text
         await pilot.press("escape")
         assert app.screen is app.sessions_screen
+
+
+async def test_a_diff_across_two_sessions_says_why_every_record_differs(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """A restore holds its source's records under a new session id, which every record
+    carries: by hash all of them are added and removed, and the summary says why."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        source = Path(row.summary.path)
+        sid = row.summary.session_id
+        a = snapshot_file(source, Provider.CLAUDE, sid, "manual", FROZEN_NOW - 120)
+        other = "00000000" + sid[8:]
+        copy = source.with_name(f"{other}.jsonl")
+        copy.write_bytes(source.read_bytes().replace(sid.encode(), other.encode()))
+        b = snapshot_file(copy, Provider.CLAUDE, other, "restore", FROZEN_NOW - 60)
+        await open_vault(app, pilot)
+        await pilot.press("home", "m", "down", "m", "d")
+        await until(lambda: isinstance(app.screen, DiffSummaryScreen), pilot)
+        screen = app.screen
+        assert isinstance(screen, DiffSummaryScreen)
+        direct = Vault().diff(a, b)
+        # (file-history-snapshot records carry no session id: those stay unchanged)
+        assert direct.records_added == direct.records_removed > 10 * direct.unchanged > 0
+        summary = str(screen.query_one("#vdiff-summary", Static).render())
+        assert "two sessions: records carry their session id" in summary
 
 
 async def test_recall_lists_the_cards_of_a_fork_snapshot(
