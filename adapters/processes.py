@@ -9,6 +9,7 @@ copy a lock another thread holds).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import pickle
@@ -33,11 +34,14 @@ FORK_HELPER_MIN_BYTES = 16 * 1024 * 1024
 """... and from this size on when it can be forked (a few milliseconds)."""
 HELPER_TIMEOUT_SECS = 600.0
 _HELPER_MAIN = """
-import importlib, operator, pickle, sys
+import importlib, operator, os, pickle, sys
 module, name, fd, size, path, split = sys.argv[1:]
 func = operator.attrgetter(name)(importlib.import_module(module))
 answer = func(int(fd), int(size), path, int(split))
 sys.stdout.buffer.write(pickle.dumps(answer, pickle.HIGHEST_PROTOCOL))
+sys.stdout.buffer.flush()
+os.close(1)  # the reader's end of file now, not once this process's memory is freed
+os._exit(0)  # (nor after a finalisation that frees every object one by one)
 """
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -73,43 +77,78 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+_EXITING: list[Child] = []
+"""Released children not reaped yet."""
+
+
+def reap_exited(wait: bool = False) -> int:
+    """Reap the released children that have exited (all of them, waiting, when `wait`): how
+    many are left."""
+    for child in list(_EXITING):
+        try:
+            if child.proc is not None:
+                done = (child.proc.wait() if wait else child.proc.poll()) is not None
+            else:
+                done = os.waitpid(child.pid, 0 if wait else os.WNOHANG)[0] != 0
+        except ChildProcessError:
+            done = True
+        if done:
+            _EXITING.remove(child)
+    return len(_EXITING)
+
+
 @dataclass(slots=True)
 class Child:
-    """Another process writing to a pipe this one reads (`fd`): forked or spawned."""
+    """Another process writing to a pipe this one reads (`fd`), forked or spawned; or, when
+    spooled, to a file in memory (`spool`) while the pipe only tells when it is done."""
 
     fd: int
     pid: int = 0
     proc: subprocess.Popen[bytes] | None = None
+    spool: int = -1
 
     @classmethod
-    def fork(cls, work: Callable[[int], None]) -> Child | None:
-        """`work(pipe)` in a forked child; only when single_threaded(). The child leaves by
+    def fork(cls, work: Callable[[int], None], *, spool: bool = False) -> Child | None:
+        """`work(out)` in a forked child; only when single_threaded(). The child leaves by
         os._exit (no atexit handler, no flush of buffers it shares): status 0 when work returned.
+
+        `out` is the pipe; with `spool` (and memfd_create), a file in memory: an answer
+        written before this process reads it does not wait on a pipe's few pages, nor stop
+        the child from exiting.
 
         Until it is stopped, the objects this process had are kept out of its collector's
         sight (gc.freeze), and the child runs without one: a collection touches every object
         it scans, and each page touched is copied (copy-on-write) on either side.
         """
+        reap_exited()
+        sink = -1
+        if spool and hasattr(os, "memfd_create"):
+            with contextlib.suppress(OSError):  # (then the pipe)
+                sink = os.memfd_create("gobtui-child", os.MFD_CLOEXEC)
         read, write = os.pipe()
         gc.freeze()
         try:
             pid = os.fork()
         except OSError:
             gc.unfreeze()
-            os.close(read)
-            os.close(write)
+            for fd in (read, write, sink):
+                if fd >= 0:
+                    os.close(fd)
             return None
         if pid == 0:
             code = 1
             try:
                 gc.disable()
                 os.close(read)
-                work(write)
+                work(write if sink < 0 else sink)
+                # The reader's end of file now: at exit it would come only once this
+                # process's memory is freed (a tenth of a second for a full parse's).
+                os.close(write)
                 code = 0
             finally:
                 os._exit(code)
         os.close(write)
-        return cls(read, pid=pid)
+        return cls(read, pid=pid, spool=sink)
 
     @classmethod
     def spawn(
@@ -121,6 +160,7 @@ class Child:
 
         if not sys.executable:
             return None
+        reap_exited()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH")) if p)
         try:
@@ -138,9 +178,13 @@ class Child:
         assert proc.stdout is not None
         return cls(proc.stdout.fileno(), proc=proc)
 
-    def output(self, timeout: float) -> bytes | None:
+    def output(self, timeout: float, *, wait_exit: bool = True) -> bytes | None:
         """Everything it writes, once it exited with status 0; None when it failed, or took
-        longer than `timeout` (then it is killed)."""
+        longer than `timeout` (then it is killed).
+
+        Not `wait_exit`: everything it wrote once it closed its end, while it may still be
+        exiting (reaped later: see release). The caller tells a whole answer from a cut one.
+        """
         import select
 
         deadline = time.monotonic() + timeout
@@ -154,12 +198,44 @@ class Child:
             if not part:
                 break
             parts.append(part)
+        if self.spool >= 0:
+            parts.append(os.pread(self.spool, os.fstat(self.spool).st_size, 0))
+        if not wait_exit:
+            self.release()
+            return b"".join(parts)
         return b"".join(parts) if self.stop(kill=False) == 0 else None
+
+    def _close_spool(self) -> None:
+        if self.spool >= 0:
+            os.close(self.spool)
+            self.spool = -1
+
+    def release(self) -> None:
+        """Its pipe closed, and the child reaped when it has exited, else later (reap_exited):
+        one that closed its pipe may still be freeing its memory."""
+        if self.fd < 0:
+            return
+        self._close_spool()
+        if self.proc is not None:
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
+            if self.proc.poll() is None:
+                _EXITING.append(self)
+        else:
+            os.close(self.fd)
+            gc.unfreeze()
+            try:
+                if os.waitpid(self.pid, os.WNOHANG)[0] == 0:
+                    _EXITING.append(self)
+            except ChildProcessError:
+                pass
+        self.fd = -1
 
     def stop(self, kill: bool = True) -> int:
         """Killed (unless not `kill`), reaped and its pipe closed: its exit status, or -1."""
         if self.fd < 0:
             return -1
+        self._close_spool()
         code = -1
         if self.proc is not None:
             if kill:
@@ -198,7 +274,7 @@ class Aside(Generic[R]):
             def work(out: int) -> None:
                 write_all(out, pickle.dumps(func(), pickle.HIGHEST_PROTOCOL))
 
-            child = Child.fork(work)
+            child = Child.fork(work, spool=True)
         return cls(func, child)
 
     @property
@@ -210,8 +286,8 @@ class Aside(Generic[R]):
         child = self._child
         if child is not None:
             try:
-                out = child.output(HELPER_TIMEOUT_SECS)
-            finally:  # reaped whatever happens (an interrupt while waiting included)
+                out = child.output(HELPER_TIMEOUT_SECS, wait_exit=False)
+            finally:  # stopped whatever happens (an interrupt while waiting included)
                 child.stop()
                 self._child = None
             if out is not None:
@@ -262,7 +338,7 @@ class Helper:
                 answer = func(fd, size, path, split)
                 write_all(out, pickle.dumps(answer, pickle.HIGHEST_PROTOCOL))
 
-            child = Child.fork(work)
+            child = Child.fork(work, spool=True)
         else:
             args = [func.__module__, func.__qualname__, str(fd), str(size), path, str(split)]
             child = Child.spawn(_HELPER_MAIN, args, pass_fds=(fd,))
@@ -270,7 +346,8 @@ class Helper:
 
     def result(self) -> Any:
         """The function's return value, or None when the helper failed."""
-        out = self._child.output(HELPER_TIMEOUT_SECS)
+        # Not waiting for its exit: only a whole pickle (its last write) unpickles.
+        out = self._child.output(HELPER_TIMEOUT_SECS, wait_exit=False)
         if out is None:
             return None
         try:

@@ -400,6 +400,51 @@ def test_spawned_child_output_and_status() -> None:
     assert child is not None and child.output(timeout=60) is None
 
 
+@pytest.mark.forks
+def test_spooled_child_finishes_before_anything_is_read() -> None:
+    if not processes.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    import select
+
+    answer = os.urandom(4 * 1024 * 1024)  # far more than a pipe holds
+    child = processes.Child.fork(lambda out: processes.write_all(out, answer), spool=True)
+    assert child is not None
+    # the child's end of the pipe closes once its work is done, with nothing read yet
+    assert select.select([child.fd], [], [], 60)[0]
+    assert os.read(child.fd, 1) == b""
+    assert child.output(timeout=30, wait_exit=False) == answer
+    assert processes.reap_exited(wait=True) == 0
+
+
+@pytest.mark.forks
+def test_released_child_is_reaped_once_it_exits() -> None:
+    if not processes.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    gate_read, gate_write = os.pipe()
+
+    def answer_then_linger(out: int) -> None:
+        processes.write_all(out, b"answer")
+        os.close(out)  # done writing; still alive until the gate opens
+        os.read(gate_read, 1)
+
+    child = processes.Child.fork(answer_then_linger)
+    os.close(gate_read)
+    try:
+        assert child is not None
+        assert child.output(timeout=30, wait_exit=False) == b"answer"
+        assert processes.reap_exited() == 1  # not exited: kept to reap later
+    finally:
+        os.write(gate_write, b"x")
+        os.close(gate_write)
+    assert processes.reap_exited(wait=True) == 0
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)  # reaped
+
+
+def _fails(fd: int, size: int, path: str, split: int) -> None:
+    raise RuntimeError("the helper's work failed")
+
+
 def _size_and_path(fd: int, size: int, path: str, split: int) -> tuple[int, str, bytes]:
     return size, path, os.pread(fd, split, 0)
 
@@ -423,6 +468,10 @@ def test_helper_runs_the_function_on_the_same_descriptor(
         assert helper is not None
         assert helper.result() == (10, str(path), b"01234")
         helper.close()
+        failing = Helper.start(_fails, fd, 10, str(path), 5)
+        assert failing is not None
+        assert failing.result() is None  # no whole answer: the caller does the pass itself
+        failing.close()
     finally:
         os.close(fd)
 

@@ -350,9 +350,9 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     forked: list[object] = []
     real = processes.Child.fork
 
-    def fork(work: object) -> object:
+    def fork(work: object, **how: bool) -> object:
         forked.append(work)
-        return real(work)  # type: ignore[arg-type]
+        return real(work, **how)  # type: ignore[arg-type]
 
     monkeypatch.setattr(processes, "_busy", lambda: False)
     monkeypatch.setattr(processes.Child, "fork", fork)
