@@ -78,9 +78,6 @@ def _not_json(line: bytes) -> BadLine:
     return BadLine.NOT_JSON
 
 
-SPLIT_BLOCK_BYTES = 256 * 1024
-"""feed_bytes splits this much of a chunk at a time (a performance knob, not a limit)."""
-
 LineEvent = tuple[int, int, "Record | BadLine"]
 """(line_index, byte length of the line, decoded object or why not)."""
 Loads = Callable[[bytes], Any]
@@ -101,18 +98,9 @@ def feed_bytes(
             cursor.offset += 1
             chunk = chunk[1:]
     if chunk:
-        # Split a block of lines at a time (one C call), small enough to stay in the cache
-        # while its lines are decoded; a block ends at a newline.
         end = chunk.rfind(b"\n") + 1
-        pos = 0
-        while pos < end:
-            stop = end
-            if end - pos > SPLIT_BLOCK_BYTES:
-                stop = chunk.rfind(b"\n", pos, pos + SPLIT_BLOCK_BYTES) + 1
-                if stop <= pos:  # a line longer than a block
-                    stop = chunk.find(b"\n", pos + SPLIT_BLOCK_BYTES) + 1
-            yield from _finish_lines(cursor, chunk[pos : stop - 1].split(b"\n"), loads)
-            pos = stop
+        if end:
+            yield from _finish_lines(cursor, chunk, end, loads)
         rest = chunk[end:]
         if rest:
             if cursor.skipping:
@@ -134,42 +122,58 @@ def feed_bytes(
             yield index, length, decoded
 
 
-def _finish_lines(cursor: LineCursor, lines: list[bytes], loads: Loads) -> Iterator[LineEvent]:
-    """The events of `lines`, each ended by a newline; the first continues cursor.partial."""
+def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> Iterator[LineEvent]:
+    """The events of the lines of chunk[:end] (each ended by a newline); the first continues
+    the cursor's unfinished line."""
+    # Each line is found (memchr) and copied just before it is decoded: one pass over bytes
+    # still in the cache (bytes.split would compare byte by byte, then copy every line).
+    find = chunk.find
     index = cursor.line_index
-    if cursor.skipping:
-        length = cursor.skipping + len(lines[0])
-        cursor.line_index = index + 1
-        cursor.offset += length + 1
-        cursor.skipping = 0
-        yield index, length, BadLine.TOO_LONG
-        del lines[0]
-        index += 1
-    elif cursor.partial:
-        lines[0] = cursor.partial + lines[0]
-        cursor.partial = b""
     offset = cursor.offset
+    pos = 0
+    line: bytes | None = None
+    if cursor.skipping or cursor.partial:
+        pos = find(b"\n", 0, end) + 1
+        if cursor.skipping:
+            length = cursor.skipping + pos - 1
+            cursor.skipping = 0
+            index += 1
+            offset += length + 1
+            cursor.line_index = index
+            cursor.offset = offset
+            yield index - 1, length, BadLine.TOO_LONG
+        else:
+            line = cursor.partial + chunk[: pos - 1]
+            cursor.partial = b""
     limit = MAX_LINE_BYTES
     error = orjson.JSONDecodeError
-    for line in lines:
-        length = len(line)
-        offset += length + 1
-        if length > limit:
-            cursor.line_index = index + 1
-            cursor.offset = offset
-            yield index, length, BadLine.TOO_LONG
+    while line is not None or pos < end:
+        if line is None:
+            stop = find(b"\n", pos)
+            length = stop - pos
+            if length <= limit:
+                line = chunk[pos:stop]
+            pos = stop + 1
         else:
+            length = len(line)
+        offset += length + 1
+        index += 1
+        if length > limit:
+            cursor.line_index = index
+            cursor.offset = offset
+            yield index - 1, length, BadLine.TOO_LONG
+        elif line is not None:
             stripped = line.strip()
             if stripped:
-                cursor.line_index = index + 1
+                cursor.line_index = index
                 cursor.offset = offset
                 try:
                     value = loads(stripped)
                 except error:
-                    yield index, length, _not_json(stripped)
+                    yield index - 1, length, _not_json(stripped)
                 else:
-                    yield index, length, value if type(value) is dict else BadLine.NOT_OBJECT
-        index += 1
+                    yield index - 1, length, value if type(value) is dict else BadLine.NOT_OBJECT
+        line = None
     cursor.line_index = index
     cursor.offset = offset
 

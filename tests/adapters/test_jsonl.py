@@ -94,11 +94,10 @@ class Spec:
 
 
 @contextmanager
-def max_line(limit: int, block: int = 1 << 18) -> Iterator[None]:
-    """MAX_LINE_BYTES set to `limit` and the split block to `block` bytes."""
+def max_line(limit: int) -> Iterator[None]:
+    """MAX_LINE_BYTES set to `limit`."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(jsonl, "MAX_LINE_BYTES", limit)
-        patch.setattr(jsonl, "SPLIT_BLOCK_BYTES", block)
         yield
 
 
@@ -117,16 +116,15 @@ def cuts(data: bytes, positions: list[int]) -> list[bytes]:
 
 datas = st.lists(st.sampled_from(PIECES) | st.binary(max_size=6), max_size=40).map(b"".join)
 limits = st.sampled_from([4, 8, 13, 1 << 20])
-blocks = st.sampled_from([1, 2, 5, 16, 1 << 18])
 
 
 @settings(max_examples=400, deadline=None)
-@given(datas, st.lists(st.integers(0, 300), max_size=12), st.data(), limits, blocks)
+@given(datas, st.lists(st.integers(0, 300), max_size=12), st.data(), limits)
 def test_agrees_with_spec_at_every_step(
-    data: bytes, positions: list[int], draw: st.DataObject, limit: int, block: int
+    data: bytes, positions: list[int], draw: st.DataObject, limit: int
 ) -> None:
     """Any chunking, with end-of-file seen at any of the steps (an appended file)."""
-    with max_line(limit, block):
+    with max_line(limit):
         cursor = LineCursor()
         spec = Spec(cursor)
         fed = 0
@@ -144,11 +142,9 @@ def test_agrees_with_spec_at_every_step(
 
 
 @settings(max_examples=300, deadline=None)
-@given(datas, st.lists(st.integers(0, 300), max_size=12), limits, blocks)
-def test_any_chunking_equals_one_chunk(
-    data: bytes, positions: list[int], limit: int, block: int
-) -> None:
-    with max_line(limit, block):
+@given(datas, st.lists(st.integers(0, 300), max_size=12), limits)
+def test_any_chunking_equals_one_chunk(data: bytes, positions: list[int], limit: int) -> None:
+    with max_line(limit):
         whole = LineCursor()
         want = feed_all(whole, data, True)
         cursor = LineCursor()
