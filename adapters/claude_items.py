@@ -347,11 +347,24 @@ class ItemBuilder:
         self._rescue_siblings(live)
         items = self.items
         sidechain = () if subagent else self.sidechain
+        # Most items of a long session are dead (every compaction starts a new chain), and
+        # their labels repeat: each dead label is worked out once.
+        dead_labels: dict[str, str] = {}
         for pos, uuid in enumerate(self.uuids):
             if pos in sidechain:
                 deactivate(items[pos], SIDECHAIN_SUFFIX)
             elif uuid is not None and uuid not in live:
-                deactivate(items[pos], DEAD_SUFFIX)
+                item = items[pos]
+                label = item.label
+                dead = dead_labels.get(label)
+                if dead is None:
+                    dead = dead_labels[label] = _suffixed(label, DEAD_SUFFIX)
+                item.active = False
+                item.est_tokens = 0
+                item.elidable_bytes = None
+                item.elidable_parts = 0
+                item.payload_sha256 = None
+                item.label = dead
 
     def _rescue_siblings(self, live: set[str]) -> None:
         """Bring back records the parent walk misses although they are in the live context.
@@ -399,12 +412,17 @@ def walk(parents: dict[str, str | None], leaf: str | None) -> set[str]:
 
 
 def deactivate(item: TranscriptItem, suffix: str) -> None:
+    """Out of the live context (as mark_branch does, inline, for dead items)."""
     item.active = False
     item.est_tokens = 0
     item.elidable_bytes = None
     item.elidable_parts = 0
     item.payload_sha256 = None
-    item.label = cut(item.label, LABEL_MAX_CHARS - len(suffix)) + suffix
+    item.label = _suffixed(item.label, suffix)
+
+
+def _suffixed(label: str, suffix: str) -> str:
+    return cut(label, LABEL_MAX_CHARS - len(suffix)) + suffix
 
 
 def _sha256(texts: list[str | bytes]) -> str:
