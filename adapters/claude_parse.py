@@ -161,7 +161,6 @@ class Side:
 TailAnswer = tuple[
     bool | None,  # the subagent decision the tail started from
     list[ItemRow],
-    list[str | None],  # the items' uuids
     list[tuple[str | None, str]],  # msg_ids
     list[tuple[str | None, tuple[str, ...]]],  # calls
     list[tuple[str | None, str | None, tuple[str, ...]]],  # answers
@@ -217,7 +216,6 @@ def tail_pass(fd: int, size: int, path: str, split: int) -> TailAnswer:
     return (
         first.subagent,
         item_rows(built.items),
-        built.uuids,
         built.msg_ids,
         built.calls,
         built.answers,
@@ -234,9 +232,9 @@ def tail_pass(fd: int, size: int, path: str, split: int) -> TailAnswer:
 def _join(head: Side, answer: Any, split: int) -> bool:
     """The tail's answer joined to `head` (read up to `split`); False, with `head` as it was,
     when there is no answer or the join would not equal reading on."""
-    if not isinstance(answer, tuple) or len(answer) != 13 or head.lines.offset != split:
+    if not isinstance(answer, tuple) or len(answer) != 12 or head.lines.offset != split:
         return False
-    (subagent, rows, uuids, msg_ids, calls, answers, sidechain, unresolved, redefined,
+    (subagent, rows, msg_ids, calls, answers, sidechain, unresolved, redefined,
      parents, state, tally, uuid_records) = answer  # fmt: skip
     if (
         redefined
@@ -258,7 +256,7 @@ def _join(head: Side, answer: Any, split: int) -> bool:
             items[pos] = _rebuilt(record, items[pos].line_index, tools)
     builder = head.builder
     builder.items += items
-    builder.uuids += uuids
+    builder.uuids += [item.uuid for item in items]  # (not sent: the items have them)
     builder.msg_ids += msg_ids
     builder.calls += calls
     builder.answers += answers

@@ -679,7 +679,7 @@ def test_helper_parse_equals_one_pass(
     monkeypatch.setattr(processes, "single_threaded", lambda: forked)
     monkeypatch.setattr(processes.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
-    assert len(answers) == 1 and isinstance(answers[0][11], Tally)  # the helper read the tail
+    assert len(answers) == 1 and isinstance(answers[0][10], Tally)  # the helper read the tail
 
 
 def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
