@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import orjson
 import pytest
@@ -481,6 +482,35 @@ async def test_the_table_never_scrolls_sideways(
         await pilot.press("home")
         await pilot.pause()
         assert table.cursor_row == 0 and table.scroll_y == 0
+
+
+async def test_filling_the_board_draws_only_the_rows_on_screen(
+    demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows added are not drawn to be measured (the columns have set widths): only the rows
+    on screen are drawn, and the table's size is its columns' widths by its rows."""
+    drawn: set[int] = set()
+    draw = SessionsTable._compute_row_renderables
+
+    def spy(table: SessionsTable, row_index: int) -> Any:
+        drawn.add(row_index)
+        return draw(table, row_index)
+
+    monkeypatch.setattr(SessionsTable, "_compute_row_renderables", spy)
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 16)) as pilot:
+        table = app.sessions_screen.query_one(SessionsTable)
+        await until(lambda: table.row_count > 0, pilot)
+        await pilot.pause()
+        height = table.scrollable_content_region.height
+        assert table.row_count > height  # some rows off screen
+        assert drawn and max(drawn) < height  # (-1: the header)
+        width = sum(column.get_render_width(table) for column in table.columns.values())
+        assert table.virtual_size == (width, table.row_count + table.header_height)
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == table.row_count - 1 and table.scroll_y == table.max_scroll_y
+        assert table.row_count - 1 in drawn
 
 
 async def test_a_tick_while_the_board_is_taken_down_is_ignored(
