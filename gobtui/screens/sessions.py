@@ -13,7 +13,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from core.board import (
     BoardPolicy,
@@ -27,6 +27,7 @@ from core.board import (
 from core.model import Provider, SessionSummary
 from gobtui import format as fmt
 from gobtui.widgets.detail import DetailPane
+from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.publish_bar import PublishBar
 from gobtui.widgets.sessions_table import SessionsTable
 
@@ -139,7 +140,7 @@ class SessionsScreen(Screen[None]):
         yield Static(id="empty")
         yield DetailPane(id="detail")
         yield PublishBar()
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
