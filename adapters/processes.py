@@ -79,22 +79,29 @@ def write_all(fd: int, data: bytes) -> None:
 
 _EXITING: list[Child] = []
 """Released children not reaped yet."""
+_EXITING_LOCK = threading.Lock()  # (the dashboard's workers release and reap in threads)
 
 
 def reap_exited(wait: bool = False) -> int:
     """Reap the released children that have exited (all of them, waiting, when `wait`): how
     many are left."""
-    for child in list(_EXITING):
-        try:
-            if child.proc is not None:
-                done = (child.proc.wait() if wait else child.proc.poll()) is not None
-            else:
-                done = os.waitpid(child.pid, 0 if wait else os.WNOHANG)[0] != 0
-        except ChildProcessError:
-            done = True
-        if done:
-            _EXITING.remove(child)
-    return len(_EXITING)
+    with _EXITING_LOCK:
+        for child in list(_EXITING):
+            try:
+                if child.proc is not None:
+                    done = (child.proc.wait() if wait else child.proc.poll()) is not None
+                else:
+                    done = os.waitpid(child.pid, 0 if wait else os.WNOHANG)[0] != 0
+            except ChildProcessError:
+                done = True
+            if done:
+                _EXITING.remove(child)
+        return len(_EXITING)
+
+
+def _reap_later(child: Child) -> None:
+    with _EXITING_LOCK:
+        _EXITING.append(child)
 
 
 @dataclass(slots=True)
@@ -220,13 +227,13 @@ class Child:
             assert self.proc.stdout is not None
             self.proc.stdout.close()
             if self.proc.poll() is None:
-                _EXITING.append(self)
+                _reap_later(self)
         else:
             os.close(self.fd)
             gc.unfreeze()
             try:
                 if os.waitpid(self.pid, os.WNOHANG)[0] == 0:
-                    _EXITING.append(self)
+                    _reap_later(self)
             except ChildProcessError:
                 pass
         self.fd = -1
@@ -357,3 +364,4 @@ class Helper:
 
     def close(self) -> None:
         self._child.stop()
+        reap_exited()  # a helper that answered is most likely gone by now

@@ -416,6 +416,7 @@ def test_spooled_child_finishes_before_anything_is_read() -> None:
 def test_released_child_is_reaped_once_it_exits() -> None:
     if not processes.single_threaded():
         pytest.skip("forking needs a single-threaded test process")
+    processes.reap_exited(wait=True)  # none left from earlier tests
     gate_read, gate_write = os.pipe()
 
     def answer_then_linger(out: int) -> None:
