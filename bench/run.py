@@ -365,6 +365,27 @@ def settle() -> None:
         load = os.getloadavg()[0]
 
 
+REFERENCE_RECORDS = 20_000
+_REFERENCE_LINE = orjson.dumps({
+    "type": "assistant", "uuid": "0" * 36, "timestamp": "2026-11-30T12:00:00.000Z",
+    "message": {"id": "msg_0", "content": [{"type": "text", "text": "word " * 300}],
+                "usage": {"input_tokens": 5, "output_tokens": 9}},
+})  # fmt: skip
+
+
+def cpu_reference() -> float:
+    """Seconds a fixed piece of work takes on one core here: JSON lines decoded and walked in
+    Python, as a parse does. The same every run, so it tells how fast this machine was at
+    the time (a shared VM's speed can swing by a third from one minute to the next)."""
+    start = time.perf_counter()
+    words = 0
+    for _ in range(REFERENCE_RECORDS):
+        record = orjson.loads(_REFERENCE_LINE)
+        message = record.get("message")
+        words += len(message["content"][0]["text"].split()) + len(orjson.dumps(message))
+    return round(time.perf_counter() - start, 3)
+
+
 def noise() -> dict[str, Any]:
     return {
         "nproc": os.cpu_count(),
@@ -385,7 +406,8 @@ def render(rows: list[Row], context: dict[str, Any]) -> str:
         extra = ", ".join(f"{k}={v}" for k, v in r.extra.items())
         lines.append(f"{r.key:2} {r.name:<34} {value:>10}  {r.target:<22} {ok:<4} {extra}")
     head = (f"nproc={context['nproc']} load={context['loadavg_before']} -> "
-            f"{context['loadavg_after']}  corpus: {context['corpus']}")  # fmt: skip
+            f"{context['loadavg_after']}  cpu_ref={context['cpu_ref_before']} s -> "
+            f"{context['cpu_ref_after']} s  corpus: {context['corpus']}")  # fmt: skip
     return "\n".join([head, *lines])
 
 
@@ -394,6 +416,7 @@ def main() -> int:
     corpus = ensure_corpus()
     settle()
     before = noise()
+    reference = cpu_reference()
     summary = f"{corpus.sessions} sessions, {corpus.files} files, {corpus.bytes / 1e9:.2f} GB"
     with tempfile.TemporaryDirectory(prefix="gobtui-bench-") as tmp:
         work = Path(tmp)
@@ -414,6 +437,7 @@ def main() -> int:
         wanted = set(sys.argv[1:])  # `python -m bench.run a b`: only those rows
         rows = [measure(k, name, fn) for k, name, fn in plan if not wanted or k in wanted]
     context = before | {"loadavg_before": before["loadavg"], "loadavg_after": noise()["loadavg"]}
+    context |= {"cpu_ref_before": reference, "cpu_ref_after": cpu_reference()}
     context["corpus"] = summary
     print(render(rows, context))
     RESULTS.mkdir(parents=True, exist_ok=True)
