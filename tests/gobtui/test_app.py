@@ -16,7 +16,8 @@ from typing import Any
 import orjson
 import pytest
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Static
+from textual.message import Message
+from textual.widgets import DataTable, Static
 
 from core.model import Coverage, Provider
 from gobtui.app import GobtuiApp, _terminal_check, make_app
@@ -511,6 +512,48 @@ async def test_filling_the_board_draws_only_the_rows_on_screen(
         await pilot.pause()
         assert table.cursor_row == table.row_count - 1 and table.scroll_y == table.max_scroll_y
         assert table.row_count - 1 in drawn
+
+
+async def test_the_board_filled_at_once_equals_one_row_at_a_time(
+    demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New rows are added in one batch (the cursor re-clamped once): the table, its cursor
+    and the detail pane come out as with DataTable.add_row for each row."""
+    from gobtui.widgets.detail import DetailPane
+
+    post = SessionsTable.post_message
+
+    async def board(batched: bool) -> tuple[list[list[object]], int, object, list[int]]:
+        highlighted: list[int] = []
+
+        def noting(table: SessionsTable, message: Message) -> bool:
+            if isinstance(message, DataTable.RowHighlighted):
+                highlighted.append(message.cursor_row)
+            return post(table, message)
+
+        monkeypatch.setattr(SessionsTable, "post_message", noting)
+        if not batched:
+
+            def one_by_one(table: SessionsTable, new: list[tuple[str, Any]]) -> None:
+                for key, cells in new:
+                    table.add_row(*cells, key=key)
+
+            monkeypatch.setattr(SessionsTable, "_add_rows", one_by_one)
+        app = demo_app_factory()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await app.first_paint.wait()
+            await pilot.pause()
+            table = app.sessions_screen.query_one(SessionsTable)
+            assert table.row_count > 2
+            cells = [table.get_row_at(i) for i in range(table.row_count)]
+            row = app.sessions_screen.query_one(DetailPane).row
+            cursor = table.cursor_row
+        assert row is not None
+        return cells, cursor, row.key, highlighted
+
+    batched = await board(True)
+    assert batched[3]  # the first row's arrival highlighted it
+    assert batched == await board(False)
 
 
 async def test_a_tick_while_the_board_is_taken_down_is_ignored(
