@@ -359,12 +359,7 @@ class ItemBuilder:
                 dead = dead_labels.get(label)
                 if dead is None:
                     dead = dead_labels[label] = _suffixed(label, DEAD_SUFFIX)
-                item.active = False
-                item.est_tokens = 0
-                item.elidable_bytes = None
-                item.elidable_parts = 0
-                item.payload_sha256 = None
-                item.label = dead
+                _out_of_context(item, dead)
 
     def _rescue_siblings(self, live: set[str]) -> None:
         """Bring back records the parent walk misses although they are in the live context.
@@ -412,13 +407,17 @@ def walk(parents: dict[str, str | None], leaf: str | None) -> set[str]:
 
 
 def deactivate(item: TranscriptItem, suffix: str) -> None:
-    """Out of the live context (as mark_branch does, inline, for dead items)."""
+    """Out of the live context, its label saying why."""
+    _out_of_context(item, _suffixed(item.label, suffix))
+
+
+def _out_of_context(item: TranscriptItem, label: str) -> None:
     item.active = False
     item.est_tokens = 0
     item.elidable_bytes = None
     item.elidable_parts = 0
     item.payload_sha256 = None
-    item.label = _suffixed(item.label, suffix)
+    item.label = label
 
 
 def _suffixed(label: str, suffix: str) -> str:

@@ -195,34 +195,25 @@ class SessionsTable(DataTable[Cell]):
             self._ages = ages
             self.refresh()
 
-    def _update_row(
-        self,
-        row: BoardRow,
-        styles: BandStyles,
-        new: list[tuple[str, tuple[Cell, ...]]] | None = None,
-    ) -> None:
-        """Draw one row's cells again: a row new to the table is added, or, given `new`,
-        queued there for _add_rows."""
+    def _update_row(self, row: BoardRow, styles: BandStyles) -> tuple[Cell, ...] | None:
+        """Draw one row's cells again, in place; for a row new to the table, its cells (for
+        _add_rows)."""
         cells = row_cells(row, self._column_keys, self._widths, styles, self.clock)
         old = self._cells.get(row.key)
+        self._cells[row.key] = cells
         if old is None:
-            if new is None:
-                self.add_row(*cells, key=row.key)
-            else:
-                new.append((row.key, cells))
-        elif old != cells:
+            return cells
+        if old != cells:
             for col, before, after in zip(self._columns, old, cells, strict=True):
                 if before != after:
                     self.update_cell(row.key, col.key, after)
-        self._cells[row.key] = cells
+        return None
 
     def _add_rows(self, new: list[tuple[str, tuple[Cell, ...]]]) -> None:
         """Rows at the bottom, as add_row adds them one by one (one line each, no label), with
         the cursor re-clamped once: add_row sets its reactive for every row, a third of the
         time of a 2,000-row first fill. (DataTable's own bookkeeping: textual is pinned.)"""
-        if len(new) < 2:
-            for key, cells in new:
-                self.add_row(*cells, key=key)
+        if not new:
             return
         was_empty = self.row_count == 0
         keys = [column.key for column in self.ordered_columns]
@@ -253,7 +244,9 @@ class SessionsTable(DataTable[Cell]):
         new: list[tuple[str, tuple[Cell, ...]]] = []
         for row in rows:
             if changed is None or row.key in changed or row.key not in self._cells:
-                self._update_row(row, styles, new)
+                cells = self._update_row(row, styles)
+                if cells is not None:
+                    new.append((row.key, cells))
         self._add_rows(new)
         self._rows = rows
         self._reorder([row.key for row in rows])
