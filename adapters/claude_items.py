@@ -127,14 +127,21 @@ class ItemBuilder:
         "msg_ids",
         "redefined",
         "sidechain",
+        "spans",
         "tools",
         "unresolved",
         "uuids",
+        "weigh",
     )
 
     # Branch marking reads what it needs from these lists, not from the items: they were
     # allocated across the whole parse, and touching each again costs a cache miss.
-    def __init__(self, keep_unresolved: bool = False) -> None:
+    def __init__(self, keep_unresolved: bool = False, weigh: bool = True) -> None:
+        self.weigh = weigh
+        """False: items get no est_tokens (0) nor payload_sha256 until weighed(), and `spans`
+        says where their lines are."""
+        self.spans: list[tuple[int, int]] = []
+        """(byte offset, byte length) of each item's line, when not `weigh`."""
         self.items: list[TranscriptItem] = []
         self.uuids: list[str | None] = []  # the items' uuids
         self.tools: dict[str, tuple[str, str]] = {}
@@ -155,9 +162,18 @@ class ItemBuilder:
         self.redefined = False
         """A tool_use id was seen twice (what an item names then depends on where it starts)."""
 
-    def add(self, index: int, record: dict[str, Any], kind: Any, uuid: Any, parent: Any) -> None:
-        """One record, given its type, uuid and parentUuid (in file order): an item when its
-        type is one of ITEM_KINDS."""
+    def add(
+        self,
+        index: int,
+        record: dict[str, Any],
+        kind: Any,
+        uuid: Any,
+        parent: Any,
+        start: int = -1,
+        length: int = 0,
+    ) -> None:
+        """One record, given its type, uuid and parentUuid (in file order), and where its line
+        is: an item when its type is one of ITEM_KINDS."""
         uuid = uuid if type(uuid) is str else None
         parent = parent if type(parent) is str else None
         if kind == "assistant":
@@ -170,16 +186,16 @@ class ItemBuilder:
             content = record.get("content")
             summary = collapse(content, PROMPT_SUMMARY_CHARS) if isinstance(content, str) else None
             item = TranscriptItem(
-                index, ItemKind.SYSTEM, estimate(record), label=label, summary=summary
+                index, ItemKind.SYSTEM, self._estimate(record), label=label, summary=summary
             )
         elif kind == "attachment":
-            item = TranscriptItem(index, ItemKind.META, estimate(record), label="meta")
+            item = TranscriptItem(index, ItemKind.META, self._estimate(record), label="meta")
         elif kind == "tool_use":
             item = self._drift_call(index, record)
         elif kind == "tool_result":
             name = record.get("name")
             label = name if isinstance(name, str) and name else "tool_result"
-            item = TranscriptItem(index, ItemKind.TOOL_RESULT, estimate(record), label=label)
+            item = TranscriptItem(index, ItemKind.TOOL_RESULT, self._estimate(record), label=label)
         else:  # not in ITEM_KINDS
             return  # bookkeeping (progress, summary, last-prompt, snapshots, ...)
         item.uuid = uuid
@@ -190,6 +206,11 @@ class ItemBuilder:
             self.sidechain.add(len(self.items))
         self.items.append(item)
         self.uuids.append(uuid)
+        if not self.weigh:
+            self.spans.append((start, length))
+
+    def _estimate(self, record: dict[str, Any]) -> int:
+        return estimate(record) if self.weigh else 0
 
     def _tool(self, block: dict[str, Any]) -> tuple[str, str, str]:
         """Remember a tool_use block: (id or "", name, input cut to TOOL_INPUT_CHARS)."""
@@ -235,7 +256,7 @@ class ItemBuilder:
         item = TranscriptItem(
             index,
             ItemKind.ASSISTANT,
-            estimate(record),
+            self._estimate(record),
             label="+".join(names) or "assistant",
             summary=summary,
             tool_use_ids=tuple(ids),
@@ -252,7 +273,7 @@ class ItemBuilder:
         self, index: int, record: dict[str, Any], uuid: str | None, parent: str | None
     ) -> TranscriptItem:
         # First: serialising leaves non-ASCII strings their UTF-8, which encode() then reuses.
-        est = estimate(record)
+        est = self._estimate(record)
         message = record.get("message")
         content = message.get("content") if type(message) is dict else None
         results = (
@@ -326,7 +347,7 @@ class ItemBuilder:
             label="+".join(names),
             summary=cut("; ".join(shown), SUMMARY_MAX_CHARS),
             tool_use_ids=tuple(ids),
-            payload_sha256=_sha256(payload) if elidable else None,
+            payload_sha256=_sha256(payload) if elidable and self.weigh else None,
         )
 
     def _drift_call(self, index: int, record: dict[str, Any]) -> TranscriptItem:
@@ -335,7 +356,7 @@ class ItemBuilder:
         return TranscriptItem(
             index,
             ItemKind.TOOL_CALL,
-            estimate(record),
+            self._estimate(record),
             label=name,
             summary=cut(f"{name}({shown})", SUMMARY_MAX_CHARS),
             tool_use_ids=(tid,) if tid else (),
@@ -392,6 +413,27 @@ class ItemBuilder:
             ):
                 live.add(uuid)
                 open_calls.difference_update(ids)
+
+
+def weigh(item: TranscriptItem, record: dict[str, Any]) -> bool:
+    """Give an item built without weighing (ItemBuilder(weigh=False)) its est_tokens and
+    payload_sha256, from its record decoded again: False when the record is not the one the
+    item was built from (the file changed in place)."""
+    scale = ItemBuilder()
+    scale.add(
+        item.line_index, record, record.get("type"), record.get("uuid"), record.get("parentUuid")
+    )
+    again = scale.items[0] if scale.items else None
+    if again is None or (again.uuid, again.kind, again.elidable_bytes, again.elidable_parts) != (
+        item.uuid,
+        item.kind,
+        item.elidable_bytes,
+        item.elidable_parts,
+    ):
+        return False
+    item.est_tokens = again.est_tokens
+    item.payload_sha256 = again.payload_sha256
+    return True
 
 
 def walk(parents: dict[str, str | None], leaf: str | None) -> set[str]:

@@ -21,7 +21,7 @@ from itertools import groupby
 from typing import Any
 
 from adapters.claude import ClaudeState
-from adapters.claude_items import ItemBuilder, Unresolved
+from adapters.claude_items import ItemBuilder, Unresolved, weigh
 from adapters.full_parse import (
     ItemRow,
     Tally,
@@ -32,9 +32,14 @@ from adapters.full_parse import (
     split_point,
     transcript_of,
 )
-from adapters.jsonl import LineCursor, Record, feed_bytes
+from adapters.jsonl import LineCursor, Record, decode_line, feed_bytes
 from adapters.processes import Helper
-from core.limits import CLAUDE_JOIN_REBUILD_MAX, RECENT_LINK_WINDOW, USAGE_HISTORY_MAX
+from core.limits import (
+    CLAUDE_JOIN_REBUILD_MAX,
+    RECENT_LINK_WINDOW,
+    USAGE_HISTORY_MAX,
+    WEIGH_LATER_MIN_BYTES,
+)
 from core.model import Provider, Transcript, TranscriptItem
 
 HEAD_SHARE = 0.55
@@ -146,7 +151,7 @@ class Side:
         self.tally.size += tally.size
         self.tally.torn = tally.torn
 
-    def _record(self, index: int, record: Record) -> None:
+    def _record(self, index: int, length: int, record: Record) -> None:
         kind = record.get("type")
         uuid = record.get("uuid")
         parent = record.get("parentUuid")
@@ -155,7 +160,8 @@ class Side:
             self.uuid_records += 1
             self.parents[uuid] = parent if type(parent) is str else None
         if kind != "progress":
-            self.builder.add(index, record, kind, uuid, parent)
+            start = self.lines.line_start(length)
+            self.builder.add(index, record, kind, uuid, parent, start, length)
 
 
 TailAnswer = tuple[
@@ -171,18 +177,22 @@ TailAnswer = tuple[
     HalfState,
     Tally,
     int,  # records with a uuid
+    list[tuple[int, int]],  # the items' line spans (not weighed)
 ]
 
 
-def parse_file(path: str) -> Transcript:
-    """Every line of `path` into items, and a ClaudeState fed the same records."""
+def parse_file(path: str, weigh_later: bool | None = None) -> Transcript:
+    """Every line of `path` into items, and a ClaudeState fed the same records. The items of a
+    big file (or any, when `weigh_later`) are weighed once the live branch is known, only those
+    in it (see WEIGH_LATER_MIN_BYTES)."""
     with open(path, "rb") as handle, gc_paused():
         fd = handle.fileno()
         st = os.fstat(fd)
         size = st.st_size
+        later = size >= WEIGH_LATER_MIN_BYTES if weigh_later is None else weigh_later
         split = split_point(fd, size, HEAD_SHARE) if Helper.may_start(size) else size
         helper = Helper.start(tail_pass, fd, size, path, split) if split < size else None
-        head = Side(ItemBuilder(), HalfState(path), LineCursor())
+        head = Side(ItemBuilder(weigh=not later), HalfState(path), LineCursor())
         try:
             head.run(fd, size if helper is None else split)
             if helper is not None and not _join(head, helper.result(), split):
@@ -190,9 +200,11 @@ def parse_file(path: str) -> Transcript:
         finally:
             if helper is not None:
                 helper.close()
-    builder, state = head.builder, head.state
-    leaf = state.leaf(head.parents)
-    builder.mark_branch(head.parents, leaf, bool(state.subagent))
+        builder, state = head.builder, head.state
+        leaf = state.leaf(head.parents)
+        builder.mark_branch(head.parents, leaf, bool(state.subagent))
+        if later and not _weigh_active(fd, builder):
+            return parse_file(path, weigh_later=False)  # changed in place: read it again
     transcript = transcript_of(
         Provider.CLAUDE, path, builder.items, state, head.tally, st.st_mtime_ns
     )
@@ -210,7 +222,9 @@ def tail_pass(fd: int, size: int, path: str, split: int) -> TailAnswer:
                 first.feed_parts(record, record.get("type"), None, None)
                 if first.subagent is not None:
                     break
-    tail = Side(ItemBuilder(keep_unresolved=True), first.starting_after(), LineCursor(split))
+    later = size >= WEIGH_LATER_MIN_BYTES  # as the head decides (the join checks it)
+    builder = ItemBuilder(keep_unresolved=True, weigh=not later)
+    tail = Side(builder, first.starting_after(), LineCursor(split))
     tail.run(fd, size)
     built = tail.builder
     return (
@@ -226,18 +240,21 @@ def tail_pass(fd: int, size: int, path: str, split: int) -> TailAnswer:
         tail.state,
         tail.tally,
         tail.uuid_records,
+        built.spans,
     )
 
 
 def _join(head: Side, answer: Any, split: int) -> bool:
     """The tail's answer joined to `head` (read up to `split`); False, with `head` as it was,
     when there is no answer or the join would not equal reading on."""
-    if not isinstance(answer, tuple) or len(answer) != 12 or head.lines.offset != split:
+    if not isinstance(answer, tuple) or len(answer) != 13 or head.lines.offset != split:
         return False
     (subagent, rows, msg_ids, calls, answers, sidechain, unresolved, redefined,
-     parents, state, tally, uuid_records) = answer  # fmt: skip
+     parents, state, tally, uuid_records, spans) = answer  # fmt: skip
+    builder = head.builder
     if (
         redefined
+        or len(spans) != (0 if builder.weigh else len(rows))  # not weighed alike
         or subagent != head.state.subagent
         or uuid_records != len(parents)
         or not head.parents.keys().isdisjoint(parents)
@@ -254,8 +271,8 @@ def _join(head: Side, answer: Any, split: int) -> bool:
             # No id was set twice: the head's calls are as they were when the tail began.
             tools = {tid: heads[tid] for tid in missed if tid in heads} | known
             items[pos] = _rebuilt(record, items[pos].line_index, tools)
-    builder = head.builder
     builder.items += items
+    builder.spans += spans
     builder.uuids += [item.uuid for item in items]  # (not sent: the items have them)
     builder.msg_ids += msg_ids
     builder.calls += calls
@@ -265,6 +282,18 @@ def _join(head: Side, answer: Any, split: int) -> bool:
     head.state.absorb(state)
     head.add(tally)
     head.uuid_records += uuid_records
+    return True
+
+
+def _weigh_active(fd: int, builder: ItemBuilder) -> bool:
+    """Weigh the items still active (claude_items.weigh), each line read again: False when one
+    is not what it was."""
+    for item, (start, length) in zip(builder.items, builder.spans, strict=True):
+        if item.active:
+            line = os.pread(fd, length, start)
+            record = decode_line(line.strip())
+            if len(line) != length or not isinstance(record, dict) or not weigh(item, record):
+                return False
     return True
 
 

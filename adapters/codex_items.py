@@ -311,7 +311,7 @@ def _helper_pass(fd: int, size: int, path: str, split: int) -> HelperAnswer[Code
     items: list[TranscriptItem] = []
     compactions: list[int] = []
 
-    def head(index: int, record: Record) -> None:
+    def head(index: int, _length: int, record: Record) -> None:
         rtype = record.get("type")
         payload = record.get("payload")
         feed(record, rtype, payload)
@@ -323,7 +323,7 @@ def _helper_pass(fd: int, size: int, path: str, split: int) -> HelperAnswer[Code
         ):
             note_call(payload, calls)
 
-    def tail(index: int, record: Record) -> None:
+    def tail(index: int, _length: int, record: Record) -> None:
         rtype = record.get("type")
         payload = record.get("payload")
         feed(record, rtype, payload)

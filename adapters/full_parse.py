@@ -67,11 +67,14 @@ class Tally:
     torn: bool = False
 
 
-def feed_all(
-    feed: Callable[[int, Record], None], fd: int, size: int, lines: LineCursor | None = None
-) -> Tally:
-    """Every record of `fd` from the `lines` cursor's offset (0 when None) to `size` to `feed`
-    (with its line index), the lines counted."""
+Feed = Callable[[int, int, Record], None]
+"""A full pass's reader of each record: (line index, the line's byte length, record). When it
+is called, the pass's LineCursor is past that line (adapters.jsonl.feed_bytes)."""
+
+
+def feed_all(feed: Feed, fd: int, size: int, lines: LineCursor | None = None) -> Tally:
+    """Every record of `fd` from the `lines` cursor's offset (0 when None) to `size` to `feed`,
+    the lines counted."""
     lines = lines if lines is not None else LineCursor()
     tally = Tally()
     bad = tally.bad
@@ -79,12 +82,12 @@ def feed_all(
     with gc_paused():
         for chunk in read_chunks(fd, size, lines.offset):
             tally.size += len(chunk)
-            for index, _length, record in feed_bytes(lines, chunk, not chunk):
+            for index, length, record in feed_bytes(lines, chunk, not chunk):
                 if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
                     bad[record.value] += 1
                     continue
                 records += 1
-                feed(index, record)
+                feed(index, length, record)
     tally.records = records
     tally.torn = torn_tail(lines)
     return tally
@@ -164,8 +167,8 @@ def split_point(fd: int, size: int, head_share: float) -> int:
 
 
 def split_pass(
-    head: Callable[[int, Record], None],
-    tail: Callable[[int, Record], None],
+    head: Feed,
+    tail: Feed,
     fd: int,
     size: int,
     split: int,

@@ -39,6 +39,11 @@ class LineCursor:
         """File position of the next byte to read."""
         return self.offset + len(self.partial) + self.skipping
 
+    def line_start(self, length: int) -> int:
+        """Where the line just yielded (of `length` bytes) starts: the cursor is past it, and
+        past its newline unless it was taken at EOF."""
+        return self.offset - length - (0 if self.absorb_newline else 1)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "offset": self.offset,

@@ -36,6 +36,10 @@ LABEL_MAX_CHARS = 80
 SUMMARY_MAX_CHARS = 240
 ELIDABLE_MIN_BYTES = 256
 """Only tool outputs larger than this are elidable."""
+WEIGH_LATER_MIN_BYTES = 16 * 1024 * 1024
+"""A full parse of a file this big weighs (token estimate, payload fingerprint) only the items
+still in context, once the live branch is known, from their lines read again: a transcript
+this long is mostly compacted history, and the live part is bounded by the context window."""
 STUB_BUDGET_BYTES = 96
 """What one stub is assumed to cost when estimating elision savings."""
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters import claude as claude_mod
-from adapters import claude_items, jsonl, processes, reader
+from adapters import claude_items, claude_parse, jsonl, processes, reader
 from adapters.claude import ClaudeState, parse_transcript
 from adapters.full_parse import Tally
 from adapters.jsonl import LineCursor
@@ -680,6 +680,62 @@ def test_helper_parse_equals_one_pass(
     monkeypatch.setattr(processes.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
     assert len(answers) == 1 and isinstance(answers[0][10], Tally)  # the helper read the tail
+
+
+@pytest.mark.parametrize("relative", [MAROT_MAIN, MAROT_SUB, BRANCH, EDGE_CASES, TOOL_HEAVY])
+def test_weighing_later_equals_weighing_each_item(fixtures_dir: Path, relative: str) -> None:
+    # A big file's items are weighed once the branch is known, only the live ones: the same
+    # estimates and fingerprints, the dead ones 0 as before.
+    path = str(fixtures_dir / relative)
+    eager = claude_parse.parse_file(path, weigh_later=False)
+    later = claude_parse.parse_file(path, weigh_later=True)
+    assert dump(later) == dump(eager)
+    assert any(i.active and i.payload_sha256 for i in eager.items) or relative != TOOL_HEAVY
+
+
+@pytest.mark.forks
+def test_weighing_later_with_a_helper(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not processes.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    path = str(fixtures_dir / MAROT_MAIN)
+    alone = dump(parse_transcript(path))
+    answers: list[Any] = []
+    real = processes.Helper.result
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "_busy", lambda: False)
+    monkeypatch.setattr(
+        processes.Helper, "result", lambda h: answers.append(real(h)) or answers[-1]
+    )
+    monkeypatch.setattr(claude_parse, "WEIGH_LATER_MIN_BYTES", 0)
+    assert dump(parse_transcript(path)) == alone
+    spans = answers[0][12]  # the tail's items came unweighed, with their lines' places
+    assert spans and spans == sorted(spans) and all(length > 0 for _, length in spans)
+
+
+def test_a_file_changed_in_place_before_weighing_is_read_again(
+    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes((fixtures_dir / TOOL_HEAVY).read_bytes())
+    changed = (fixtures_dir / MAROT_MAIN).read_bytes()
+    mark = claude_items.ItemBuilder.mark_branch
+
+    def mark_then_rewrite(builder: claude_items.ItemBuilder, *args: Any) -> None:
+        mark(builder, *args)
+        if not builder.weigh:  # the same inode, other lines: what an in-place rewrite does
+            with path.open("r+b") as handle:
+                handle.write(changed)
+                handle.truncate()
+
+    monkeypatch.setattr(claude_items.ItemBuilder, "mark_branch", mark_then_rewrite)
+    got = claude_parse.parse_file(str(path), weigh_later=True)
+    monkeypatch.undo()
+    assert dump(got)[0] == dump(claude_parse.parse_file(str(path), weigh_later=False))[0]
+    assert (
+        got.items
+        and got.items
+        != claude_parse.parse_file(str(fixtures_dir / TOOL_HEAVY), weigh_later=False).items
+    )
 
 
 def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -291,15 +291,20 @@ def test_feed_all_counts_like_feed_bytes(tmp_path: Path, monkeypatch: pytest.Mon
     data = b'{"a":1}\n[2]\n\n\xff\n{"b":\n{"c":3}\n{"d":4}'
     path = tmp_path / "f.jsonl"
     path.write_bytes(data + b'\n{"late":1}\n')  # appended after the size was taken
-    fed: list[tuple[int, Record]] = []
+    fed: list[tuple[int, Record, bytes]] = []
+    lines = LineCursor()
+
+    def feed(index: int, length: int, record: Record) -> None:
+        start = lines.line_start(length)
+        fed.append((index, record, data[start : start + length]))
+
     fd = os.open(path, os.O_RDONLY)
     try:
-        tally = full_parse.feed_all(
-            lambda index, record: fed.append((index, record)), fd, len(data)
-        )
+        tally = full_parse.feed_all(feed, fd, len(data), lines)
     finally:
         os.close(fd)
-    assert fed == [(0, {"a": 1}), (5, {"c": 3}), (6, {"d": 4})]
+    # each with its line's bytes: the last one was taken at EOF, without a newline
+    assert fed == [(0, {"a": 1}, b'{"a":1}'), (5, {"c": 3}, b'{"c":3}'), (6, {"d": 4}, b'{"d":4}')]
     bad = Counter({"not_object": 1, "not_utf8": 1, "not_json": 1})
     assert tally == Tally(records=3, bad=bad, size=len(data), torn=False)
 
