@@ -31,8 +31,9 @@ from adapters.full_parse import (
     items_of,
     split_point,
     transcript_of,
+    weigh_lines,
 )
-from adapters.jsonl import LineCursor, Record, decode_line, feed_bytes
+from adapters.jsonl import LineCursor, Record, feed_bytes
 from adapters.processes import Helper
 from core.limits import (
     CLAUDE_JOIN_REBUILD_MAX,
@@ -203,7 +204,7 @@ def parse_file(path: str, weigh_later: bool | None = None) -> Transcript:
         builder, state = head.builder, head.state
         leaf = state.leaf(head.parents)
         builder.mark_branch(head.parents, leaf, bool(state.subagent))
-        if later and not _weigh_active(fd, builder):
+        if later and not weigh_lines(fd, builder.items, builder.spans, weigh):
             return parse_file(path, weigh_later=False)  # changed in place: read it again
     transcript = transcript_of(
         Provider.CLAUDE, path, builder.items, state, head.tally, st.st_mtime_ns
@@ -282,18 +283,6 @@ def _join(head: Side, answer: Any, split: int) -> bool:
     head.state.absorb(state)
     head.add(tally)
     head.uuid_records += uuid_records
-    return True
-
-
-def _weigh_active(fd: int, builder: ItemBuilder) -> bool:
-    """Weigh the items still active (claude_items.weigh), each line read again: False when one
-    is not what it was."""
-    for item, (start, length) in zip(builder.items, builder.spans, strict=True):
-        if item.active:
-            line = os.pread(fd, length, start)
-            record = decode_line(line.strip())
-            if len(line) != length or not isinstance(record, dict) or not weigh(item, record):
-                return False
     return True
 
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from adapters.jsonl import LineCursor, Record, decode_line, feed_bytes, torn_tail
 from adapters.processes import Helper
 from core.limits import READ_CHUNK_BYTES
 from core.model import Coverage, Provider, SessionSummary, Transcript, TranscriptItem
@@ -172,12 +172,16 @@ def split_pass(
     fd: int,
     size: int,
     split: int,
+    rest_lines: LineCursor | None = None,
 ) -> tuple[Tally, Tally]:
-    """`head` fed the records before `split` (a line start), `tail` those from it: the
-    head's tally and the whole file's."""
+    """`head` fed the records before `split` (a line start), `tail` those from it (its
+    cursor `rest_lines`, when given, a new one at `split`): the head's tally and the whole
+    file's."""
     lines = LineCursor()
     first = feed_all(head, fd, split, lines)
-    rest = feed_all(tail, fd, size, LineCursor(offset=split, line_index=lines.line_index))
+    rest_lines = rest_lines if rest_lines is not None else LineCursor(offset=split)
+    rest_lines.line_index = lines.line_index
+    rest = feed_all(tail, fd, size, rest_lines)
     whole = Tally(
         records=first.records + rest.records,
         bad=first.bad + rest.bad,
@@ -193,15 +197,17 @@ def full_parse(
     new_state: Callable[[str], S],
     helper_pass: Callable[[int, int, str, int], HelperAnswer[S, U]],
     items_pass: Callable[[int, int, S | None], tuple[T, Tally]],
-    finish: Callable[[T, U | None, S], tuple[list[TranscriptItem], Summarising]],
+    finish: Callable[[T, U | None, S], tuple[list[TranscriptItem], list[Span], Summarising]],
+    weigh: Weigh,
     head_share: float,
-) -> Transcript:
+) -> Transcript | None:
     """Every line of `path` into items and a state fed the same records.
 
     For a big file a Helper runs `helper_pass` (the state, and the tail's items) while
     `items_pass` here builds the head's items without a state (None); with no Helper,
     `items_pass` does it all, feeding a `new_state`. `finish` joins the head's items and the
-    tail's and gives the state to summarise.
+    tail's, says where the lines of those not weighed yet are, and gives the state to
+    summarise. None: the file changed in place before they were weighed (weigh_lines).
     """
     with open(path, "rb") as handle, gc_paused():
         fd = handle.fileno()
@@ -227,8 +233,30 @@ def full_parse(
         finally:
             if helper is not None:
                 helper.close()
-    items, summarising = finish(out, tail, state)
+        items, spans, summarising = finish(out, tail, state)
+        if spans and not weigh_lines(fd, items, spans, weigh):
+            return None
     return transcript_of(provider, path, items, summarising, tally, st.st_mtime_ns)
+
+
+Span = tuple[int, int]
+"""Where an item's line is: (byte offset, byte length); (-1, 0) for an item already weighed."""
+Weigh = Callable[[TranscriptItem, Record], bool]
+"""Give an item built unweighed its est_tokens and payload_sha256 from its record decoded
+again; False when the record is not the one the item was built from."""
+
+
+def weigh_lines(fd: int, items: list[TranscriptItem], spans: list[Span], weigh: Weigh) -> bool:
+    """Weigh the items still active that were built unweighed, each line read again: a big
+    file's items are weighed once it is known which are in context, only those (see
+    WEIGH_LATER_MIN_BYTES). False when a line is not what it was (the file changed in place)."""
+    for item, (start, length) in zip(items, spans, strict=True):
+        if item.active and start >= 0:
+            line = os.pread(fd, length, start)
+            record = decode_line(line.strip())
+            if len(line) != length or not isinstance(record, dict) or not weigh(item, record):
+                return False
+    return True
 
 
 def transcript_of(

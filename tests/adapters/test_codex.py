@@ -523,6 +523,7 @@ def test_helper_parse_equals_one_pass(
     monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
     monkeypatch.setattr(processes.Helper, "result", result)
+    monkeypatch.setattr(codex_items, "ITEMS_HEAD_SHARE", 0.6)  # a tail of several lines
     assert dump(parse_transcript(path)) == alone
     assert len(answers) == 1 and isinstance(answers[0][3], Tally)  # the helper did the state
     assert answers[0][1] is not None  # and the items of the file's tail
@@ -533,6 +534,56 @@ def test_helper_parse_equals_one_pass(
         lambda _: (CodexState(path), None, Tally(records=1), Tally(records=1)),
     )
     assert dump(parse_transcript(path)) == alone
+
+
+@pytest.mark.forks
+@pytest.mark.parametrize("helper", [False, True], ids=["alone", "helper"])
+@pytest.mark.parametrize("relative", [L_34, WINDOW, KV_COMPACT, LEGACY])
+def test_weighing_later_equals_weighing_each_item(
+    fixtures_dir: Path, relative: str, helper: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A big file's items are weighed once the newest compaction is applied, only the live
+    # ones: the same estimates and fingerprints, the others 0 as before.
+    if helper and not processes.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    path = str(fixtures_dir / relative)
+    eager = dump(parse_transcript(path))
+    weighed: list[int] = []
+    real = codex_items.weigh
+    monkeypatch.setattr(codex_items, "WEIGH_LATER_MIN_BYTES", 0)
+    monkeypatch.setattr(
+        codex_items, "weigh", lambda i, r: weighed.append(i.line_index) or real(i, r)
+    )
+    if helper:  # its tail's items come unweighed too
+        monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+        monkeypatch.setattr(processes, "_busy", lambda: False)
+        monkeypatch.setattr(codex_items, "ITEMS_HEAD_SHARE", 0.6)
+    assert dump(parse_transcript(path)) == eager
+    assert weighed == [i[0] for i in eager[0] if i[3]]  # each active item, once, in order
+
+
+def test_a_rollout_changed_in_place_before_weighing_is_read_again(
+    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes((fixtures_dir / KV_COMPACT).read_bytes())
+    changed = (fixtures_dir / L_34).read_bytes()
+    finish = codex_items._finish
+
+    def finish_then_rewrite(*args: Any) -> Any:
+        got = finish(*args)
+        if got[1]:  # unweighed items: the same inode gets other lines
+            with path.open("r+b") as handle:
+                handle.write(changed)
+                handle.truncate()
+        return got
+
+    monkeypatch.setattr(codex_items, "WEIGH_LATER_MIN_BYTES", 0)
+    monkeypatch.setattr(codex_items, "_finish", finish_then_rewrite)
+    got = dump(parse_transcript(str(path)))
+    monkeypatch.undo()
+    assert got == dump(parse_transcript(str(path)))
+    assert got != dump(parse_transcript(str(fixtures_dir / KV_COMPACT)))
 
 
 def test_items_loads_skips_only_lines_whose_own_type_makes_no_item() -> None:
