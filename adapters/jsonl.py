@@ -85,7 +85,7 @@ def _not_json(line: bytes) -> BadLine:
 
 LineEvent = tuple[int, int, "Record | BadLine"]
 """(line_index, byte length of the line, decoded object or why not)."""
-Loads = Callable[[bytes], Any]
+Loads = Callable[[Any], Any]
 """How a line becomes an object: orjson.loads, or a pass's cheaper stand-in for lines it can
 tell by their first bytes it does not need (see adapters.codex_items.items_loads)."""
 
@@ -130,13 +130,14 @@ def feed_bytes(
 def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> Iterator[LineEvent]:
     """The events of the lines of chunk[:end] (each ended by a newline); the first continues
     the cursor's unfinished line."""
-    # Each line is found (memchr) and copied just before it is decoded: one pass over bytes
-    # still in the cache (bytes.split would compare byte by byte, then copy every line).
+    # Each line is found (memchr) just before it is decoded: one pass over bytes still in the
+    # cache (bytes.split would compare byte by byte, then copy every line). orjson decodes a
+    # view of it (no copy); another `loads` gets a copy.
     find = chunk.find
     index = cursor.line_index
     offset = cursor.offset
     pos = 0
-    line: bytes | None = None
+    line: bytes | memoryview | None = None
     if cursor.skipping or cursor.partial:
         pos = find(b"\n", 0, end) + 1
         if cursor.skipping:
@@ -150,6 +151,7 @@ def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> I
         else:
             line = cursor.partial + chunk[: pos - 1]
             cursor.partial = b""
+    view = memoryview(chunk) if loads is orjson.loads else chunk
     limit = MAX_LINE_BYTES
     error = orjson.JSONDecodeError
     while line is not None or pos < end:
@@ -157,7 +159,7 @@ def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> I
             stop = find(b"\n", pos)
             length = stop - pos
             if length <= limit:
-                line = chunk[pos:stop]
+                line = view[pos:stop]
             pos = stop + 1
         else:
             length = len(line)
@@ -168,16 +170,26 @@ def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> I
             cursor.offset = offset
             yield index - 1, length, BadLine.TOO_LONG
         elif line is not None:
-            stripped = line.strip()
-            if stripped:
-                cursor.line_index = index
-                cursor.offset = offset
-                try:
-                    value = loads(stripped)
-                except error:
-                    yield index - 1, length, _not_json(stripped)
-                else:
-                    yield index - 1, length, value if type(value) is dict else BadLine.NOT_OBJECT
+            cursor.line_index = index
+            cursor.offset = offset
+            try:
+                value = loads(line)
+            except error:
+                # blank, or padded with what JSON does not call whitespace, or damaged
+                stripped = bytes(line).strip()
+                if stripped:
+                    try:
+                        value = loads(stripped)
+                    except error:
+                        yield index - 1, length, _not_json(stripped)
+                    else:
+                        yield (
+                            index - 1,
+                            length,
+                            value if type(value) is dict else BadLine.NOT_OBJECT,
+                        )
+            else:
+                yield index - 1, length, value if type(value) is dict else BadLine.NOT_OBJECT
         line = None
     cursor.line_index = index
     cursor.offset = offset
