@@ -8,21 +8,27 @@ this process had gone on reading:
   tool call of the head are rebuilt with it;
 - its state is absorbed (HalfState.absorb), which is exact as long as no record's uuid is
   used twice across the join and no response's usage is split apart by another.
+A forked Helper that is done first also takes the end of the head (adapters.steal), another
+part joined the same way, before the tail: the two cores' speeds differ from run to run on a
+shared machine, and a fixed split leaves one of them idle.
 Anything else (no Helper, a failed or foreign answer, a file where the join would not be
-exact) and this process reads the tail itself after the head: one pass, as without a Helper.
+exact) and this process reads the rest itself after the head: one pass, as without a Helper.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import groupby
 from typing import Any
 
 from adapters.claude import ClaudeState
 from adapters.claude_items import ItemBuilder, Unresolved, weigh
 from adapters.full_parse import (
+    Bound,
     ItemRow,
     Tally,
     feed_all,
@@ -35,6 +41,7 @@ from adapters.full_parse import (
 )
 from adapters.jsonl import LineCursor, Record, feed_bytes
 from adapters.processes import Helper
+from adapters.steal import Steal
 from core.limits import (
     CLAUDE_JOIN_REBUILD_MAX,
     RECENT_LINK_WINDOW,
@@ -43,9 +50,9 @@ from core.limits import (
 )
 from core.model import Provider, Transcript, TranscriptItem
 
-HEAD_SHARE = 0.55
-"""Where a big file's head ends (a line start near this share of its bytes): the tail's side
-also pickles its answer, this side unpickles and joins it."""
+HEAD_SHARE = 0.62
+"""Where a big file's head ends (a line start near this share of its bytes): more than half,
+so that a forked Helper is most often done first and takes part of the head's end."""
 
 SIDECHAIN_PROBE_BYTES = 64 * 1024
 """How much of the file's start the tail's side reads to find the first record that says
@@ -141,9 +148,10 @@ class Side:
     uuid_records: int = 0
     """Records with a uuid: more than len(parents) when one was used twice."""
 
-    def run(self, fd: int, end: int) -> None:
-        """Every record from the line cursor's offset to `end`, to the builder and the state."""
-        self.add(feed_all(self._record, fd, end, self.lines))
+    def run(self, fd: int, end: int, bound: Bound | None = None) -> None:
+        """Every record from the line cursor's offset to `end` (or where `bound` says), to the
+        builder and the state."""
+        self.add(feed_all(self._record, fd, end, self.lines, bound))
 
     def add(self, tally: Tally) -> None:
         """Count the lines of a pass that went on from this one's."""
@@ -179,7 +187,10 @@ TailAnswer = tuple[
     Tally,
     int,  # records with a uuid
     list[tuple[int, int]],  # the items' line spans (not weighed)
+    tuple[int, int],  # where the part ended, and how many lines it had
+    dict[str, tuple[str, str]] | None,  # its tool calls (a part another part follows)
 ]
+"""A part of a file parsed in a Helper, to join to what this process read before it."""
 
 
 def parse_file(path: str, weigh_later: bool | None = None) -> Transcript:
@@ -192,15 +203,28 @@ def parse_file(path: str, weigh_later: bool | None = None) -> Transcript:
         size = st.st_size
         later = size >= WEIGH_LATER_MIN_BYTES if weigh_later is None else weigh_later
         split = split_point(fd, size, HEAD_SHARE) if Helper.may_start(size) else size
-        helper = Helper.start(tail_pass, fd, size, path, split) if split < size else None
+        steal = Steal.open(fd) if split < size else None  # (None: no file in memory)
+        forked = partial(_tail_pass_stealing, steal) if steal is not None else None
+        helper = Helper.start(tail_pass, fd, size, path, split, forked) if split < size else None
+        if steal is not None and (helper is None or not helper.forked):
+            steal.release()
+            steal = None
         head = Side(ItemBuilder(weigh=not later), HalfState(path), LineCursor())
         try:
-            head.run(fd, size if helper is None else split)
-            if helper is not None and not _join(head, helper.result(), split):
-                head.run(fd, size)  # the tail here, after the head: one pass
+            head.run(fd, size if helper is None else split, steal)
+            if steal is not None:
+                steal.close()
+            if helper is not None:
+                parts = _parts(helper.result(), steal, split)
+                for n, (start, answer) in enumerate(parts, 1):
+                    if not _join(head, answer, start, last=n == len(parts)):
+                        head.run(fd, size)  # the rest here, after the head: one pass
+                        break
         finally:
             if helper is not None:
                 helper.close()
+            if steal is not None:
+                steal.release()
         builder, state = head.builder, head.state
         leaf = state.leaf(head.parents)
         builder.mark_branch(head.parents, leaf, bool(state.subagent))
@@ -215,46 +239,92 @@ def parse_file(path: str, weigh_later: bool | None = None) -> Transcript:
 
 def tail_pass(fd: int, size: int, path: str, split: int) -> TailAnswer:
     """The Helper's side: the records from `split` (a line start) to `size`, numbered from 0."""
+    return _part(_first_decisions(fd, path, split), fd, split, size, size >= WEIGH_LATER_MIN_BYTES)
+
+
+def _tail_pass_stealing(
+    steal: Steal, fd: int, size: int, path: str, split: int
+) -> TailAnswer | None:
+    """tail_pass in a forked Helper, its answer handed over at once, then the end of the head's
+    part if this process gets it (adapters.steal): that part's answer."""
+    started = time.monotonic()
+    steal.helper_side()
+    later = size >= WEIGH_LATER_MIN_BYTES
+    tail = _part(_first_decisions(fd, path, split), fd, split, size, later)
+    speed = (size - split) / max(time.monotonic() - started, 1e-6)
+    start = steal.ask(tail, speed / (1 + PICKLE_SHARE))  # (an extra part is pickled too)
+    if not start:
+        return None
+    # (decided from the records before `start`, as the head's state will have)
+    return _part(_first_decisions(fd, path, start), fd, start, split, later, True)
+
+
+PICKLE_SHARE = 0.15
+"""A part's answer takes about this share of its parse to pickle (the 219 MB of row d: the
+tail's 0.14 to 0.17 s against 1.1 s, forked)."""
+
+
+def _parts(answer: Any, steal: Steal | None, split: int) -> list[tuple[int, Any]]:
+    """The Helper's parts in file order, each with where it starts."""
+    if steal is None:
+        return [(split, answer)]
+    return ([(steal.given, answer)] if steal.given else []) + [(split, steal.answer())]
+
+
+def _first_decisions(fd: int, path: str, split: int) -> HalfState:
+    """A state fed the file's first records until it knows whether the file is a subagent's,
+    as the head's state will decide it."""
     first = HalfState(path)
-    if first.subagent is None:  # as the head's state will decide it, from the first records
+    if first.subagent is None:
         start = os.pread(fd, min(split, SIDECHAIN_PROBE_BYTES), 0)
         for _index, _length, record in feed_bytes(LineCursor(), start, False):
             if isinstance(record, dict):
                 first.feed_parts(record, record.get("type"), None, None)
                 if first.subagent is not None:
                     break
-    later = size >= WEIGH_LATER_MIN_BYTES  # as the head decides (the join checks it)
+    return first
+
+
+def _part(
+    first: HalfState, fd: int, start: int, end: int, later: bool, with_tools: bool = False
+) -> TailAnswer:
+    """The records from `start` (a line start) to `end`, numbered from 0, as a TailAnswer."""
     builder = ItemBuilder(keep_unresolved=True, weigh=not later)
-    tail = Side(builder, first.starting_after(), LineCursor(split))
-    tail.run(fd, size)
-    built = tail.builder
+    part = Side(builder, first.starting_after(), LineCursor(start))
+    part.run(fd, end)
+    unresolved = builder.unresolved
     return (
         first.subagent,
-        item_rows(built.items),
-        built.msg_ids,
-        built.calls,
-        built.answers,
-        built.sidechain,
-        built.unresolved if len(built.unresolved) <= CLAUDE_JOIN_REBUILD_MAX else [],
-        built.redefined or len(built.unresolved) > CLAUDE_JOIN_REBUILD_MAX,
-        tail.parents,
-        tail.state,
-        tail.tally,
-        tail.uuid_records,
-        built.spans,
+        item_rows(builder.items),
+        builder.msg_ids,
+        builder.calls,
+        builder.answers,
+        builder.sidechain,
+        unresolved if len(unresolved) <= CLAUDE_JOIN_REBUILD_MAX else [],
+        builder.redefined or len(unresolved) > CLAUDE_JOIN_REBUILD_MAX,
+        part.parents,
+        part.state,
+        part.tally,
+        part.uuid_records,
+        builder.spans,
+        (part.lines.offset, part.lines.line_index),
+        builder.tools if with_tools else None,
     )
 
 
-def _join(head: Side, answer: Any, split: int) -> bool:
-    """The tail's answer joined to `head` (read up to `split`); False, with `head` as it was,
-    when there is no answer or the join would not equal reading on."""
-    if not isinstance(answer, tuple) or len(answer) != 13 or head.lines.offset != split:
+def _join(head: Side, answer: Any, start: int, last: bool = True) -> bool:
+    """A Helper's part joined to `head` (read up to `start`, where the part starts); False,
+    with `head` as it was, when there is no answer or the join would not equal reading on.
+    A part that is not the `last` brings its tool calls (the next one's results may name
+    them)."""
+    if not isinstance(answer, tuple) or len(answer) != 15 or head.lines.offset != start:
         return False
     (subagent, rows, msg_ids, calls, answers, sidechain, unresolved, redefined,
-     parents, state, tally, uuid_records, spans) = answer  # fmt: skip
+     parents, state, tally, uuid_records, spans, (end, lines), tools) = answer  # fmt: skip
     builder = head.builder
     if (
         redefined
+        or (tools is None) != last
         or len(spans) != (0 if builder.weigh else len(rows))  # not weighed alike
         or subagent != head.state.subagent
         or uuid_records != len(parents)
@@ -269,9 +339,9 @@ def _join(head: Side, answer: Any, split: int) -> bool:
     heads = head.builder.tools
     for pos, missed, record, known in unresolved:
         if any(tid in heads for tid in missed):
-            # No id was set twice: the head's calls are as they were when the tail began.
-            tools = {tid: heads[tid] for tid in missed if tid in heads} | known
-            items[pos] = _rebuilt(record, items[pos].line_index, tools)
+            # No id was set twice: the head's calls are as they were when the part began.
+            tools_then = {tid: heads[tid] for tid in missed if tid in heads} | known
+            items[pos] = _rebuilt(record, items[pos].line_index, tools_then)
     builder.items += items
     builder.spans += spans
     builder.uuids += [item.uuid for item in items]  # (not sent: the items have them)
@@ -279,10 +349,13 @@ def _join(head: Side, answer: Any, split: int) -> bool:
     builder.calls += calls
     builder.answers += answers
     builder.sidechain.update(pos + base for pos in sidechain)
+    if tools is not None:
+        heads.update(tools)
     head.parents.update(parents)
     head.state.absorb(state)
     head.add(tally)
     head.uuid_records += uuid_records
+    head.lines = LineCursor(offset=end, line_index=offset + lines)
     return True
 
 

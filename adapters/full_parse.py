@@ -44,9 +44,18 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def read_chunks(fd: int, size: int, start: int = 0) -> Iterator[bytes]:
-    """The bytes of `fd` from `start` to `size` (fewer if it shrank), a chunk at a time, then
-    b"" (EOF)."""
+class Bound(Protocol):
+    """An end that may move closer while a pass reads towards it (see claude_parse.Steal)."""
+
+    def end_at(self, pos: int, end: int) -> int:
+        """Where to stop now that `pos` is read (between chunks): `end`, or a line start
+        between `pos` and it."""
+        ...
+
+
+def read_chunks(fd: int, size: int, start: int = 0, bound: Bound | None = None) -> Iterator[bytes]:
+    """The bytes of `fd` from `start` to `size` (fewer if it shrank, or where `bound` says),
+    a chunk at a time, then b"" (EOF)."""
     pos = start
     while pos < size:
         chunk = os.pread(fd, min(READ_CHUNK_BYTES, size - pos), pos)
@@ -54,6 +63,8 @@ def read_chunks(fd: int, size: int, start: int = 0) -> Iterator[bytes]:
             break
         pos += len(chunk)
         yield chunk
+        if bound is not None:
+            size = bound.end_at(pos, size)
     yield b""
 
 
@@ -72,15 +83,17 @@ Feed = Callable[[int, int, Record], None]
 is called, the pass's LineCursor is past that line (adapters.jsonl.feed_bytes)."""
 
 
-def feed_all(feed: Feed, fd: int, size: int, lines: LineCursor | None = None) -> Tally:
-    """Every record of `fd` from the `lines` cursor's offset (0 when None) to `size` to `feed`,
-    the lines counted."""
+def feed_all(
+    feed: Feed, fd: int, size: int, lines: LineCursor | None = None, bound: Bound | None = None
+) -> Tally:
+    """Every record of `fd` from the `lines` cursor's offset (0 when None) to `size` (or where
+    `bound` says) to `feed`, the lines counted."""
     lines = lines if lines is not None else LineCursor()
     tally = Tally()
     bad = tally.bad
     records = 0
     with gc_paused():
-        for chunk in read_chunks(fd, size, lines.offset):
+        for chunk in read_chunks(fd, size, lines.offset, bound):
             tally.size += len(chunk)
             for index, length, record in feed_bytes(lines, chunk, not chunk):
                 if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
@@ -159,11 +172,16 @@ when there is none), and the tallies of the head's lines and of every line."""
 def split_point(fd: int, size: int, head_share: float) -> int:
     """Where the items pass hands over to the Helper: a line start near `head_share` of the
     file, or `size` (no tail)."""
-    at = int(size * head_share)
-    if at <= 0 or at >= size:
-        return size
+    return line_start_after(fd, int(size * head_share), size)
+
+
+def line_start_after(fd: int, at: int, end: int) -> int:
+    """The first line start after byte `at` (within SPLIT_WINDOW_BYTES) and before `end`, else
+    `end`."""
+    if at <= 0 or at >= end:
+        return end
     newline = os.pread(fd, SPLIT_WINDOW_BYTES, at).find(b"\n")
-    return at + newline + 1 if newline >= 0 and at + newline + 1 < size else size
+    return at + newline + 1 if newline >= 0 and at + newline + 1 < end else end
 
 
 def split_pass(

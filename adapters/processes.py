@@ -333,16 +333,26 @@ class Helper:
 
     @classmethod
     def start(
-        cls, func: Callable[[int, int, str, int], Any], fd: int, size: int, path: str, split: int
+        cls,
+        func: Callable[[int, int, str, int], Any],
+        fd: int,
+        size: int,
+        path: str,
+        split: int,
+        forked: Callable[[int, int, str, int], Any] | None = None,
     ) -> Helper | None:
+        """A helper running `func` (a module-level function: a spawned one imports it), or
+        `forked` instead when it is forked (it may use what this process set up, pipes say);
+        None when none would help (see may_start and _busy)."""
         fork = single_threaded()
         least = min(HELPER_MIN_BYTES, FORK_HELPER_MIN_BYTES) if fork else HELPER_MIN_BYTES
         if size < least or os.name != "posix" or _busy():
             return None
         if fork:
+            run = forked or func
 
             def work(out: int) -> None:
-                answer = func(fd, size, path, split)
+                answer = run(fd, size, path, split)
                 write_all(out, pickle.dumps(answer, pickle.HIGHEST_PROTOCOL))
 
             child = Child.fork(work, spool=True)
@@ -350,6 +360,10 @@ class Helper:
             args = [func.__module__, func.__qualname__, str(fd), str(size), path, str(split)]
             child = Child.spawn(_HELPER_MAIN, args, pass_fds=(fd,))
         return cls(child) if child is not None else None
+
+    @property
+    def forked(self) -> bool:
+        return self._child.proc is None
 
     def result(self) -> Any:
         """The function's return value, or None when the helper failed."""

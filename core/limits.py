@@ -36,6 +36,10 @@ LABEL_MAX_CHARS = 80
 SUMMARY_MAX_CHARS = 240
 ELIDABLE_MIN_BYTES = 256
 """Only tool outputs larger than this are elidable."""
+STEAL_MIN_BYTES = 8 * 1024 * 1024
+"""A forked Helper that finishes its part of a full parse first takes over part of what this
+process has left to read, when at least this much is left (below, the hand-over costs more
+than it saves)."""
 WEIGH_LATER_MIN_BYTES = 16 * 1024 * 1024
 """A full parse of a file this big weighs (token estimate, payload fingerprint) only the items
 still in context, once the live branch is known, from their lines read again: a transcript

@@ -7,6 +7,7 @@ import hashlib
 import itertools
 import json
 import os
+import select
 import sys
 import tempfile
 from collections import Counter
@@ -20,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters import claude as claude_mod
-from adapters import claude_items, claude_parse, jsonl, processes, reader
+from adapters import claude_items, claude_parse, full_parse, jsonl, processes, reader
+from adapters import steal as steal_mod
 from adapters.claude import ClaudeState, parse_transcript
 from adapters.full_parse import Tally
 from adapters.jsonl import LineCursor
@@ -657,6 +659,75 @@ def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]
     return [dataclasses.astuple(i) for i in transcript.items], transcript.summary.model_dump()
 
 
+def helper_parts(monkeypatch: pytest.MonkeyPatch) -> list[list[tuple[int, Any]]]:
+    """Each parse's parts from its Helper (where each starts, its answer), as they come."""
+    parts: list[list[tuple[int, Any]]] = []
+    real = claude_parse._parts
+    monkeypatch.setattr(claude_parse, "_parts", lambda *a: parts.append(real(*a)) or parts[-1])
+    return parts
+
+
+def stealing(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A forked Helper with a small tail, this process reading in small chunks and waiting at
+    its first one for the Helper's question: it always gets part of the head. Where each
+    extra part started is listed."""
+    if not processes.single_threaded():
+        pytest.skip("forking needs a single-threaded test process")
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "_busy", lambda: False)
+    monkeypatch.setattr(claude_parse, "HEAD_SHARE", 0.8)
+    monkeypatch.setattr(full_parse, "READ_CHUNK_BYTES", 512)
+    monkeypatch.setattr(steal_mod, "STEAL_MIN_BYTES", 0)
+    given: list[int] = []
+    real = steal_mod.Steal.end_at
+
+    def end_at(steal: steal_mod.Steal, pos: int, end: int) -> int:
+        if not given:
+            select.select([steal.asks[0]], [], [], 10)
+        at = real(steal, pos, end)
+        given.append(steal.given)
+        return at
+
+    monkeypatch.setattr(steal_mod.Steal, "end_at", end_at)
+    return given
+
+
+@pytest.mark.forks
+@pytest.mark.parametrize("relative", [MAROT_MAIN, EDGE_CASES, TOOL_HEAVY])
+def test_a_helper_taking_part_of_the_head_parses_the_same(
+    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(fixtures_dir / relative)
+    alone = dump(parse_transcript(path))
+    given = stealing(monkeypatch)
+    joins: list[bool] = []
+    real = claude_parse._join
+    monkeypatch.setattr(
+        claude_parse, "_join", lambda *a, **k: joins.append(real(*a, **k)) or joins[-1]
+    )
+    assert dump(parse_transcript(path)) == alone
+    # the end of the head too, joined (the edge cases reuse a uuid across the tail's start:
+    # that join is refused, and the tail read here)
+    assert given[0] > 0 and joins[0] and joins == [True, relative != EDGE_CASES]
+
+
+@pytest.mark.forks
+def test_a_failed_extra_part_is_read_here(
+    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(fixtures_dir / MAROT_MAIN)
+    alone = dump(parse_transcript(path))
+    given = stealing(monkeypatch)
+    real = claude_parse._part
+
+    def damaged(*args: Any, with_tools: bool = False) -> Any:
+        answer = real(*args, with_tools=with_tools)
+        return (*answer[:14], None) if with_tools else answer  # its tool calls not sent
+
+    monkeypatch.setattr(claude_parse, "_part", damaged)
+    assert dump(parse_transcript(path)) == alone and given[0] > 0
+
+
 @pytest.mark.forks
 @pytest.mark.parametrize("forked", [True, False], ids=["forked", "spawned"])
 @pytest.mark.parametrize("relative", [MAROT_MAIN, MAROT_SUB, BRANCH, EDGE_CASES])
@@ -667,19 +738,12 @@ def test_helper_parse_equals_one_pass(
         pytest.skip("forking needs a single-threaded test process")
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
-    answers: list[Any] = []
-    real = processes.Helper.result
-
-    def result(helper: processes.Helper) -> Any:
-        answers.append(real(helper))
-        return answers[-1]
-
+    parts = helper_parts(monkeypatch)
     monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
     monkeypatch.setattr(processes, "single_threaded", lambda: forked)
-    monkeypatch.setattr(processes.Helper, "result", result)
     assert dump(parse_transcript(path)) == alone
-    assert len(answers) == 1 and isinstance(answers[0][10], Tally)  # the helper read the tail
+    assert len(parts) == 1 and isinstance(parts[0][-1][1][10], Tally)  # it read the tail
 
 
 @pytest.mark.parametrize("relative", [MAROT_MAIN, MAROT_SUB, BRANCH, EDGE_CASES, TOOL_HEAVY])
@@ -699,16 +763,12 @@ def test_weighing_later_with_a_helper(fixtures_dir: Path, monkeypatch: pytest.Mo
         pytest.skip("forking needs a single-threaded test process")
     path = str(fixtures_dir / MAROT_MAIN)
     alone = dump(parse_transcript(path))
-    answers: list[Any] = []
-    real = processes.Helper.result
+    parts = helper_parts(monkeypatch)
     monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes, "_busy", lambda: False)
-    monkeypatch.setattr(
-        processes.Helper, "result", lambda h: answers.append(real(h)) or answers[-1]
-    )
     monkeypatch.setattr(claude_parse, "WEIGH_LATER_MIN_BYTES", 0)
     assert dump(parse_transcript(path)) == alone
-    spans = answers[0][12]  # the tail's items came unweighed, with their lines' places
+    spans = parts[0][-1][1][12]  # the tail's items came unweighed, with their places
     assert spans and spans == sorted(spans) and all(length > 0 for _, length in spans)
 
 
@@ -753,6 +813,10 @@ def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.Monke
         assert dump(parse_transcript(path)) == want
     if processes.single_threaded():
         with monkeypatch.context() as patch:  # a forked one dies before it answers
+            patch.setattr(processes, "write_all", lambda fd, data: os._exit(3))
+            patch.setattr(steal_mod, "write_all", lambda fd, data: os._exit(3))
+            assert dump(parse_transcript(path)) == want
+        with monkeypatch.context() as patch:  # ... or once it handed its part over
             patch.setattr(processes, "write_all", lambda fd, data: os._exit(3))
             assert dump(parse_transcript(path)) == want
     with monkeypatch.context() as patch:  # it answers something else

@@ -39,8 +39,11 @@ class InProcess:
     """A Helper whose function ran here, at once."""
 
     answers: list[Any] = []
+    forked = False  # (as a spawned one: no work stealing)
 
-    def __init__(self, func: Any, fd: int, size: int, path: str, split: int) -> None:
+    def __init__(
+        self, func: Any, fd: int, size: int, path: str, split: int, forked: Any = None
+    ) -> None:
         self.answer = func(fd, size, path, split)
         InProcess.answers.append(self.answer)
 
@@ -99,8 +102,8 @@ def claude_splits(
     rebuilt: list[TranscriptItem] = []
     join, rebuild = claude_parse._join, claude_parse._rebuilt
 
-    def joining(*args: Any) -> bool:
-        joined.append(join(*args))
+    def joining(*args: Any, **kwargs: Any) -> bool:
+        joined.append(join(*args, **kwargs))
         return joined[-1]
 
     def rebuilding(*args: Any) -> TranscriptItem:
