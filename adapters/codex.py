@@ -2,7 +2,7 @@
 
 CodexState is fed records in file order and may start anywhere in a file (a cold read of a big
 file feeds its head, then a tail), so nothing in it assumes it saw the first line. The items
-and the full parse are in adapters/codex_items.py.
+and the full parse are in adapters/codex_items.py and adapters/codex_parse.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import re
 from collections import deque
 from typing import Any, ClassVar
 
-from adapters import codex_items
 from adapters.codex_items import content_text, cut
 from adapters.full_parse import file_facts
 from adapters.jsonl import Record
@@ -336,5 +335,7 @@ class CodexState:
 
 def parse_transcript(path: str) -> Transcript:
     """Every line of a rollout: its items, and the summary of the same records (see
-    adapters.codex_items.parse_file)."""
-    return codex_items.parse_file(path, CodexState)
+    adapters.codex_parse.parse_file)."""
+    from adapters import codex_parse  # (it builds CodexStates)
+
+    return codex_parse.parse_file(path, CodexState)

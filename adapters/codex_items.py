@@ -1,46 +1,24 @@
-"""Codex rollout lines to TranscriptItems (reference §4): kinds, estimates, elidable outputs;
-and the full parse.
+"""Codex rollout lines to TranscriptItems (reference §4): kinds, estimates, elidable outputs.
 
 Only `response_item` and `compacted` records become items. Everything here runs once per line
-of a full parse, so the common shapes take the shortest path. Kept apart from
-adapters/codex.py so the running summary state stays small: `parse_file` reads every line,
-feeding each record to the state and building its item.
+of a full parse (adapters/codex_parse.py), so the common shapes take the shortest path. Kept
+apart from adapters/codex.py so the running summary state stays small.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import re
-from collections.abc import Callable
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-from adapters.full_parse import (
-    HelperAnswer,
-    ItemRow,
-    Span,
-    Tally,
-    full_parse,
-    item_rows,
-    items_of,
-    read_chunks,
-    split_pass,
-)
-from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from core.limits import (
     ELIDABLE_MIN_BYTES,
     LABEL_MAX_CHARS,
     SUMMARY_MAX_CHARS,
-    WEIGH_LATER_MIN_BYTES,
 )
-from core.model import ItemKind, Provider, Transcript, TranscriptItem
+from core.model import ItemKind, TranscriptItem
 from core.tokens import estimate_tokens
-
-if TYPE_CHECKING:
-    from adapters.codex import CodexState
 
 ARGS_MAX_CHARS = 80
 OUTPUT_TAIL_CHARS = 180
@@ -294,187 +272,3 @@ def deactivate(items: list[TranscriptItem], before_line: int) -> None:
         item.elidable_bytes = None
         item.elidable_parts = 0
         item.payload_sha256 = None
-
-
-def parse_file(path: str, new_state: Callable[[str], CodexState]) -> Transcript:
-    """Every line of a rollout: its items, and a state fed the same records (for a big file
-    a Helper feeds the state and builds the items of its last eighth: see
-    adapters.full_parse)."""
-    got = full_parse(
-        Provider.CODEX, path, new_state, _helper_pass, _items_pass, _finish, weigh, ITEMS_HEAD_SHARE
-    )
-    if got is None:  # changed in place: read again, every item weighed as it is built
-        eager = partial(_items_pass, later=False)
-        got = full_parse(Provider.CODEX, path, new_state, _helper_pass, eager, _finish, weigh, 1.0)
-    assert got is not None  # (nothing is left to weigh later)
-    return got
-
-
-def weigh(item: TranscriptItem, record: Record) -> bool:
-    """full_parse.Weigh for an item built with weigh=False."""
-    rtype = record.get("type")
-    payload = record.get("payload")
-    if type(payload) is not dict:
-        return False
-    if rtype == "response_item":
-        again = response_item(item.line_index, payload, {})
-    elif rtype == "compacted":
-        again = compacted_item(item.line_index, payload)
-    else:
-        return False
-    if (again.kind, again.elidable_bytes, again.elidable_parts) != (
-        item.kind,
-        item.elidable_bytes,
-        item.elidable_parts,
-    ):
-        return False
-    item.est_tokens = again.est_tokens
-    item.payload_sha256 = again.payload_sha256
-    return True
-
-
-def _weighs_later(fd: int) -> bool:
-    return os.fstat(fd).st_size >= WEIGH_LATER_MIN_BYTES
-
-
-ITEMS_HEAD_SHARE = 0.88
-"""The share of a big rollout whose items this process builds while a Helper feeds the state
-(and builds the rest's items): about where the two finish together (bench row d2). Counted
-instructions put it at 0.91 (this side: 1.19 G per 30 MB, the state 1.05 G, the tail's items
-0.35 G); this side also unpickles and joins the tail's items."""
-CodexTail = tuple[list[ItemRow], int, list[Span]]
-"""The tail's items (as rows), the line of its newest compaction (-1: none), and its items'
-lines when they were not weighed (else [])."""
-Built = tuple[list[TranscriptItem], list[Span]]
-"""Items, and their lines when they were not weighed (else [])."""
-
-
-def _helper_pass(fd: int, size: int, path: str, split: int) -> HelperAnswer[CodexState, CodexTail]:
-    """A full parse's other side, in a Helper: a state fed every record of the file's first
-    `size` bytes, and the items from `split` on (see adapters.full_parse). A module-level
-    function: a spawned Helper imports it by module and name."""
-    from adapters.codex import CodexState  # (adapters.codex imports this module)
-
-    state = CodexState(path)
-    feed = state.feed_parts
-    calls: Calls = {}
-    items: list[TranscriptItem] = []
-    spans: list[Span] = []
-    compactions: list[int] = []
-    later = _weighs_later(fd)
-    lines = LineCursor(offset=split)  # the tail's, for where its lines start
-
-    def head(index: int, _length: int, record: Record) -> None:
-        rtype = record.get("type")
-        payload = record.get("payload")
-        feed(record, rtype, payload)
-        # the calls the tail's outputs are labelled with
-        if (
-            isinstance(payload, dict)
-            and rtype == "response_item"
-            and payload.get("type") in CALL_TYPES
-        ):
-            note_call(payload, calls)
-
-    def tail(index: int, length: int, record: Record) -> None:
-        rtype = record.get("type")
-        payload = record.get("payload")
-        feed(record, rtype, payload)
-        if type(payload) is dict:
-            if rtype == "response_item":
-                items.append(response_item(index, payload, calls, not later))
-            elif rtype == "compacted":
-                items.append(compacted_item(index, payload, not later))
-                compactions.append(index)
-            else:
-                return
-            if later:
-                spans.append((lines.line_start(length), length))
-
-    first, whole = split_pass(head, tail, fd, size, split, lines)
-    newest = compactions[-1] if compactions else -1
-    rest = (item_rows(items), newest, spans) if split < size else None
-    return state, rest, first, whole
-
-
-def _finish(
-    built: Built, tail: CodexTail | None, state: CodexState
-) -> tuple[list[TranscriptItem], list[Span], CodexState]:
-    items, spans = built
-    if tail is not None:
-        rows, newest_compaction, tail_spans = tail
-        if spans or tail_spans:  # (-1, 0): weighed already
-            spans = (spans or [(-1, 0)] * len(items)) + (tail_spans or [(-1, 0)] * len(rows))
-        items.extend(items_of(rows))
-        if newest_compaction >= 0:
-            deactivate(items, newest_compaction)
-    return items, spans, state
-
-
-_LEADING_TYPE = re.compile(rb'\{"timestamp":"[^"\\]*","type":"([a-z_]+)"')
-"""A rollout line's first two members as Codex writes them. Only a string without quotes or
-backslashes fits between those quotes, so a match is the record's own top-level type (its
-first: a parser keeps the last of a repeated key, see items_loads)."""
-_ITEM_TYPES = frozenset({b"response_item", b"compacted"})
-_ITEM_TYPE_VALUES = (b'"type":"response_item"', b'"type":"compacted"')
-
-
-def items_loads(line: bytes) -> Any:
-    """orjson.loads for an items pass that a Helper's state pass backs: a line whose own type
-    makes no item (event_msg, turn_context: over half of a rollout's bytes) stands in as just
-    that type, undecoded. A damaged one then counts as a record here but as a bad line in
-    the Helper, so full_parse sees the tallies differ and parses again, decoding everything."""
-    found = _LEADING_TYPE.match(line)
-    if found is not None and found[1] not in _ITEM_TYPES:
-        end = found.end()
-        # a repeated "type" key naming an item type (never written by Codex; orjson would
-        # keep it) sends the line to the real parser
-        if all(line.find(value, end) < 0 for value in _ITEM_TYPE_VALUES):
-            return {"type": found[1].decode()}
-    return orjson.loads(line)
-
-
-def _items_pass(
-    fd: int, size: int, state: CodexState | None, later: bool | None = None
-) -> tuple[Built, Tally]:
-    """Items of every record (and `state` fed them, unless None), the newest compaction applied.
-    Without a state, lines that make no item are not decoded (see items_loads). The items of a
-    big file (or any, when `later`) are not weighed yet: their lines are said."""
-    feed = state.feed_parts if state is not None else None
-    loads = orjson.loads if state is not None else items_loads
-    weigh = not (_weighs_later(fd) if later is None else later)
-    lines = LineCursor()
-    items: list[TranscriptItem] = []
-    spans: list[Span] = []
-    append = items.append
-    calls: Calls = {}
-    tally = Tally()
-    bad = tally.bad
-    records = 0
-    last_compaction = -1
-    for chunk in read_chunks(fd, size):
-        tally.size += len(chunk)
-        for index, length, record in feed_bytes(lines, chunk, not chunk, loads):
-            if not isinstance(record, dict):  # (isinstance of an Enum class is slower)
-                bad[record.value] += 1
-                continue
-            records += 1
-            rtype = record.get("type")
-            payload = record.get("payload")
-            if feed is not None:
-                feed(record, rtype, payload)
-            if type(payload) is dict:
-                if rtype == "response_item":
-                    append(response_item(index, payload, calls, weigh))
-                elif rtype == "compacted":
-                    append(compacted_item(index, payload, weigh))
-                    last_compaction = index
-                else:
-                    continue
-                if not weigh:
-                    spans.append((lines.line_start(length), length))
-    if last_compaction >= 0:
-        deactivate(items, last_compaction)
-    tally.records = records
-    tally.torn = torn_tail(lines)
-    return (items, spans), tally

@@ -87,7 +87,7 @@ LineEvent = tuple[int, int, "Record | BadLine"]
 """(line_index, byte length of the line, decoded object or why not)."""
 Loads = Callable[[Any], Any]
 """How a line becomes an object: orjson.loads, or a pass's cheaper stand-in for lines it can
-tell by their first bytes it does not need (see adapters.codex_items.items_loads)."""
+tell by their first bytes it does not need (see adapters.codex_parse.items_loads)."""
 
 
 def feed_bytes(

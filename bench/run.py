@@ -268,7 +268,7 @@ async def _append_latency(corpus: Corpus, cache: Path) -> Row:
 
 PARSE = """
 import sys, time
-import adapters.claude_parse, adapters.codex_items  # imported, as in a running dashboard
+import adapters.claude_parse, adapters.codex_parse  # imported, as in a running dashboard
 from adapters.providers import parse_transcript
 from core.model import Provider
 t = time.perf_counter()

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import codex_items, processes, reader
+from adapters import codex_items, codex_parse, processes, reader
 from adapters.codex import CodexState, parse_transcript, session_id_from_path
-from adapters.codex_items import items_loads
+from adapters.codex_parse import items_loads
 from adapters.full_parse import Tally
 from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
@@ -523,7 +523,7 @@ def test_helper_parse_equals_one_pass(
     monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
     monkeypatch.setattr(processes.Helper, "result", result)
-    monkeypatch.setattr(codex_items, "ITEMS_HEAD_SHARE", 0.6)  # a tail of several lines
+    monkeypatch.setattr(codex_parse, "ITEMS_HEAD_SHARE", 0.6)  # a tail of several lines
     assert dump(parse_transcript(path)) == alone
     assert len(answers) == 1 and isinstance(answers[0][3], Tally)  # the helper did the state
     assert answers[0][1] is not None  # and the items of the file's tail
@@ -549,15 +549,15 @@ def test_weighing_later_equals_weighing_each_item(
     path = str(fixtures_dir / relative)
     eager = dump(parse_transcript(path))
     weighed: list[int] = []
-    real = codex_items.weigh
-    monkeypatch.setattr(codex_items, "WEIGH_LATER_MIN_BYTES", 0)
+    real = codex_parse.weigh
+    monkeypatch.setattr(codex_parse, "WEIGH_LATER_MIN_BYTES", 0)
     monkeypatch.setattr(
-        codex_items, "weigh", lambda i, r: weighed.append(i.line_index) or real(i, r)
+        codex_parse, "weigh", lambda i, r: weighed.append(i.line_index) or real(i, r)
     )
     if helper:  # its tail's items come unweighed too
         monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
         monkeypatch.setattr(processes, "_busy", lambda: False)
-        monkeypatch.setattr(codex_items, "ITEMS_HEAD_SHARE", 0.6)
+        monkeypatch.setattr(codex_parse, "ITEMS_HEAD_SHARE", 0.6)
     assert dump(parse_transcript(path)) == eager
     assert weighed == [i[0] for i in eager[0] if i[3]]  # each active item, once, in order
 
@@ -568,7 +568,7 @@ def test_a_rollout_changed_in_place_before_weighing_is_read_again(
     path = tmp_path / "rollout.jsonl"
     path.write_bytes((fixtures_dir / KV_COMPACT).read_bytes())
     changed = (fixtures_dir / L_34).read_bytes()
-    finish = codex_items._finish
+    finish = codex_parse._finish
 
     def finish_then_rewrite(*args: Any) -> Any:
         got = finish(*args)
@@ -578,8 +578,8 @@ def test_a_rollout_changed_in_place_before_weighing_is_read_again(
                 handle.truncate()
         return got
 
-    monkeypatch.setattr(codex_items, "WEIGH_LATER_MIN_BYTES", 0)
-    monkeypatch.setattr(codex_items, "_finish", finish_then_rewrite)
+    monkeypatch.setattr(codex_parse, "WEIGH_LATER_MIN_BYTES", 0)
+    monkeypatch.setattr(codex_parse, "_finish", finish_then_rewrite)
     got = dump(parse_transcript(str(path)))
     monkeypatch.undo()
     assert got == dump(parse_transcript(str(path)))
@@ -614,7 +614,7 @@ def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
     alone = dump(parse_transcript(str(path)))
     assert alone[1]["bad_reasons"] == {"not_json": 1}
     passes: list[bool] = []
-    real = codex_items._items_pass
+    real = codex_parse._items_pass
 
     def items_pass(fd: int, size: int, state: CodexState | None) -> Any:
         passes.append(state is None)
@@ -622,7 +622,7 @@ def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
 
     monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes, "_busy", lambda: False)
-    monkeypatch.setattr(codex_items, "_items_pass", items_pass)
+    monkeypatch.setattr(codex_parse, "_items_pass", items_pass)
     assert dump(parse_transcript(str(path))) == alone
     assert passes == [True, False]  # the skipping pass, then everything again
 
