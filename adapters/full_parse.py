@@ -4,7 +4,8 @@ A big file's parse uses two cores. In `full_parse` (Codex's) a Helper process
 (adapters.processes) feeds the summary state every record while this process builds the items
 of the file's head; the Helper also builds the items of the rest (the tail), where it already
 has the records decoded, so that both finish about together. `head_share` (per provider) says
-where the head ends: a line start near that share of the file's bytes. Claude's parse
+where the head ends: a line start near that share of the file's bytes. A forked Helper done
+first also takes the end of this process's part (adapters.steal). Claude's parse
 (adapters.claude_parse) splits the file itself and uses the shared parts here.
 """
 
@@ -18,10 +19,19 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
-from adapters.jsonl import LineCursor, Record, decode_line, feed_bytes, torn_tail
+from adapters.jsonl import (
+    LineCursor,
+    Record,
+    decode_line,
+    feed_bytes,
+    line_start_after,
+    torn_tail,
+)
 from adapters.processes import Helper
+from adapters.steal import Steal
 from core.limits import READ_CHUNK_BYTES
 from core.model import Coverage, Provider, SessionSummary, Transcript, TranscriptItem
 
@@ -136,10 +146,6 @@ def items_of(rows: list[ItemRow]) -> list[TranscriptItem]:
     return [TranscriptItem(*row) for row in rows]
 
 
-SPLIT_WINDOW_BYTES = 1024 * 1024
-"""How far past the head's share the head's end (a line start) is looked for."""
-
-
 def file_facts(
     *,
     size: int,
@@ -164,6 +170,7 @@ def file_facts(
 S = TypeVar("S")
 T = TypeVar("T")
 U = TypeVar("U")
+X = TypeVar("X")
 HelperAnswer = tuple[S, U | None, Tally, Tally]
 """What a full parse's Helper sends back: the summary state, the items of the tail (None
 when there is none), and the tallies of the head's lines and of every line."""
@@ -175,15 +182,6 @@ def split_point(fd: int, size: int, head_share: float) -> int:
     return line_start_after(fd, int(size * head_share), size)
 
 
-def line_start_after(fd: int, at: int, end: int) -> int:
-    """The first line start after byte `at` (within SPLIT_WINDOW_BYTES) and before `end`, else
-    `end`."""
-    if at <= 0 or at >= end:
-        return end
-    newline = os.pread(fd, SPLIT_WINDOW_BYTES, at).find(b"\n")
-    return at + newline + 1 if newline >= 0 and at + newline + 1 < end else end
-
-
 def split_pass(
     head: Feed,
     tail: Feed,
@@ -191,22 +189,27 @@ def split_pass(
     size: int,
     split: int,
     rest_lines: LineCursor | None = None,
+    head_lines: LineCursor | None = None,
 ) -> tuple[Tally, Tally]:
-    """`head` fed the records before `split` (a line start), `tail` those from it (its
-    cursor `rest_lines`, when given, a new one at `split`): the head's tally and the whole
-    file's."""
-    lines = LineCursor()
+    """`head` fed the records before `split` (a line start), `tail` those from it (the two
+    cursors, when given: `head_lines` at 0, `rest_lines` at `split`): the head's tally and
+    the whole file's."""
+    lines = head_lines if head_lines is not None else LineCursor()
     first = feed_all(head, fd, split, lines)
     rest_lines = rest_lines if rest_lines is not None else LineCursor(offset=split)
     rest_lines.line_index = lines.line_index
     rest = feed_all(tail, fd, size, rest_lines)
-    whole = Tally(
+    return first, joined(first, rest)
+
+
+def joined(first: Tally, rest: Tally) -> Tally:
+    """The tally of two passes, the second from where the first ended."""
+    return Tally(
         records=first.records + rest.records,
         bad=first.bad + rest.bad,
         size=first.size + rest.size,
         torn=first.torn or rest.torn,
     )
-    return first, whole
 
 
 def full_parse(
@@ -214,44 +217,65 @@ def full_parse(
     path: str,
     new_state: Callable[[str], S],
     helper_pass: Callable[[int, int, str, int], HelperAnswer[S, U]],
-    items_pass: Callable[[int, int, S | None], tuple[T, Tally]],
-    finish: Callable[[T, U | None, S], tuple[list[TranscriptItem], list[Span], Summarising]],
+    items_pass: Callable[[int, int, S | None, Bound | None], tuple[T, Tally]],
+    finish: Callable[[T, U | None, S, X | None], tuple[list[TranscriptItem], list[Span], Any]],
     weigh: Weigh,
     head_share: float,
+    stealing: Callable[[Steal, int, int, str, int], tuple[X, Tally] | None] | None = None,
 ) -> Transcript | None:
     """Every line of `path` into items and a state fed the same records.
 
     For a big file a Helper runs `helper_pass` (the state, and the tail's items) while
     `items_pass` here builds the head's items without a state (None); with no Helper,
-    `items_pass` does it all, feeding a `new_state`. `finish` joins the head's items and the
-    tail's, says where the lines of those not weighed yet are, and gives the state to
-    summarise. None: the file changed in place before they were weighed (weigh_lines).
+    `items_pass` does it all, feeding a `new_state`. A forked Helper runs `stealing` instead:
+    it hands helper_pass's answer over at once, then may take the end of this process's part
+    (adapters.steal, through items_pass's Bound): that extra part and its tally. `finish`
+    joins the head's items, the extra part's and the tail's, says where the lines of those not
+    weighed yet are, and gives the state to summarise. None: the file changed in place before
+    they were weighed (weigh_lines).
     """
     with open(path, "rb") as handle, gc_paused():
         fd = handle.fileno()
         st = os.fstat(fd)
         size = st.st_size
         split = split_point(fd, size, head_share) if Helper.may_start(size) else size
-        helper = Helper.start(helper_pass, fd, size, path, split)
+        steal = Steal.open(fd) if split < size and stealing is not None else None
+        forked = partial(stealing, steal) if stealing is not None and steal is not None else None
+        helper = Helper.start(helper_pass, fd, size, path, split, forked)
+        if steal is not None and (helper is None or not helper.forked):
+            steal.release()
+            steal = None
         tail: U | None = None
+        extra: X | None = None
         try:
             if helper is None:
                 state = new_state(path)
-                out, tally = items_pass(fd, size, state)
+                out, tally = items_pass(fd, size, state, None)
             else:
-                out, head = items_pass(fd, split, None)
-                got = helper.result()
+                out, head = items_pass(fd, split, None, steal)
+                if steal is not None:
+                    steal.close()
+                    part = helper.result()
+                    got = steal.answer()
+                    if steal.given:  # this process stopped there: the Helper's tally is for both
+                        ok = isinstance(part, tuple) and len(part) == 2
+                        extra, head = (part[0], joined(head, part[1])) if ok else (None, Tally())
+                else:
+                    got = helper.result()
                 if isinstance(got, tuple) and len(got) == 4 and got[2] == head:
                     state, tail, _, tally = got
                 else:
                     # No answer, or not from the same bytes, or a line the items pass did not
                     # decode (it may skip some) is damaged: everything again, here.
                     state = new_state(path)
-                    out, tally = items_pass(fd, size, state)
+                    tail = extra = None
+                    out, tally = items_pass(fd, size, state, None)
         finally:
             if helper is not None:
                 helper.close()
-        items, spans, summarising = finish(out, tail, state)
+            if steal is not None:
+                steal.release()
+        items, spans, summarising = finish(out, tail, state, extra)
         if spans and not weigh_lines(fd, items, spans, weigh):
             return None
     return transcript_of(provider, path, items, summarising, tally, st.st_mtime_ns)

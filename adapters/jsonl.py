@@ -9,6 +9,7 @@ that may follow it later is absorbed so line numbers stay those of a full read.
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -193,6 +194,19 @@ def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> I
         line = None
     cursor.line_index = index
     cursor.offset = offset
+
+
+SPLIT_WINDOW_BYTES = 1024 * 1024
+"""How far past a byte a line start is looked for (line_start_after)."""
+
+
+def line_start_after(fd: int, at: int, end: int) -> int:
+    """The first line start of `fd` after byte `at` (within SPLIT_WINDOW_BYTES) and before
+    `end`, else `end`: where a file can be split between two readers."""
+    if at <= 0 or at >= end:
+        return end
+    newline = os.pread(fd, SPLIT_WINDOW_BYTES, at).find(b"\n")
+    return at + newline + 1 if newline >= 0 and at + newline + 1 < end else end
 
 
 def torn_tail(cursor: LineCursor) -> bool:

@@ -21,11 +21,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.full_parse import line_start_after
+from adapters.jsonl import line_start_after
 from adapters.processes import write_all
 from core.limits import STEAL_MIN_BYTES
 
-_ASK = struct.Struct("<dd")  # the Helper's speed (bytes a second), the unpickling's seconds
+_ASK = struct.Struct("<dd")  # the Helper's speed (bytes a second; 0: none, below 0: ours),
+# and the unpickling's seconds
 _ANSWER = struct.Struct("<q")  # where its extra part starts (it ends where ours did); 0: none
 _NOT_READ = object()
 UNPICKLE_PER_PICKLE = 0.5
@@ -71,8 +72,10 @@ class Steal:
         their_speed, unpickling = _ASK.unpack(asked)
         give = 0
         left = end - pos
-        if left >= STEAL_MIN_BYTES and their_speed > 0:
+        if left >= STEAL_MIN_BYTES and their_speed != 0:
             our_speed = (pos - self.start) / max(time.monotonic() - self.started, 1e-6)
+            if their_speed < 0:  # the same work as ours, and cores alike
+                their_speed = our_speed
             # both done together: theirs / their_speed == unpickling + (left - theirs) / ours
             theirs = (left + unpickling * our_speed) * their_speed / (their_speed + our_speed)
             if theirs >= STEAL_MIN_BYTES / 2:
@@ -110,10 +113,12 @@ class Steal:
         os.close(self.asks[0])
         os.close(self.answers[1])
 
-    def ask(self, answer: Any, speed: float) -> int:
+    def ask(self, answer: Any, speed: float | None, willing: bool = True) -> int:
         """Hand `answer` over, then ask: where an extra part starts (up to where this
-        process's part ended), or 0; given how fast the Helper reads (counting what it
-        sends back)."""
+        process's part ended), or 0; given how fast the Helper would read (counting what it
+        sends back; None: as fast as this process, for the same work), or that it takes
+        nothing (not `willing`)."""
+        speed = (-1.0 if speed is None else speed) if willing else 0.0
         started = time.monotonic()
         write_all(self.handed, pickle.dumps(answer, pickle.HIGHEST_PROTOCOL))
         unpickling = (time.monotonic() - started) * UNPICKLE_PER_PICKLE

@@ -7,7 +7,6 @@ import hashlib
 import itertools
 import json
 import os
-import select
 import sys
 import tempfile
 from collections import Counter
@@ -21,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters import claude as claude_mod
-from adapters import claude_items, claude_parse, full_parse, jsonl, processes, reader
+from adapters import claude_items, claude_parse, jsonl, processes, reader
 from adapters import steal as steal_mod
 from adapters.claude import ClaudeState, parse_transcript
 from adapters.full_parse import Tally
@@ -30,6 +29,7 @@ from adapters.reader import FileCursor, advance, open_cursor
 from adapters.timefmt import parse_ts
 from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary, Transcript
+from tests.adapters.stealing import force_steal
 
 Copy = Callable[..., Path]
 
@@ -667,31 +667,6 @@ def helper_parts(monkeypatch: pytest.MonkeyPatch) -> list[list[tuple[int, Any]]]
     return parts
 
 
-def stealing(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A forked Helper with a small tail, this process reading in small chunks and waiting at
-    its first one for the Helper's question: it always gets part of the head. Where each
-    extra part started is listed."""
-    if not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(processes, "_busy", lambda: False)
-    monkeypatch.setattr(claude_parse, "HEAD_SHARE", 0.8)
-    monkeypatch.setattr(full_parse, "READ_CHUNK_BYTES", 512)
-    monkeypatch.setattr(steal_mod, "STEAL_MIN_BYTES", 0)
-    given: list[int] = []
-    real = steal_mod.Steal.end_at
-
-    def end_at(steal: steal_mod.Steal, pos: int, end: int) -> int:
-        if not given:
-            select.select([steal.asks[0]], [], [], 10)
-        at = real(steal, pos, end)
-        given.append(steal.given)
-        return at
-
-    monkeypatch.setattr(steal_mod.Steal, "end_at", end_at)
-    return given
-
-
 @pytest.mark.forks
 @pytest.mark.parametrize("relative", [MAROT_MAIN, EDGE_CASES, TOOL_HEAVY])
 def test_a_helper_taking_part_of_the_head_parses_the_same(
@@ -699,7 +674,7 @@ def test_a_helper_taking_part_of_the_head_parses_the_same(
 ) -> None:
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
-    given = stealing(monkeypatch)
+    given = force_steal(monkeypatch, claude_parse, "HEAD_SHARE")
     joins: list[bool] = []
     real = claude_parse._join
     monkeypatch.setattr(
@@ -717,7 +692,7 @@ def test_a_failed_extra_part_is_read_here(
 ) -> None:
     path = str(fixtures_dir / MAROT_MAIN)
     alone = dump(parse_transcript(path))
-    given = stealing(monkeypatch)
+    given = force_steal(monkeypatch, claude_parse, "HEAD_SHARE")
     real = claude_parse._part
 
     def damaged(*args: Any, with_tools: bool = False) -> Any:

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters import codex_items, codex_parse, processes, reader
+from adapters import steal as steal_mod
 from adapters.codex import CodexState, parse_transcript, session_id_from_path
 from adapters.codex_parse import items_loads
 from adapters.full_parse import Tally
@@ -25,6 +26,7 @@ from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
 from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider, Transcript
+from tests.adapters.stealing import force_steal
 
 Copy = Callable[..., Path]
 L_04 = "codex/madshn__localpush__rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
@@ -514,24 +516,26 @@ def test_helper_parse_equals_one_pass(
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
     answers: list[Any] = []
-    real = processes.Helper.result
+    # a forked Helper hands its answer over through adapters.steal, a spawned one returns it
+    owner, name = (steal_mod.Steal, "answer") if forked else (processes.Helper, "result")
+    real = getattr(owner, name)
 
-    def result(helper: processes.Helper) -> Any:
-        answers.append(real(helper))
+    def answer(self: Any) -> Any:
+        answers.append(real(self))
         return answers[-1]
 
     monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
-    monkeypatch.setattr(processes.Helper, "result", result)
+    monkeypatch.setattr(owner, name, answer)
     monkeypatch.setattr(codex_parse, "ITEMS_HEAD_SHARE", 0.6)  # a tail of several lines
     assert dump(parse_transcript(path)) == alone
-    assert len(answers) == 1 and isinstance(answers[0][3], Tally)  # the helper did the state
+    # (taken once: a forked one's may be read while this process still reads its part)
+    assert answers and all(got is answers[0] for got in answers)
+    assert isinstance(answers[0][3], Tally)  # the helper did the state
     assert answers[0][1] is not None  # and the items of the file's tail
     # a helper answering for other bytes is not believed
     monkeypatch.setattr(
-        processes.Helper,
-        "result",
-        lambda _: (CodexState(path), None, Tally(records=1), Tally(records=1)),
+        owner, name, lambda _: (CodexState(path), None, Tally(records=1), Tally(records=1))
     )
     assert dump(parse_transcript(path)) == alone
 
@@ -586,6 +590,21 @@ def test_a_rollout_changed_in_place_before_weighing_is_read_again(
     assert got != dump(parse_transcript(str(fixtures_dir / KV_COMPACT)))
 
 
+@pytest.mark.forks
+@pytest.mark.parametrize("relative", [L_34, KV_COMPACT, WINDOW])
+def test_a_helper_taking_part_of_the_head_parses_the_same(
+    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(fixtures_dir / relative)
+    alone = dump(parse_transcript(path))
+    given = force_steal(monkeypatch, codex_parse, "ITEMS_HEAD_SHARE")
+    extras: list[Any] = []
+    real = codex_parse._finish
+    monkeypatch.setattr(codex_parse, "_finish", lambda *a: extras.append(a[3]) or real(*a))
+    assert dump(parse_transcript(path)) == alone
+    assert given[0] > 0 and extras[0] is not None and extras[0][1] == given[0]
+
+
 def test_items_loads_skips_only_lines_whose_own_type_makes_no_item() -> None:
     event = b'{"timestamp":"2026-01-01T00:00:00.000Z","type":"event_msg","payload":{"type":"x"}}'
     assert items_loads(event) == {"type": "event_msg"}
@@ -616,9 +635,9 @@ def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
     passes: list[bool] = []
     real = codex_parse._items_pass
 
-    def items_pass(fd: int, size: int, state: CodexState | None) -> Any:
+    def items_pass(fd: int, size: int, state: CodexState | None, *rest: Any) -> Any:
         passes.append(state is None)
-        return real(fd, size, state)
+        return real(fd, size, state, *rest)
 
     monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
     monkeypatch.setattr(processes, "_busy", lambda: False)
