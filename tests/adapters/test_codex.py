@@ -605,6 +605,21 @@ def test_a_helper_taking_part_of_the_head_parses_the_same(
     assert given[0] > 0 and extras[0] is not None and extras[0][1] == given[0]
 
 
+@pytest.mark.forks
+def test_a_helper_takes_nothing_when_a_call_was_made_twice(
+    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Which call an output is named by would depend on where the extra part starts.
+    lines = (fixtures_dir / L_34).read_bytes().splitlines(keepends=True)
+    call = next(line for line in lines if b'"type":"function_call"' in line)
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join([*lines[:2], call, *lines[2:]]))
+    alone = dump(parse_transcript(str(path)))
+    given = force_steal(monkeypatch, codex_parse, "ITEMS_HEAD_SHARE")
+    assert dump(parse_transcript(str(path))) == alone
+    assert given and not any(given)
+
+
 def test_items_loads_skips_only_lines_whose_own_type_makes_no_item() -> None:
     event = b'{"timestamp":"2026-01-01T00:00:00.000Z","type":"event_msg","payload":{"type":"x"}}'
     assert items_loads(event) == {"type": "event_msg"}
