@@ -234,7 +234,8 @@ _LEADING_TYPE = re.compile(rb'\{"timestamp":"[^"\\]*","type":"([a-z_]+)"')
 backslashes fits between those quotes, so a match is the record's own top-level type (its
 first: a parser keeps the last of a repeated key, see items_loads)."""
 _ITEM_TYPES = frozenset({b"response_item", b"compacted"})
-_ITEM_TYPE_VALUES = (b'"type":"response_item"', b'"type":"compacted"')
+_RESPONSE_ITEM_TYPE = b'"type":"response_item"'
+_COMPACTED_TYPE = b'"type":"compacted"'
 
 
 def items_loads(line: bytes) -> Any:
@@ -247,7 +248,7 @@ def items_loads(line: bytes) -> Any:
         end = found.end()
         # a repeated "type" key naming an item type (never written by Codex; orjson would
         # keep it) sends the line to the real parser
-        if all(line.find(value, end) < 0 for value in _ITEM_TYPE_VALUES):
+        if line.find(_RESPONSE_ITEM_TYPE, end) < 0 and line.find(_COMPACTED_TYPE, end) < 0:
             return {"type": found[1].decode()}
     return orjson.loads(line)
 
