@@ -244,13 +244,23 @@ def items_loads(line: bytes) -> Any:
     that type, undecoded. A damaged one then counts as a record here but as a bad line in
     the Helper, so full_parse sees the tallies differ and parses again, decoding everything."""
     found = _LEADING_TYPE.match(line)
-    if found is not None and found[1] not in _ITEM_TYPES:
-        end = found.end()
-        # a repeated "type" key naming an item type (never written by Codex; orjson would
-        # keep it) sends the line to the real parser
-        if line.find(_RESPONSE_ITEM_TYPE, end) < 0 and line.find(_COMPACTED_TYPE, end) < 0:
-            return {"type": found[1].decode()}
+    if found is not None:
+        rtype = found[1]
+        if rtype not in _ITEM_TYPES:
+            end = found.end()
+            # a repeated "type" key naming an item type (never written by Codex; orjson
+            # would keep it) sends the line to the real parser
+            if line.find(_RESPONSE_ITEM_TYPE, end) < 0 and line.find(_COMPACTED_TYPE, end) < 0:
+                stand_in = _STAND_INS.get(rtype)  # (read only: the pass has no state)
+                if stand_in is None:
+                    stand_in = {"type": rtype.decode()}
+                    if len(_STAND_INS) < 64:  # (a handful of types: bounded all the same)
+                        _STAND_INS[rtype] = stand_in
+                return stand_in
     return orjson.loads(line)
+
+
+_STAND_INS: dict[bytes, dict[str, str]] = {}
 
 
 def _items_pass(
