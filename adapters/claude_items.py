@@ -124,6 +124,7 @@ class ItemBuilder:
         "calls",
         "items",
         "keep_unresolved",
+        "labels",
         "msg_ids",
         "redefined",
         "sidechain",
@@ -143,6 +144,7 @@ class ItemBuilder:
         self.spans: list[tuple[int, int]] = []
         """(byte offset, byte length) of each item's line, when not `weigh`."""
         self.items: list[TranscriptItem] = []
+        self.labels: dict[str, str] = {}
         self.uuids: list[str | None] = []  # the items' uuids
         self.tools: dict[str, tuple[str, str]] = {}
         """tool_use id -> (name, input cut to TOOL_INPUT_CHARS)."""
@@ -200,8 +202,11 @@ class ItemBuilder:
             return  # bookkeeping (progress, summary, last-prompt, snapshots, ...)
         item.uuid = uuid
         item.parent_uuid = parent
-        if len(item.label) > LABEL_MAX_CHARS:
-            item.label = cut(item.label, LABEL_MAX_CHARS)
+        label = item.label
+        if len(label) > LABEL_MAX_CHARS:
+            label = cut(label, LABEL_MAX_CHARS)
+        # One string a label (a handful of tool names): a Helper's answer pickles each once.
+        item.label = self.labels.setdefault(label, label)
         if record.get("isSidechain") is True:
             self.sidechain.add(len(self.items))
         self.items.append(item)
