@@ -132,7 +132,12 @@ class Child:
         if spool and hasattr(os, "memfd_create"):
             with contextlib.suppress(OSError):  # (then the pipe)
                 sink = os.memfd_create("gobtui-child", os.MFD_CLOEXEC)
-        read, write = os.pipe()
+        try:
+            read, write = os.pipe()
+        except OSError:  # no descriptors left: no child, the caller does the work
+            if sink >= 0:
+                os.close(sink)
+            return None
         gc.freeze()
         try:
             pid = os.fork()

@@ -52,12 +52,21 @@ class Steal:
 
     @classmethod
     def open(cls, fd: int, start: int = 0) -> Steal | None:
-        """None where there are no files in memory (not Linux)."""
+        """None where there are no files in memory (not Linux), or no descriptors left: the
+        parse goes on without."""
         if not hasattr(os, "memfd_create"):
             return None
-        asks = os.pipe()
-        os.set_blocking(asks[0], False)  # polled between chunks
-        return cls(fd, asks, os.pipe(), os.memfd_create("gobtui-steal", os.MFD_CLOEXEC), start)
+        made: list[int] = []
+        try:
+            made += os.pipe()
+            made += os.pipe()
+            made.append(os.memfd_create("gobtui-steal", os.MFD_CLOEXEC))
+        except OSError:
+            for end in made:
+                os.close(end)
+            return None
+        os.set_blocking(made[0], False)  # polled between chunks
+        return cls(fd, (made[0], made[1]), (made[2], made[3]), made[4], start)
 
     # -- this process ---------------------------------------------------------------------
 

@@ -877,3 +877,34 @@ def test_item_kinds_are_what_becomes_an_item() -> None:
     for index, kind in enumerate(kinds):
         builder.add(index, {"type": kind, "message": {"content": "x"}}, kind, f"u{index}", None)
     assert [i.line_index for i in builder.items] == list(range(len(claude_items.ITEM_KINDS)))
+
+
+def test_no_descriptors_left_for_stealing_parses_the_same(
+    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(fixtures_dir / TOOL_HEAVY)
+    alone = dump(parse_transcript(path))
+    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "_busy", lambda: False)
+    made: list[int] = []
+    real_pipe = os.pipe
+
+    def pipe() -> tuple[int, int]:
+        if made:  # the second pipe fails
+            raise OSError(24, "Too many open files")
+        made.extend(real_pipe())
+        return made[0], made[1]
+
+    monkeypatch.setattr(os, "pipe", pipe)
+    assert steal_mod.Steal.open(0) is None
+    assert all(not _is_open(fd) for fd in made)  # the first one closed again
+    made.clear()
+    assert dump(parse_transcript(path)) == alone
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
