@@ -385,7 +385,16 @@ class ItemBuilder:
                 dead = dead_labels.get(label)
                 if dead is None:
                     dead = dead_labels[label] = _suffixed(label, DEAD_SUFFIX)
-                _out_of_context(item, dead)
+                # _out_of_context, inline, setting only what is set (an item weighed later
+                # has no estimate yet; few are elidable)
+                item.active = False
+                item.label = dead
+                if item.est_tokens:
+                    item.est_tokens = 0
+                if item.elidable_bytes is not None:
+                    item.elidable_bytes = None
+                    item.elidable_parts = 0
+                    item.payload_sha256 = None
 
     def _rescue_siblings(self, live: set[str]) -> None:
         """Bring back records the parent walk misses although they are in the live context.
