@@ -7,6 +7,7 @@ itself (every line to the state and to an `ItemBuilder`) is adapters/claude_pars
 from __future__ import annotations
 
 import hashlib
+from array import array
 from typing import Any
 
 import orjson
@@ -141,8 +142,9 @@ class ItemBuilder:
         self.weigh = weigh
         """False: items get no est_tokens (0) nor payload_sha256 until weighed(), and `spans`
         says where their lines are."""
-        self.spans: list[tuple[int, int]] = []
-        """(byte offset, byte length) of each item's line, when not `weigh`."""
+        self.spans = array("q")
+        """(byte offset, byte length) of each item's line, when not `weigh` (see
+        full_parse.Spans)."""
         self.items: list[TranscriptItem] = []
         self.labels: dict[str, str] = {}
         self.uuids: list[str | None] = []  # the items' uuids
@@ -212,7 +214,9 @@ class ItemBuilder:
         self.items.append(item)
         self.uuids.append(uuid)
         if not self.weigh:
-            self.spans.append((start, length))
+            spans = self.spans
+            spans.append(start)
+            spans.append(length)
 
     def _estimate(self, record: dict[str, Any]) -> int:
         return estimate(record) if self.weigh else 0

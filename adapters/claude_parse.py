@@ -30,6 +30,7 @@ from adapters.claude_items import ItemBuilder, Unresolved, weigh
 from adapters.full_parse import (
     Bound,
     ItemRow,
+    Spans,
     Tally,
     feed_all,
     gc_paused,
@@ -186,7 +187,7 @@ TailAnswer = tuple[
     HalfState,
     Tally,
     int,  # records with a uuid
-    list[tuple[int, int]],  # the items' line spans (not weighed)
+    Spans,  # the items' lines (not weighed)
     tuple[int, int],  # where the part ended, and how many lines it had
     dict[str, tuple[str, str]] | None,  # its tool calls (a part another part follows)
 ]
@@ -325,7 +326,7 @@ def _join(head: Side, answer: Any, start: int, last: bool = True) -> bool:
     if (
         redefined
         or (tools is None) != last
-        or len(spans) != (0 if builder.weigh else len(rows))  # not weighed alike
+        or len(spans) != (0 if builder.weigh else 2 * len(rows))  # not weighed alike
         or subagent != head.state.subagent
         or uuid_records != len(parents)
         or not head.parents.keys().isdisjoint(parents)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -30,11 +31,12 @@ from adapters.full_parse import (
     Bound,
     HelperAnswer,
     ItemRow,
-    Span,
+    Spans,
     Tally,
     full_parse,
     item_rows,
     items_of,
+    no_spans,
     read_chunks,
     split_pass,
 )
@@ -101,10 +103,10 @@ ITEMS_HEAD_SHARE = 0.88
 (and builds the rest's items): about where the two finish together (bench row d2). Counted
 instructions put it at 0.91 (this side: 1.19 G per 30 MB, the state 1.05 G, the tail's items
 0.35 G); this side also unpickles and joins the tail's items."""
-CodexTail = tuple[list[ItemRow], int, list[Span]]
+CodexTail = tuple[list[ItemRow], int, Spans]
 """The tail's items (as rows), the line of its newest compaction (-1: none), and its items'
 lines when they were not weighed (else [])."""
-Built = tuple[list[TranscriptItem], list[Span], int, int]
+Built = tuple[list[TranscriptItem], Spans, int, int]
 """Items, their lines when they were not weighed (else []), how many lines were read, and the
 line of the newest compaction (-1: none)."""
 Extra = tuple[Built, int]
@@ -149,7 +151,7 @@ def _state_and_tail(
     calls: Calls = {}
     called_at: dict[str, int] | None = {}
     items: list[TranscriptItem] = []
-    spans: list[Span] = []
+    spans = array("q")
     compactions: list[int] = []
     later = _weighs_later(fd)
     head_lines = LineCursor()
@@ -193,7 +195,8 @@ def _state_and_tail(
             else:
                 return
             if later:
-                spans.append((lines.line_start(length), length))
+                spans.append(lines.line_start(length))
+                spans.append(length)
 
     first, whole = split_pass(head, tail, fd, size, split, lines, head_lines)
     newest = compactions[-1] if compactions else -1
@@ -203,12 +206,12 @@ def _state_and_tail(
 
 def _finish(
     built: Built, tail: CodexTail | None, state: CodexState, extra: Extra | None
-) -> tuple[list[TranscriptItem], list[Span], CodexState]:
+) -> tuple[list[TranscriptItem], Spans, CodexState]:
     """This process's items, then those of the extra part (numbered on from them) and of
     the tail, the newest compaction of all applied; where those not weighed are."""
     items, spans, lines, _ = built
     if extra is not None or tail is not None:
-        parts: list[tuple[list[TranscriptItem], list[Span], int]] = []
+        parts: list[tuple[list[TranscriptItem], Spans, int]] = []
         if extra is not None:
             (more, more_spans, _, newest), _start = extra
             for item in more:
@@ -217,10 +220,10 @@ def _finish(
         if tail is not None:
             rows, newest, tail_spans = tail
             parts.append((items_of(rows), tail_spans, newest))
-        if spans or any(part_spans for _, part_spans, _ in parts):  # (-1, 0): weighed already
-            spans = spans or [(-1, 0)] * len(items)
+        if spans or any(part_spans for _, part_spans, _ in parts):
+            spans = spans or no_spans(len(items))
             for more, part_spans, _ in parts:
-                spans = spans + (part_spans or [(-1, 0)] * len(more))
+                spans = spans + (part_spans or no_spans(len(more)))
         for more, _, _ in parts:
             items.extend(more)
         newest = max(newest for _, _, newest in parts)
@@ -282,7 +285,7 @@ def _items_pass(
     weigh = not (_weighs_later(fd) if later is None else later)
     lines = LineCursor(offset=start)
     items: list[TranscriptItem] = []
-    spans: list[Span] = []
+    spans = array("q")
     append = items.append
     calls = calls if calls is not None else {}
     tally = Tally()
@@ -309,7 +312,8 @@ def _items_pass(
                 else:
                     continue
                 if not weigh:
-                    spans.append((lines.line_start(length), length))
+                    spans.append(lines.line_start(length))
+                    spans.append(length)
     if last_compaction >= 0:
         deactivate(items, last_compaction)
     tally.records = records

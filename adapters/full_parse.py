@@ -15,12 +15,13 @@ import dataclasses
 import gc
 import operator
 import os
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeAlias, TypeVar
 
 from adapters.jsonl import (
     LineCursor,
@@ -218,7 +219,7 @@ def full_parse(
     new_state: Callable[[str], S],
     helper_pass: Callable[[int, int, str, int], HelperAnswer[S, U]],
     items_pass: Callable[[int, int, S | None, Bound | None], tuple[T, Tally]],
-    finish: Callable[[T, U | None, S, X | None], tuple[list[TranscriptItem], list[Span], Any]],
+    finish: Callable[[T, U | None, S, X | None], tuple[list[TranscriptItem], Spans, Any]],
     weigh: Weigh,
     head_share: float,
     stealing: Callable[[Steal, int, int, str, int], tuple[X, Tally] | None] | None = None,
@@ -281,19 +282,31 @@ def full_parse(
     return transcript_of(provider, path, items, summarising, tally, st.st_mtime_ns)
 
 
-Span = tuple[int, int]
-"""Where an item's line is: (byte offset, byte length); (-1, 0) for an item already weighed."""
+Spans: TypeAlias = "array[int]"
+"""Where items' lines are: a (byte offset, byte length) pair an item, one after the other in
+an array of 'q' (no tuple an item: a big file has a hundred thousand); (-1, 0) for an item
+weighed already."""
+
+
+def no_spans(count: int) -> Spans:
+    """The spans of `count` items weighed already."""
+    return array("q", (-1, 0)) * count
+
+
 Weigh = Callable[[TranscriptItem, Record], bool]
 """Give an item built unweighed its est_tokens and payload_sha256 from its record decoded
 again; False when the record is not the one the item was built from."""
 
 
-def weigh_lines(fd: int, items: list[TranscriptItem], spans: list[Span], weigh: Weigh) -> bool:
+def weigh_lines(fd: int, items: list[TranscriptItem], spans: Spans, weigh: Weigh) -> bool:
     """Weigh the items still active that were built unweighed, each line read again: a big
     file's items are weighed once it is known which are in context, only those (see
     WEIGH_LATER_MIN_BYTES). False when a line is not what it was (the file changed in place)."""
-    for item, (start, length) in zip(items, spans, strict=True):
-        if item.active and start >= 0:
+    if len(spans) != 2 * len(items):
+        return False
+    for pos, item in enumerate(items):
+        if item.active and spans[2 * pos] >= 0:
+            start, length = spans[2 * pos], spans[2 * pos + 1]
             line = os.pread(fd, length, start)
             record = decode_line(line.strip())
             if len(line) != length or not isinstance(record, dict) or not weigh(item, record):

@@ -744,7 +744,8 @@ def test_weighing_later_with_a_helper(fixtures_dir: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(claude_parse, "WEIGH_LATER_MIN_BYTES", 0)
     assert dump(parse_transcript(path)) == alone
     spans = parts[0][-1][1][12]  # the tail's items came unweighed, with their places
-    assert spans and spans == sorted(spans) and all(length > 0 for _, length in spans)
+    pairs = list(zip(spans[::2], spans[1::2], strict=True))
+    assert pairs and pairs == sorted(pairs) and all(length > 0 for _, length in pairs)
 
 
 def test_a_file_changed_in_place_before_weighing_is_read_again(
