@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from array import array
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -117,17 +118,48 @@ Unresolved = tuple[int, tuple[str, ...], dict[str, Any], dict[str, tuple[str, st
 named that were known)."""
 
 
+@dataclass(slots=True)
+class Siblings:
+    """What branch marking reads besides the parent links (ItemBuilder._rescue_siblings), in
+    parallel lists, in file order: no tuple an entry (a big file has a hundred thousand to
+    make, send to another process and free)."""
+
+    msg_uuids: list[str | None] = field(default_factory=list)
+    """The assistant items with a message.id (streaming-split siblings share one) ..."""
+    msg_keys: list[str] = field(default_factory=list)
+    """... and that id."""
+    call_uuids: list[str | None] = field(default_factory=list)
+    """The assistant items calling tools ..."""
+    call_ids: list[tuple[str, ...]] = field(default_factory=list)
+    """... and the tool_use ids."""
+    answer_uuids: list[str | None] = field(default_factory=list)
+    """The items whose tool_result blocks answer tool_use ids ..."""
+    answer_parents: list[str | None] = field(default_factory=list)
+    """... their parentUuid ..."""
+    answer_ids: list[tuple[str, ...]] = field(default_factory=list)
+    """... and those ids."""
+
+    def extend(self, more: Siblings) -> None:
+        """`more` (of the records after these) after these."""
+        self.msg_uuids += more.msg_uuids
+        self.msg_keys += more.msg_keys
+        self.call_uuids += more.call_uuids
+        self.call_ids += more.call_ids
+        self.answer_uuids += more.answer_uuids
+        self.answer_parents += more.answer_parents
+        self.answer_ids += more.answer_ids
+
+
 class ItemBuilder:
     """Builds one item per conversation line; remembers what branch marking needs."""
 
     __slots__ = (
         "answers",
-        "calls",
         "items",
         "keep_unresolved",
         "labels",
-        "msg_ids",
         "redefined",
+        "siblings",
         "sidechain",
         "spans",
         "tools",
@@ -150,12 +182,7 @@ class ItemBuilder:
         self.uuids: list[str | None] = []  # the items' uuids
         self.tools: dict[str, tuple[str, str]] = {}
         """tool_use id -> (name, input cut to TOOL_INPUT_CHARS)."""
-        self.msg_ids: list[tuple[str | None, str]] = []
-        """(uuid, message.id) of the assistant items (streaming-split siblings)."""
-        self.calls: list[tuple[str | None, tuple[str, ...]]] = []
-        """(uuid, tool_use ids) of the assistant items calling tools."""
-        self.answers: list[tuple[str | None, str | None, tuple[str, ...]]] = []
-        """(uuid, parentUuid, tool_use ids its tool_result blocks answer) of such items."""
+        self.siblings = Siblings()
         self.sidechain: set[int] = set()
         """item positions of sidechain records in a main file."""
         self.keep_unresolved = keep_unresolved
@@ -270,12 +297,15 @@ class ItemBuilder:
             summary=summary,
             tool_use_ids=tuple(ids),
         )
+        siblings = self.siblings
         if type(message) is dict:
             msg_id = message.get("id")
             if type(msg_id) is str:
-                self.msg_ids.append((uuid, msg_id))
+                siblings.msg_uuids.append(uuid)
+                siblings.msg_keys.append(msg_id)
         if ids:
-            self.calls.append((uuid, item.tool_use_ids))
+            siblings.call_uuids.append(uuid)
+            siblings.call_ids.append(item.tool_use_ids)
         return item
 
     def _user(
@@ -345,8 +375,12 @@ class ItemBuilder:
         if missed and self.keep_unresolved:
             named = {tid: tools[tid] for tid in ids if tid in tools}
             self.unresolved.append((len(self.items), tuple(missed), record, named))
+        answered = tuple(ids)
         if ids:
-            self.answers.append((uuid, parent, tuple(ids)))
+            siblings = self.siblings
+            siblings.answer_uuids.append(uuid)
+            siblings.answer_parents.append(parent)
+            siblings.answer_ids.append(answered)
         return TranscriptItem(
             index,
             ItemKind.TOOL_RESULT if total > ELIDABLE_MIN_BYTES else ItemKind.USER,
@@ -355,7 +389,7 @@ class ItemBuilder:
             elidable_parts=parts if elidable else 0,
             label="+".join(names),
             summary=cut("; ".join(shown), SUMMARY_MAX_CHARS),
-            tool_use_ids=tuple(ids),
+            tool_use_ids=answered,
             payload_sha256=_sha256(payload) if elidable and self.weigh else None,
         )
 
@@ -411,18 +445,21 @@ class ItemBuilder:
         A real dead branch (a rewind) answers an already answered tool_use, or hangs off a
         dead record, so it stays dead.
         """
-        live_msgs = {msg for uuid, msg in self.msg_ids if uuid in live}
-        for uuid, msg in self.msg_ids:
+        sib = self.siblings
+        msgs = sib.msg_uuids, sib.msg_keys
+        live_msgs = {msg for uuid, msg in zip(*msgs, strict=True) if uuid in live}
+        for uuid, msg in zip(*msgs, strict=True):
             if uuid is not None and uuid not in live and msg in live_msgs:
                 live.add(uuid)
         open_calls: set[str] = set()
-        for uuid, ids in self.calls:
+        for uuid, ids in zip(sib.call_uuids, sib.call_ids, strict=True):
             if uuid in live:
                 open_calls.update(ids)
-        for uuid, _parent, ids in self.answers:
+        for uuid, ids in zip(sib.answer_uuids, sib.answer_ids, strict=True):
             if uuid in live:
                 open_calls.difference_update(ids)
-        for uuid, parent, ids in self.answers:
+        answers = sib.answer_uuids, sib.answer_parents, sib.answer_ids
+        for uuid, parent, ids in zip(*answers, strict=True):
             if (
                 uuid is not None
                 and uuid not in live

@@ -26,7 +26,7 @@ from itertools import groupby
 from typing import Any
 
 from adapters.claude import ClaudeState
-from adapters.claude_items import ItemBuilder, Unresolved, weigh
+from adapters.claude_items import ItemBuilder, Siblings, Unresolved, weigh
 from adapters.full_parse import (
     Bound,
     ItemRow,
@@ -177,9 +177,7 @@ class Side:
 TailAnswer = tuple[
     bool | None,  # the subagent decision the tail started from
     list[ItemRow],
-    list[tuple[str | None, str]],  # msg_ids
-    list[tuple[str | None, tuple[str, ...]]],  # calls
-    list[tuple[str | None, str | None, tuple[str, ...]]],  # answers
+    Siblings,
     set[int],  # sidechain item positions
     list[Unresolved],
     bool,  # a tool_use id seen twice
@@ -297,9 +295,7 @@ def _part(
     return (
         first.subagent,
         item_rows(builder.items),
-        builder.msg_ids,
-        builder.calls,
-        builder.answers,
+        builder.siblings,
         builder.sidechain,
         unresolved if len(unresolved) <= CLAUDE_JOIN_REBUILD_MAX else [],
         builder.redefined or len(unresolved) > CLAUDE_JOIN_REBUILD_MAX,
@@ -318,9 +314,9 @@ def _join(head: Side, answer: Any, start: int, last: bool = True) -> bool:
     with `head` as it was, when there is no answer or the join would not equal reading on.
     A part that is not the `last` brings its tool calls (the next one's results may name
     them)."""
-    if not isinstance(answer, tuple) or len(answer) != 15 or head.lines.offset != start:
+    if not isinstance(answer, tuple) or len(answer) != 13 or head.lines.offset != start:
         return False
-    (subagent, rows, msg_ids, calls, answers, sidechain, unresolved, redefined,
+    (subagent, rows, siblings, sidechain, unresolved, redefined,
      parents, state, tally, uuid_records, spans, (end, lines), tools) = answer  # fmt: skip
     builder = head.builder
     if (
@@ -330,7 +326,7 @@ def _join(head: Side, answer: Any, start: int, last: bool = True) -> bool:
         or subagent != head.state.subagent
         or uuid_records != len(parents)
         or not head.parents.keys().isdisjoint(parents)
-        or not head.state.can_absorb(state, (msg for _uuid, msg in msg_ids))
+        or not head.state.can_absorb(state, siblings.msg_keys)
     ):
         return False
     items = items_of(rows)
@@ -346,9 +342,7 @@ def _join(head: Side, answer: Any, start: int, last: bool = True) -> bool:
     builder.items += items
     builder.spans += spans
     builder.uuids += [item.uuid for item in items]  # (not sent: the items have them)
-    builder.msg_ids += msg_ids
-    builder.calls += calls
-    builder.answers += answers
+    builder.siblings.extend(siblings)
     builder.sidechain.update(pos + base for pos in sidechain)
     if tools is not None:
         heads.update(tools)

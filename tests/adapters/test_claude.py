@@ -718,7 +718,7 @@ def test_helper_parse_equals_one_pass(
     monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
     monkeypatch.setattr(processes, "single_threaded", lambda: forked)
     assert dump(parse_transcript(path)) == alone
-    assert len(parts) == 1 and isinstance(parts[0][-1][1][10], Tally)  # it read the tail
+    assert len(parts) == 1 and isinstance(parts[0][-1][1][8], Tally)  # it read the tail
 
 
 @pytest.mark.parametrize("relative", [MAROT_MAIN, MAROT_SUB, BRANCH, EDGE_CASES, TOOL_HEAVY])
@@ -743,7 +743,7 @@ def test_weighing_later_with_a_helper(fixtures_dir: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(processes, "_busy", lambda: False)
     monkeypatch.setattr(claude_parse, "WEIGH_LATER_MIN_BYTES", 0)
     assert dump(parse_transcript(path)) == alone
-    spans = parts[0][-1][1][12]  # the tail's items came unweighed, with their places
+    spans = parts[0][-1][1][10]  # the tail's items came unweighed, with their places
     pairs = list(zip(spans[::2], spans[1::2], strict=True))
     assert pairs and pairs == sorted(pairs) and all(length > 0 for _, length in pairs)
 
