@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from adapters.full_parse import weighed_as
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import ItemKind, TranscriptItem
 
@@ -478,17 +479,7 @@ def weigh(item: TranscriptItem, record: dict[str, Any]) -> bool:
     scale.add(
         item.line_index, record, record.get("type"), record.get("uuid"), record.get("parentUuid")
     )
-    again = scale.items[0] if scale.items else None
-    if again is None or (again.uuid, again.kind, again.elidable_bytes, again.elidable_parts) != (
-        item.uuid,
-        item.kind,
-        item.elidable_bytes,
-        item.elidable_parts,
-    ):
-        return False
-    item.est_tokens = again.est_tokens
-    item.payload_sha256 = again.payload_sha256
-    return True
+    return weighed_as(item, scale.items[0] if scale.items else None)
 
 
 def walk(parents: dict[str, str | None], leaf: str | None) -> set[str]:

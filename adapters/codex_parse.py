@@ -39,6 +39,7 @@ from adapters.full_parse import (
     no_spans,
     read_chunks,
     split_pass,
+    weighed_as,
 )
 from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from adapters.steal import Steal
@@ -78,20 +79,10 @@ def weigh(item: TranscriptItem, record: Record) -> bool:
     if type(payload) is not dict:
         return False
     if rtype == "response_item":
-        again = response_item(item.line_index, payload, {})
-    elif rtype == "compacted":
-        again = compacted_item(item.line_index, payload)
-    else:
-        return False
-    if (again.kind, again.elidable_bytes, again.elidable_parts) != (
-        item.kind,
-        item.elidable_bytes,
-        item.elidable_parts,
-    ):
-        return False
-    item.est_tokens = again.est_tokens
-    item.payload_sha256 = again.payload_sha256
-    return True
+        return weighed_as(item, response_item(item.line_index, payload, {}))
+    if rtype == "compacted":
+        return weighed_as(item, compacted_item(item.line_index, payload))
+    return False
 
 
 def _weighs_later(fd: int) -> bool:

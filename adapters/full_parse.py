@@ -298,6 +298,21 @@ Weigh = Callable[[TranscriptItem, Record], bool]
 again; False when the record is not the one the item was built from."""
 
 
+def weighed_as(item: TranscriptItem, again: TranscriptItem | None) -> bool:
+    """Give `item` (built unweighed) the estimate and fingerprint of `again`, its line built
+    again, weighed: False when `again` is not the same item (the file changed in place)."""
+    if again is None or (again.uuid, again.kind, again.elidable_bytes, again.elidable_parts) != (
+        item.uuid,
+        item.kind,
+        item.elidable_bytes,
+        item.elidable_parts,
+    ):
+        return False
+    item.est_tokens = again.est_tokens
+    item.payload_sha256 = again.payload_sha256
+    return True
+
+
 def weigh_lines(fd: int, items: list[TranscriptItem], spans: Spans, weigh: Weigh) -> bool:
     """Weigh the items still active that were built unweighed, each line read again: a big
     file's items are weighed once it is known which are in context, only those (see

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import select
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -34,3 +35,16 @@ def force_steal(monkeypatch: pytest.MonkeyPatch, module: ModuleType, share: str)
 
     monkeypatch.setattr(steal_mod.Steal, "end_at", end_at)
     return given
+
+
+def spy(monkeypatch: pytest.MonkeyPatch, module: ModuleType, name: str) -> list[tuple[Any, Any]]:
+    """Each call of `module`.`name` from now on, as (its arguments, what it returned)."""
+    calls: list[tuple[Any, Any]] = []
+    real = getattr(module, name)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        calls.append((args, real(*args, **kwargs)))
+        return calls[-1][1]
+
+    monkeypatch.setattr(module, name, recorded)
+    return calls

@@ -29,7 +29,7 @@ from adapters.reader import FileCursor, advance, open_cursor
 from adapters.timefmt import parse_ts
 from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary, Transcript
-from tests.adapters.stealing import force_steal
+from tests.adapters.stealing import force_steal, spy
 
 Copy = Callable[..., Path]
 
@@ -675,12 +675,9 @@ def test_a_helper_taking_part_of_the_head_parses_the_same(
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
     given = force_steal(monkeypatch, claude_parse, "HEAD_SHARE")
-    joins: list[bool] = []
-    real = claude_parse._join
-    monkeypatch.setattr(
-        claude_parse, "_join", lambda *a, **k: joins.append(real(*a, **k)) or joins[-1]
-    )
+    calls = spy(monkeypatch, claude_parse, "_join")
     assert dump(parse_transcript(path)) == alone
+    joins = [joined for _, joined in calls]
     # the end of the head too, joined (the edge cases reuse a uuid across the tail's start:
     # that join is refused, and the tail read here)
     assert given[0] > 0 and joins[0] and joins == [True, relative != EDGE_CASES]

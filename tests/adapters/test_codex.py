@@ -26,7 +26,7 @@ from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
 from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider, Transcript
-from tests.adapters.stealing import force_steal
+from tests.adapters.stealing import force_steal, spy
 
 Copy = Callable[..., Path]
 L_04 = "codex/madshn__localpush__rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
@@ -598,10 +598,9 @@ def test_a_helper_taking_part_of_the_head_parses_the_same(
     path = str(fixtures_dir / relative)
     alone = dump(parse_transcript(path))
     given = force_steal(monkeypatch, codex_parse, "ITEMS_HEAD_SHARE")
-    extras: list[Any] = []
-    real = codex_parse._finish
-    monkeypatch.setattr(codex_parse, "_finish", lambda *a: extras.append(a[3]) or real(*a))
+    calls = spy(monkeypatch, codex_parse, "_finish")
     assert dump(parse_transcript(path)) == alone
+    extras = [args[3] for args, _ in calls]
     assert given[0] > 0 and extras[0] is not None and extras[0][1] == given[0]
 
 
