@@ -155,7 +155,6 @@ class ItemBuilder:
     """Builds one item per conversation line; remembers what branch marking needs."""
 
     __slots__ = (
-        "answers",
         "items",
         "keep_unresolved",
         "labels",
@@ -424,8 +423,8 @@ class ItemBuilder:
                 dead = dead_labels.get(label)
                 if dead is None:
                     dead = dead_labels[label] = _suffixed(label, DEAD_SUFFIX)
-                # _out_of_context, inline, setting only what is set (an item weighed later
-                # has no estimate yet; few are elidable)
+                # deactivate, inline, setting only what is set (an item weighed later has
+                # no estimate yet; few are elidable)
                 item.active = False
                 item.label = dead
                 if item.est_tokens:
@@ -496,16 +495,12 @@ def walk(parents: dict[str, str | None], leaf: str | None) -> set[str]:
 
 def deactivate(item: TranscriptItem, suffix: str) -> None:
     """Out of the live context, its label saying why."""
-    _out_of_context(item, _suffixed(item.label, suffix))
-
-
-def _out_of_context(item: TranscriptItem, label: str) -> None:
     item.active = False
     item.est_tokens = 0
     item.elidable_bytes = None
     item.elidable_parts = 0
     item.payload_sha256 = None
-    item.label = label
+    item.label = _suffixed(item.label, suffix)
 
 
 def _suffixed(label: str, suffix: str) -> str:

@@ -21,7 +21,6 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import groupby
 from typing import Any
 
@@ -42,7 +41,7 @@ from adapters.full_parse import (
 )
 from adapters.jsonl import LineCursor, Record, feed_bytes
 from adapters.processes import Helper
-from adapters.steal import Steal
+from adapters.steal import Steal, start_helper
 from core.limits import (
     CLAUDE_JOIN_REBUILD_MAX,
     RECENT_LINK_WINDOW,
@@ -202,12 +201,11 @@ def parse_file(path: str, weigh_later: bool | None = None) -> Transcript:
         size = st.st_size
         later = size >= WEIGH_LATER_MIN_BYTES if weigh_later is None else weigh_later
         split = split_point(fd, size, HEAD_SHARE) if Helper.may_start(size) else size
-        steal = Steal.open(fd) if split < size else None  # (None: no file in memory)
-        forked = partial(_tail_pass_stealing, steal) if steal is not None else None
-        helper = Helper.start(tail_pass, fd, size, path, split, forked) if split < size else None
-        if steal is not None and (helper is None or not helper.forked):
-            steal.release()
-            steal = None
+        helper, steal = (
+            start_helper(tail_pass, fd, size, path, split, _tail_pass_stealing)
+            if split < size
+            else (None, None)
+        )
         head = Side(ItemBuilder(weigh=not later), HalfState(path), LineCursor())
         try:
             head.run(fd, size if helper is None else split, steal)

@@ -96,10 +96,10 @@ instructions put it at 0.91 (this side: 1.19 G per 30 MB, the state 1.05 G, the 
 0.35 G); this side also unpickles and joins the tail's items."""
 CodexTail = tuple[list[ItemRow], int, Spans]
 """The tail's items (as rows), the line of its newest compaction (-1: none), and its items'
-lines when they were not weighed (else [])."""
+lines when they were not weighed (else empty)."""
 Built = tuple[list[TranscriptItem], Spans, int, int]
-"""Items, their lines when they were not weighed (else []), how many lines were read, and the
-line of the newest compaction (-1: none)."""
+"""Items, their lines when they were not weighed (else empty), how many lines were read, and
+the line of the newest compaction (-1: none)."""
 Extra = tuple[Built, int]
 """The items of the end of this process's part that a Helper took (numbered from its start),
 and where that part starts."""

@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Protocol, TypeAlias, TypeVar
 
 from adapters.jsonl import (
@@ -32,7 +31,7 @@ from adapters.jsonl import (
     torn_tail,
 )
 from adapters.processes import Helper
-from adapters.steal import Steal
+from adapters.steal import Steal, start_helper
 from core.limits import READ_CHUNK_BYTES
 from core.model import Coverage, Provider, SessionSummary, Transcript, TranscriptItem
 
@@ -240,12 +239,10 @@ def full_parse(
         st = os.fstat(fd)
         size = st.st_size
         split = split_point(fd, size, head_share) if Helper.may_start(size) else size
-        steal = Steal.open(fd) if split < size and stealing is not None else None
-        forked = partial(stealing, steal) if stealing is not None and steal is not None else None
-        helper = Helper.start(helper_pass, fd, size, path, split, forked)
-        if steal is not None and (helper is None or not helper.forked):
-            steal.release()
-            steal = None
+        if stealing is not None:
+            helper, steal = start_helper(helper_pass, fd, size, path, split, stealing)
+        else:
+            helper, steal = Helper.start(helper_pass, fd, size, path, split), None
         tail: U | None = None
         extra: X | None = None
         try:

@@ -18,11 +18,13 @@ import os
 import pickle
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from adapters.jsonl import line_start_after
-from adapters.processes import write_all
+from adapters.processes import Helper, write_all
 from core.limits import STEAL_MIN_BYTES
 
 _ASK = struct.Struct("<dd")  # the Helper's speed (bytes a second; 0: none, below 0: ours),
@@ -32,6 +34,26 @@ _NOT_READ = object()
 UNPICKLE_PER_PICKLE = 0.5
 """Unpickling an answer takes about half as long as pickling it (row d's tail: 0.07 to 0.09 s
 against 0.17 to 0.19 s)."""
+
+
+def start_helper(
+    func: Callable[[int, int, str, int], Any],
+    fd: int,
+    size: int,
+    path: str,
+    split: int,
+    stealing: Callable[[Steal, int, int, str, int], Any],
+) -> tuple[Helper | None, Steal | None]:
+    """Helper.start(func, ...), and when it forks, `stealing(steal, ...)` run instead, with
+    the Steal this process answers through (None: no helper forked, or nothing to steal
+    with)."""
+    steal = Steal.open(fd) if split < size else None
+    forked = partial(stealing, steal) if steal is not None else None
+    helper = Helper.start(func, fd, size, path, split, forked)
+    if steal is not None and (helper is None or not helper.forked):
+        steal.release()
+        steal = None
+    return helper, steal
 
 
 @dataclass(slots=True)
@@ -44,14 +66,13 @@ class Steal:
     answers: tuple[int, int]
     handed: int
     """A file in memory: the Helper's first answer, pickled."""
-    start: int = 0
     started: float = field(default_factory=time.monotonic)
     given: int = 0
     """Where the Helper's extra part starts, once given."""
     first: Any = _NOT_READ
 
     @classmethod
-    def open(cls, fd: int, start: int = 0) -> Steal | None:
+    def open(cls, fd: int) -> Steal | None:
         """None where there are no files in memory (not Linux), or no descriptors left: the
         parse goes on without."""
         if not hasattr(os, "memfd_create"):
@@ -66,7 +87,7 @@ class Steal:
                 os.close(end)
             return None
         os.set_blocking(made[0], False)  # polled between chunks
-        return cls(fd, (made[0], made[1]), (made[2], made[3]), made[4], start)
+        return cls(fd, (made[0], made[1]), (made[2], made[3]), made[4])
 
     # -- this process ---------------------------------------------------------------------
 
@@ -82,7 +103,7 @@ class Steal:
         give = 0
         left = end - pos
         if left >= STEAL_MIN_BYTES and their_speed != 0:
-            our_speed = (pos - self.start) / max(time.monotonic() - self.started, 1e-6)
+            our_speed = pos / max(time.monotonic() - self.started, 1e-6)
             if their_speed < 0:  # the same work as ours, and cores alike
                 their_speed = our_speed
             # both done together: theirs / their_speed == unpickling + (left - theirs) / ours
