@@ -33,7 +33,6 @@ from core.model import (
     Transcript,
     claude_context_window,
 )
-from core.plan import CARD_MARKERS
 
 Usage = tuple[int | None, int | None, int | None, int | None]
 """(input, cache_creation, cache_read, output): missing counts 0, null or odd is None."""
@@ -57,7 +56,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
 
-def _usage_of(message: dict[str, Any]) -> Usage | None:
+def usage_of(message: dict[str, Any]) -> Usage | None:
     """The four context components of a real usage, or None when there is none."""
     usage = message.get("usage")
     if type(usage) is not dict or message.get("model") == _SYNTHETIC_MODEL:
@@ -78,7 +77,7 @@ def _usage_of(message: dict[str, Any]) -> Usage | None:
     return values
 
 
-def _total(usage: Usage) -> int:
+def usage_total(usage: Usage) -> int:
     a, b, c, d = usage
     return (a or 0) + (b or 0) + (c or 0) + (d or 0)
 
@@ -203,9 +202,6 @@ class ClaudeState:
         elif kind == "user" and not excluded:
             if self.title is None:
                 self._maybe_title(record)
-            # gobtui's own state card ends a fork: the context it starts is unknown until the
-            # resumed session reports usage, as after a compact_boundary.
-            boundary = _is_state_card(record)
         elif kind == "system" and record.get("subtype") == "compact_boundary" and not excluded:
             boundary = True
             self._compaction(record)
@@ -265,7 +261,7 @@ class ClaudeState:
         message = record.get("message")
         if type(message) is not dict:
             return None
-        usage = _usage_of(message)
+        usage = usage_of(message)
         if usage is None:
             return None
         model = message.get("model")
@@ -282,7 +278,7 @@ class ClaudeState:
         sample = history.get(key)
         ts = sample[0] if sample else self._ts(record.get("timestamp"))
         # Streaming-split records repeat one response's usage: one sample, newest figures.
-        history[key] = (ts, _total(usage))
+        history[key] = (ts, usage_total(usage))
         if len(history) > USAGE_HISTORY_MAX:
             history.popitem(False)
         return usage
@@ -375,8 +371,8 @@ class ClaudeState:
                 "cwd": self.cwd,
                 "model": self.model,
                 "title": self.title,
-                "context_tokens": _total(usage) if usage is not None else None,
-                "context_window": claude_context_window(self.model),
+                "context_tokens": usage_total(usage) if usage is not None else None,
+                "context_window": claude_context_window(self.model, self._peak(usage)),
                 "context_state": state,
                 "components": components,
                 "usage_history": [
@@ -400,6 +396,11 @@ class ClaudeState:
                 "parent_session_id": parent_id,
             }
         )
+
+    def _peak(self, usage: Usage | None) -> int:
+        """The largest context reported in the window of samples kept (and now)."""
+        peak = usage_total(usage) if usage is not None else 0
+        return max([peak, *(tokens for _ts, tokens in self.history.values())])
 
     # -- persistence ---------------------------------------------------------------------
 
@@ -448,15 +449,6 @@ class ClaudeState:
             state._lo_raw, state._hi_raw, state._ts_len = lo, hi, length
         state._anon = int(data["anon"])
         return state
-
-
-def _is_state_card(record: Record) -> bool:
-    """A user record whose text starts with a state card's marker (what apply injects)."""
-    message = record.get("message")
-    content = message.get("content") if type(message) is dict else None
-    if type(content) is list and content and type(content[0]) is dict:
-        content = content[0].get("text") if content[0].get("type") == "text" else None
-    return type(content) is str and content.startswith(CARD_MARKERS)
 
 
 def _state_of(usage: Usage) -> ContextState:

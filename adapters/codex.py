@@ -18,7 +18,6 @@ from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, Provider, SessionSummary, Transcript
-from core.plan import CARD_MARKERS
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
@@ -167,12 +166,6 @@ class CodexState:
         text = content_text(payload.get("content"))
         if self.title_item is None and self.title_event is None and _is_real_prompt(text):
             self.title_item = _title(text)
-        if text.startswith(CARD_MARKERS):
-            # gobtui's state card ends a fork: its context is unknown until the resumed
-            # session reports usage, as after a `compacted` record.
-            self.context_tokens = None
-            self.components = None
-            self.context_state = ContextState.RESET
 
     def _token_count(self, payload: dict[str, Any], ts: Any) -> None:
         info = payload.get("info")

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from core.limits import (
+    CODEX_SENT_OUTPUT_MAX_BYTES,
     ELIDABLE_MIN_BYTES,
     LABEL_MAX_CHARS,
     SUMMARY_MAX_CHARS,
@@ -163,7 +164,8 @@ def response_item(
     """One response_item line to an item (still active; compaction is applied afterwards).
     Not `weigh`: no est_tokens (0) nor payload_sha256 yet (see weigh())."""
     ptype = payload.get("type")
-    est = estimate_tokens(len(orjson.dumps(payload))) if weigh else 0
+    size = len(orjson.dumps(payload)) if weigh else 0
+    est = estimate_tokens(size) if weigh else 0
     if ptype == "message":
         role = payload.get("role")
         if type(role) is not str:
@@ -182,6 +184,8 @@ def response_item(
         text = output_text(output)
         n_bytes = utf8_len(text) if text is not None else 0
         big = n_bytes > ELIDABLE_MIN_BYTES
+        if weigh and n_bytes > CODEX_SENT_OUTPUT_MAX_BYTES:  # the client sends only so much
+            est = estimate_tokens(size - (n_bytes - CODEX_SENT_OUTPUT_MAX_BYTES))
         return TranscriptItem(
             index,
             ItemKind.TOOL_RESULT,
@@ -207,12 +211,17 @@ def response_item(
         )
     if ptype == "reasoning":
         steps = content_text(payload.get("summary"), SUMMARY_BLOCK_TYPES)
+        hidden = payload.get("encrypted_content")
+        hidden_bytes = len(hidden) if type(hidden) is str else 0
+        if weigh and hidden_bytes:  # not counted as context by the provider
+            est = estimate_tokens(size - hidden_bytes)
         return TranscriptItem(
             index,
             ItemKind.REASONING,
             est,
             label="reasoning",
             summary=cut(steps, TEXT_SUMMARY_MAX_CHARS) or None,
+            hidden_bytes=hidden_bytes,
         )
     if ptype == "agent_message":
         message = payload.get("message", payload.get("content"))

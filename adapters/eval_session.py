@@ -136,6 +136,7 @@ def _plan_row(session: LoadedSession, name: str, policy: PolicyConfig, live: boo
         elided_items=len(plan.elided_lines),
         card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
         control=plan.is_control,
+        client_compacts=plan.projection.client_compacts if plan.projection else None,
     )
     assert outcome.admission is not None
     if not outcome.admission.admitted:

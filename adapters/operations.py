@@ -24,6 +24,7 @@ from adapters.atomic import private_dir, replace_private
 from adapters.paths import data_dir
 from core.model import Provider
 from core.plan import Edit
+from core.projection import Projection
 from core.receipt import OperationKind, Receipt, fork_session_id, operation_id
 
 
@@ -236,6 +237,7 @@ class Operation:
         bytes_before: int,
         now: float,
         tokens: tuple[int, int] = (0, 0),
+        projection: Projection | None = None,
     ) -> Receipt:
         return Receipt(
             operation_id=self.id,
@@ -254,6 +256,7 @@ class Operation:
             reclaimed_bytes=max(0, bytes_before - len(output)),
             context_tokens_before=tokens[0],
             context_tokens_after=tokens[1],
+            projection=projection,
             completed=False,
             created_ts=now,
             resume_command=resume_command(self.provider, self.new_id),

@@ -35,7 +35,9 @@ from adapters.providers import parse_transcript
 from adapters.rewrite import CardScanner, payload_texts
 from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
 from core.admission import Admission, admit
+from core.calibration import Calibration, calibrate
 from core.limits import (
+    DEFAULT_SLOPE,
     EVAL_PAYLOAD_BYTES,
     MAX_PLAN_ITEMS,
     MAX_PLAN_SOURCE_BYTES,
@@ -193,6 +195,7 @@ def load_session(
             if child is not None:
                 child.close()
         raise
+    transcript.calibration = calibration_of(transcript, source.scan)
     session = LoadedSession(
         path=path,
         provider=provider,
@@ -209,6 +212,14 @@ def load_session(
     if scoring is not None:
         session.memo.offer_scores(scoring[0], scoring[1].result)
     return session
+
+
+def calibration_of(transcript: Transcript, scan: CardScanner) -> Calibration:
+    """The session's calibration: its live items' estimates against the context reported at
+    each live usage record (core.calibration)."""
+    live = [(item.line_index, item.est_tokens) for item in transcript.items if item.active]
+    usage = scan.usage_points({line for line, _tokens in live})
+    return calibrate(live, usage, DEFAULT_SLOPE[transcript.provider])
 
 
 def _read_consistently(path: Path, provider: Provider) -> tuple[Transcript, bytes]:

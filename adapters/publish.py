@@ -161,7 +161,7 @@ class Publisher:
             now = self.clock()
             receipt = op.receipt(
                 plan.strategy, op.target(earlier, now), output, entry.sha256, len(session.data),
-                now, (plan.context_tokens_before, plan.context_tokens_after),
+                now, (plan.context_tokens_before, plan.context_tokens_after), plan.projection,
             )  # fmt: skip
             published = self._publish(
                 receipt, op.receipt_path, source, session.source_sha256, output
@@ -179,17 +179,19 @@ class Publisher:
         except VaultError as error:
             raise PublishError(PublishErrorCode.VAULT, str(error)) from None
         provider = Provider(entry.provider)
-        report = verify(data, provider)
-        if not report.ok:
-            codes = ", ".join(sorted({f.code.value for f in report.findings}))
-            raise PublishError(
-                PublishErrorCode.VERIFY_FAILED, f"the snapshot does not verify ({codes})"
-            )
         op = Operation.start(
             OperationKind.UNDO, provider, entry.path, entry.session_id, entry.source_sha256,
             self.root, extra=entry.sha256,
         )  # fmt: skip
         output = rewrite_identity(data, provider, op.new_id)
+        # The snapshot is what the session was: what it carried is no reason to refuse it back,
+        # only a finding the new identity would add.
+        added = added_findings(verify(bytes(output), provider), verify(data, provider))
+        if added:
+            raise PublishError(
+                PublishErrorCode.VERIFY_FAILED,
+                f"the restored copy does not verify ({', '.join(added)})",
+            )
         outcome = EventOutcome.APPLIED
         with op.locked() as (earlier, settled):
             if settled is not None:

@@ -31,7 +31,7 @@ from core.limits import (
 )
 from core.model import BadLine, Coverage, Provider, SessionSummary
 
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 

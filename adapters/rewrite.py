@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -229,18 +229,23 @@ def derived_uuid(seed: bytes, purpose: str) -> str:
 
 
 class CardScanner(Protocol):
-    """A provider's CardScan: what its card needs from the file, fed record by record."""
+    """A provider's CardScan: what its card (and the fork's usage) needs from the file, fed
+    record by record."""
 
     def feed(self, index: int, record: Record) -> None: ...
 
     def finish(self) -> None: ...
+
+    def usage_points(self, live: Container[int]) -> list[tuple[int, int]]:
+        """(line, reported context) of the usage records on `live` lines, in line order."""
+        ...
 
 
 class _Half(Protocol):
     """What each provider module (adapters.rewrite_claude / rewrite_codex) provides."""
 
     @property
-    def CardScan(self) -> Callable[[str, Transcript | None], CardScanner]: ...  # a class
+    def CardScan(self) -> Any: ...  # a class: CardScan(path, parsed), CardScan.of(lines, path)
 
     def has_image_output(self, record: Record) -> bool: ...
 
@@ -259,6 +264,13 @@ class _Half(Protocol):
     ) -> list[Record]:
         """card_records() given `scan`, a CardScan of the lines (or of lines that differ
         from them by elides only)."""
+        ...
+
+    def fork_usage(
+        self, scan: Any, lines: Sequence[bytes], target: ForkUsage, appended: int
+    ) -> tuple[dict[int, bytes], list[Record]]:
+        """The fork's latest usage saying `target` (after `appended` new records): lines to
+        replace, records to append."""
         ...
 
     def rewrite_identity_record(self, record: Record, new_id: str) -> bool: ...
@@ -316,6 +328,22 @@ def _elide_line(
     return rewritten
 
 
+ForkUsage = tuple[int, int]
+"""(the fork's projected context, the part of it after the source's last usage record: the
+records that followed it and the card)."""
+
+
+def fork_usage_target(plan: CompactionPlan, transcript: Transcript) -> ForkUsage | None:
+    """What the fork's latest usage should say; None for a plan without a projection (one
+    not made by the central decision)."""
+    if plan.projection is None:
+        return None
+    digest = plan.digest
+    card = transcript.calibration.tokens(digest.estimate_overhead()) if digest else 0
+    following = transcript.calibration.tail_tokens + card
+    return plan.projection.context_tokens_after, following
+
+
 def apply_plan(
     data: bytes, provider: Provider, plan: CompactionPlan, transcript: Transcript
 ) -> bytes:
@@ -340,10 +368,19 @@ def apply_plan(
     items = {item.line_index: item for item in transcript.items}
     for index in sorted(targets):
         lines[index] = _elide_line(lines, index, targets[index], items.get(index), half)
+    records: list[Record] = []
+    scan = half.CardScan.of(lines, transcript.path) if digests or plan.projection else None
     if digests:
         card = digests[0].render()
         seed = plan_seed(data, provider, plan)
-        append_records(lines, half.card_records(lines, transcript, card, seed))
+        records = half.card_records_scanned(scan, lines, transcript, card, seed)
+    target = fork_usage_target(plan, transcript)
+    if target is not None:
+        replaced, usage = half.fork_usage(scan, lines, target, len(records))
+        for index, line in replaced.items():
+            lines[index] = line
+        records += usage
+    append_records(lines, records)
     out = b"".join(lines)
     if len(out) > len(data):
         raise RewriteError(

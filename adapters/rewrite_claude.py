@@ -4,21 +4,26 @@ Elision touches only the `content` of the `tool_result` blocks in a user record'
 `message.content`; the blocks themselves (and their `tool_use_id`) stay, so every tool call
 still has its answer. The card is a `user` record hung off the live leaf, followed by the
 `last-prompt` / `mode` tail the reference writes: without it `claude --resume` does not see
-the conversation.
+the conversation. When the branch ends on tool calls that got no result (an interrupted
+session), the card answers them first, as the client would on resume: Claude Code drops a
+call the next user record does not answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import Any
 
-from adapters.claude import ClaudeState
+from adapters.claude import ClaudeState, usage_of, usage_total
 from adapters.jsonl import Record, decode_line
 from adapters.rewrite import (
+    ForkUsage,
     RewriteCode,
     RewriteError,
     StubMaker,
     derived_uuid,
+    encode_line,
+    line_ending,
     stub_output,
     text_positions,
 )
@@ -26,6 +31,11 @@ from core.limits import LAST_PROMPT_MAX_CHARS
 from core.model import BadLine, Transcript
 
 TEXT_TYPES = frozenset({"text"})
+INTERRUPTED_RESULT = (
+    "[tool call interrupted: the session ended before its result was recorded; check "
+    "whether it took effect before relying on it or running it again]"
+)
+"""What the card answers an unanswered call of the branch's end with."""
 DEFAULT_MODE = "normal"
 """The value real `mode` records hold, used when the file has none to copy."""
 _HEAD_KEYS = ("isSidechain", "agentId", "userType", "entrypoint", "cwd")
@@ -111,6 +121,12 @@ class CardScan:
         self.mode: str | None = None
         self.leaf: str | None = None
         self.session_id: str | None = None
+        self.usage: list[tuple[int, str | None, str, int]] = []
+        """Assistant records with usage: (line, uuid, response key, context)."""
+        self.tools: dict[str, tuple[bool, tuple[str, ...]]] = {}
+        """uuid -> (a user prompt, the tool ids it calls or answers) of user/assistant records."""
+        self.answered: set[str] = set()
+        """Every tool_use id some user record of the file answers."""
 
     @classmethod
     def of(cls, lines: Sequence[bytes], path: str) -> CardScan:
@@ -137,6 +153,52 @@ class CardScan:
         mode = record.get("mode")
         if kind == "mode" and type(mode) is str and mode:
             self.mode = mode
+        if (kind == "assistant" or kind == "user") and type(uuid) is str:
+            self._tools(kind, uuid, record.get("message"))
+        if kind == "assistant":
+            message = record.get("message")
+            usage = usage_of(message) if type(message) is dict else None
+            if usage is not None:
+                msg_id = message.get("id") if type(message) is dict else None
+                key = msg_id if type(msg_id) is str and msg_id else f"#{index}"
+                self.usage.append(
+                    (index, uuid if type(uuid) is str else None, key, usage_total(usage))
+                )
+
+    def _tools(self, kind: str, uuid: str, message: Any) -> None:
+        content = message.get("content") if type(message) is dict else None
+        block_type, key = (
+            ("tool_use", "id") if kind == "assistant" else ("tool_result", "tool_use_id")
+        )
+        ids: list[str] = []
+        prompt = kind == "user" and type(content) is str
+        for block in content if type(content) is list else ():
+            if type(block) is not dict:
+                continue
+            if block.get("type") == block_type and type(block.get(key)) is str:
+                ids.append(block[key])
+            elif kind == "user" and block.get("type") == "text":
+                prompt = True
+        if ids or prompt:
+            self.tools[uuid] = (prompt and not ids, tuple(ids))
+        if kind == "user":
+            self.answered.update(ids)
+
+    def open_calls(self) -> list[str]:
+        """Tool calls since the live branch's last prompt that no record of the file answers
+        (a result may hang off a sibling of the walk: parallel calls)."""
+        calls: list[str] = []
+        node = self.leaf
+        for _ in range(len(self.parents) + 1):  # the step bound is the cycle guard
+            if node is None:
+                break
+            prompt, ids = self.tools.get(node, (False, ()))
+            if prompt:
+                break
+            if self.where.get(node, (None, 0))[0] == "assistant":
+                calls[:0] = [tool_id for tool_id in ids if tool_id not in self.answered]
+            node = self.parents.get(node)
+        return list(dict.fromkeys(calls))
 
     def finish(self) -> None:
         if self._parsed is not None:
@@ -160,6 +222,28 @@ class CardScan:
 
     def leaf_line(self) -> int | None:
         return self.where[self.leaf][1] if self.leaf in self.where else None
+
+    def usage_points(self, live: Container[int]) -> list[tuple[int, int]]:
+        """(line, reported context) of each response on the live lines: the last record of a
+        streaming-split response stands for it."""
+        newest: dict[str, tuple[int, int]] = {}
+        for line, _uuid, key, total in self.usage:
+            if line in live:
+                newest[key] = (line, total)
+        return sorted(newest.values())
+
+    def newest_response(self) -> list[int]:
+        """The lines of the live branch's newest response with usage (all its records)."""
+        by_uuid = {uuid: key for _line, uuid, key, _total in self.usage if uuid is not None}
+        node = self.leaf
+        for _ in range(len(self.parents) + 1):  # the step bound is the cycle guard
+            if node is None:
+                return []
+            key = by_uuid.get(node)
+            if key is not None:
+                return [line for line, _uuid, k, _total in self.usage if k == key]
+            node = self.parents.get(node)
+        return []
 
 
 def _leaf_known(parsed: Transcript | None) -> bool:
@@ -201,7 +285,19 @@ def card_records_scanned(
     user["sessionId"] = session_id
     copy(_TAIL_KEYS, user)
     user["type"] = "user"
-    user["message"] = {"role": "user", "content": card}
+    unanswered = scan.open_calls()
+    content: str | list[Record] = card
+    if unanswered:
+        content = [
+            {
+                "type": "tool_result",
+                "tool_use_id": tool_id,
+                "content": INTERRUPTED_RESULT,
+                "is_error": True,
+            }
+            for tool_id in unanswered
+        ] + [{"type": "text", "text": card}]
+    user["message"] = {"role": "user", "content": content}
     user["uuid"] = card_uuid
     if scan.timestamp is not None:
         user["timestamp"] = scan.timestamp
@@ -216,3 +312,60 @@ def card_records_scanned(
     }
     mode: Record = {"type": "mode", "mode": scan.mode or DEFAULT_MODE, "sessionId": session_id}
     return [user, last_prompt, mode]
+
+
+def fork_usage(
+    scan: CardScan, lines: Sequence[bytes], target: ForkUsage, appended: int
+) -> tuple[dict[int, bytes], list[Record]]:
+    """The fork's latest usage: the lines of the live branch's newest response with their
+    `usage` restated to the fork's context less what follows it (Claude Code decides on
+    resume whether to compact from that usage plus its estimate of what follows). Nothing
+    is appended."""
+    context, following = target
+    restated = max(1, context - following)
+    replaced: dict[int, bytes] = {}
+    for index in scan.newest_response():
+        record = decode_line(lines[index].strip())
+        message = record.get("message") if isinstance(record, dict) else None
+        usage = message.get("usage") if type(message) is dict else None
+        if type(usage) is dict and restate(usage, restated):
+            replaced[index] = encode_line(record, line_ending(lines[index]))  # type: ignore[arg-type]
+    return replaced, []
+
+
+_PARTS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+
+
+def restate(usage: dict[str, Any], target: int) -> bool:
+    """`usage` changed in place so that its four context parts add up to `target`: the cache
+    read (the bulk of a long session's context) takes the difference; when the others alone
+    exceed it, all four shrink in proportion. False when it already does, or holds no parts."""
+    values = {key: usage[key] for key in _PARTS if type(usage.get(key)) is int}
+    if not values or sum(values.values()) == target:
+        return False
+    read_key = _PARTS[2]
+    others = sum(v for k, v in values.items() if k != read_key)
+    if others <= target:
+        values[read_key] = target - others
+    else:
+        scale = target / max(1, sum(values.values()))
+        values = {key: int(value * scale) for key, value in values.items()}
+        values[max(values, key=lambda k: values[k])] += target - sum(values.values())
+    creation = values.get(_PARTS[1])
+    nested = usage.get("cache_creation")
+    if creation is not None and creation != usage.get(_PARTS[1]) and type(nested) is dict:
+        _rescale(nested, creation)
+    usage.update(values)
+    return True
+
+
+def _rescale(parts: dict[str, Any], total: int) -> None:
+    """Integer entries of `parts` scaled to add up to `total`."""
+    keys = [key for key, value in parts.items() if type(value) is int]
+    old = sum(parts[key] for key in keys)
+    if not keys:
+        return
+    for key in keys:
+        parts[key] = parts[key] * total // old if old else 0
+    biggest = max(keys, key=lambda key: parts[key])
+    parts[biggest] += total - sum(parts[key] for key in keys)

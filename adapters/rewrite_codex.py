@@ -7,14 +7,14 @@ resume); calls and their `call_id`s stay. The card is a user `message` response_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import Any
 
 import orjson
 
 from adapters.codex_items import OUTPUT_TYPES, TEXT_BLOCK_TYPES, output_text
 from adapters.jsonl import Record, decode_line
-from adapters.rewrite import RewriteCode, RewriteError, StubMaker, stub_output, utf8_len
+from adapters.rewrite import ForkUsage, RewriteCode, RewriteError, StubMaker, stub_output, utf8_len
 from core.limits import ELIDABLE_MIN_BYTES
 from core.model import Transcript
 
@@ -123,11 +123,16 @@ def rewrite_identity_record(record: Record, new_id: str) -> bool:
 
 class CardScan:
     """What the card needs from the file: the newest record's timestamp, and whether records
-    carry ordinals. Fed every record in file order (`feed`); an elide changes neither."""
+    carry ordinals; what the fork's usage needs: the token counts after the newest compaction.
+    Fed every record in file order (`feed`); an elide changes none of it."""
 
     def __init__(self, path: str, parsed: Transcript | None = None) -> None:
         self.timestamp: str | None = None
         self.ordinals = False
+        self.usage: list[tuple[int, int]] = []
+        """(line, reported context) of each new token count since the newest compaction."""
+        self.token_count: dict[str, Any] | None = None
+        """The payload of the newest token count that reports a usage."""
 
     @classmethod
     def of(cls, lines: Sequence[bytes], path: str) -> CardScan:
@@ -144,6 +149,31 @@ class CardScan:
             self.timestamp = stamp
         if type(record.get("ordinal")) is int:
             self.ordinals = True
+        kind = record.get("type")
+        if kind == "compacted":
+            self.usage.clear()  # what came before is no longer the context
+        elif kind == "event_msg":
+            payload = record.get("payload")
+            if type(payload) is dict and payload.get("type") == "token_count":
+                self._token_count(index, payload)
+
+    def _token_count(self, index: int, payload: dict[str, Any]) -> None:
+        info = payload.get("info")
+        last = info.get("last_token_usage") if type(info) is dict else None
+        if type(last) is not dict:
+            return
+        total = sum(
+            v for v in (last.get("input_tokens"), last.get("output_tokens")) if type(v) is int
+        )
+        if total <= 0:
+            return  # cleared around a compaction
+        self.token_count = payload
+        if not self.usage or self.usage[-1][1] != total:  # each is written twice in a row
+            self.usage.append((index, total))
+
+    def usage_points(self, live: Container[int]) -> list[tuple[int, int]]:
+        """Every token count since the newest compaction is on the live context."""
+        return list(self.usage)
 
     def finish(self) -> None:
         pass
@@ -173,3 +203,39 @@ def card_records_scanned(
         "content": [{"type": "input_text", "text": card}],
     }
     return [message]
+
+
+def fork_usage(
+    scan: CardScan, lines: Sequence[bytes], target: ForkUsage, appended: int
+) -> tuple[dict[int, bytes], list[Record]]:
+    """The fork's latest usage: a token_count event after everything else saying the fork's
+    context (Codex decides on resume whether to compact from the newest one's total). Its
+    cumulative total, window and rate limits are the newest token count's; no line is
+    changed."""
+    context = target[0]
+    payload = scan.token_count
+    if payload is None:
+        return {}, []
+    info = dict(payload["info"])
+    last = dict(info["last_token_usage"])
+    output = min(_int(last.get("output_tokens")), context)
+    last["input_tokens"] = context - output
+    last["output_tokens"] = output
+    if "cached_input_tokens" in last:
+        last["cached_input_tokens"] = min(_int(last.get("cached_input_tokens")), context - output)
+    if "reasoning_output_tokens" in last:
+        last["reasoning_output_tokens"] = min(_int(last.get("reasoning_output_tokens")), output)
+    last["total_tokens"] = context
+    info["last_token_usage"] = last
+    record: Record = {}
+    if scan.timestamp is not None:
+        record["timestamp"] = scan.timestamp
+    if scan.ordinals:
+        record["ordinal"] = len(lines) + appended
+    record["type"] = "event_msg"
+    record["payload"] = {**payload, "info": info}
+    return {}, [record]
+
+
+def _int(value: Any) -> int:
+    return value if type(value) is int and value > 0 else 0

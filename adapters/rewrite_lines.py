@@ -31,6 +31,7 @@ from adapters.rewrite import (
     _elide_targets,
     cut_utf8,
     encode_line,
+    fork_usage_target,
     line_ending,
     plan_seed_of,
     provider_half,
@@ -175,14 +176,21 @@ class SourceRewriter:
         replaced: dict[int, bytes] = {}
         for index in sorted(targets):
             replaced[index] = self._elided(index, targets[index])
-        appended: list[bytes] = []
+        candidate = _Candidate(self.lines, replaced)
+        records: list[Record] = []
         if digests:
             seed = plan_seed_of(self._source_digest(), provider, plan)
-            candidate = _Candidate(self.lines, replaced)
             records = self._half.card_records_scanned(
                 self._card_scan(), candidate, transcript, digests[0].render(), seed
             )
-            appended = self._append(candidate, replaced, records)
+        target = fork_usage_target(plan, transcript)
+        if target is not None:
+            restated, usage = self._half.fork_usage(
+                self._card_scan(), candidate, target, len(records)
+            )
+            replaced.update(restated)
+            records += usage
+        appended = self._append(candidate, replaced, records)
         size = len(self.data) + sum(len(piece) for piece in appended)
         starts = self.lines.starts
         for index, piece in replaced.items():

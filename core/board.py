@@ -20,9 +20,9 @@ from core.limits import (
     DEFAULT_FLOOR_TOKENS,
     DEFAULT_TRIGGER_TOKENS,
     HOT_SECS,
-    PROVIDER_AUTOCOMPACT_SHARE,
 )
 from core.model import ContextState, Provider, SessionSummary, UsageSample
+from core.policy import trigger_cap
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +83,10 @@ class BoardRow:
         return min(1.0, self.trigger_tokens / window) if window else None
 
 
-def effective_trigger(
-    policy: BoardPolicy, window: int | None, summary: SessionSummary | None = None
-) -> int:
-    """The policy trigger, lowered to where the provider would compact on its own."""
-    trigger = policy.trigger_for(summary) if summary is not None else policy.trigger_tokens
-    if window:
-        return max(1, min(trigger, round(window * PROVIDER_AUTOCOMPACT_SHARE)))
-    return max(1, trigger)
+def effective_trigger(policy: BoardPolicy, summary: SessionSummary) -> int:
+    """The session's trigger, lowered to fire before its client would compact on its own."""
+    trigger = policy.trigger_for(summary)
+    return max(1, min(trigger, trigger_cap(summary.provider, summary.context_window)))
 
 
 def project_name(summary: SessionSummary) -> str:
@@ -143,18 +139,8 @@ def _rate(first: tuple[float, int], last: tuple[float, int]) -> float | None:
     return max(0.0, (last[1] - first[1]) * 60.0 / span) if span > 0 else None
 
 
-def as_unresumed_fork(summary: SessionSummary, published_bytes: int) -> SessionSummary:
-    """A compacted fork as apply wrote it (`published_bytes`), not resumed since: the usage it
-    holds is its source's, reported before the plan cut the context, so its context reads
-    reset (as a fork whose state card ends it does) until the resumed session reports some."""
-    if summary.bytes != published_bytes or summary.context_state is ContextState.ABSENT:
-        return summary
-    reset = {"context_tokens": None, "context_state": ContextState.RESET, "components": None}
-    return summary.model_copy(update=reset)
-
-
 def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> BoardRow:
-    trigger = effective_trigger(policy, summary.context_window, summary)
+    trigger = effective_trigger(policy, summary)
     tokens = summary.context_tokens
     age = max(0.0, now - summary.mtime)
     live = age <= policy.hot_secs

@@ -50,6 +50,8 @@ class EvalRow(BaseModel):
     missed_probes: list[str] = Field(default_factory=list, max_length=MAX_MISSED_PROBES_SHOWN)
     elided_items: int = 0
     card_bytes: int = 0
+    client_compacts: bool | None = None
+    """The provider's client will compact the fork itself on resume (None: no file plan)."""
     duration_ms: float = 0.0
     error: str | None = None
     best: bool = False

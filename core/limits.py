@@ -138,9 +138,33 @@ Rust; a Python regex scan of every byte of a 200 MB session would cost many pars
 PROBE_BLOCK_ITEMS = 64
 """Probe extraction prefilters this many items' texts at once (core.probes.possible_kinds)."""
 
-PROVIDER_AUTOCOMPACT_SHARE = 0.9
-"""Providers compact on their own at about 90% of the window: a trigger above that never fires,
-so the board and the planner both lower the trigger to it."""
+# What the real clients do on resume (measured with Claude Code 2.1.328, Codex 0.169.0).
+CLAUDE_AUTOCOMPACT_RESERVE_TOKENS = 33_000
+"""Claude Code compacts a session whose last recorded usage (plus its estimate of what
+follows) reaches its model's window less this (20k for output, 13k of buffer): 167k of 200k."""
+CODEX_AUTOCOMPACT_SHARE = 0.9
+"""Codex compacts at 90 % of its model's window (`model_auto_compact_token_limit`)."""
+CODEX_CLIENT_WINDOW = 272_000
+"""The window Codex knows for the GPT-5 family, whatever a rollout records (258,400 is
+95 % of it): its compaction point is 244,800."""
+TRIGGER_CLIENT_SHARE = 0.9
+"""The trigger is lowered to 90 % of where the client compacts by itself: above that, the
+client's blind summary always comes first (the board and the planner both lower it)."""
+
+CODEX_SENT_OUTPUT_MAX_BYTES = 12_000
+"""Codex sends at most about this many bytes of one tool output (it cuts the middle out,
+`…N chars truncated…`): an output's estimate counts no more than this."""
+CODEX_REASONING_OVERHEAD_BYTES = 650
+"""Codex estimates an encrypted reasoning item as its base64 length x 3/4 less this, 4 bytes
+a token, and adds that for the reasoning of earlier turns to the last reported usage when it
+decides whether to compact (the provider itself does not count it)."""
+
+# Calibration of estimates to provider tokens (core/projection.py).
+DEFAULT_SLOPE = {"claude": 1.2, "codex": 0.9}
+"""Provider tokens per estimated token when a session has too few usage records to fit
+(measured on genuine sessions: Claude about 1.2; Codex, encrypted reasoning left out, 0.8-1)."""
+CALIBRATION_MIN_SLOPE = 0.3
+CALIBRATION_MAX_SLOPE = 3.0
 
 # --- eval ---
 MAX_MISSED_PROBES_SHOWN = 8

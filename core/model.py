@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.calibration import Calibration
 from core.limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
 
 
@@ -74,6 +75,9 @@ class TranscriptItem:
     parent_uuid: str | None = None
     tool_use_ids: tuple[str, ...] = ()
     payload_sha256: str | None = None
+    hidden_bytes: int = 0
+    """Bytes sent to the model that the provider does not count as context and est_tokens
+    leaves out (Codex's encrypted reasoning)."""
 
     @property
     def elidable(self) -> bool:
@@ -182,6 +186,8 @@ class Transcript:
     leaf_uuid: str | None = None
     """Claude: the uuid of the live branch's newest record, as the parse found it (None when
     it found none, or the transcript was not made by a parse)."""
+    calibration: Calibration = field(default_factory=Calibration)
+    """How estimated tokens convert to the provider's (planning fits it; identity else)."""
 
     def context_tokens(self) -> int:
         """Provider-reported context when known, else the sum of active estimates."""
@@ -193,11 +199,13 @@ class Transcript:
 ContextWindowSource = Literal["model", "file", "default"]
 
 
-def claude_context_window(model: str | None) -> int:
-    """Claude writes no window size: derive it from the model name."""
-    if not model:
-        return DEFAULT_CLAUDE_WINDOW
-    name = model.lower()
+def claude_context_window(model: str | None, peak_tokens: int = 0) -> int:
+    """Claude writes no window size: 1M for a 1M variant of a model, or when the session
+    reported a context larger than the default window (1M sessions often carry a plain model
+    id); 200k otherwise."""
+    if peak_tokens > DEFAULT_CLAUDE_WINDOW:
+        return LARGE_CLAUDE_WINDOW
+    name = (model or "").lower()
     if "[1m]" in name or name.endswith("-1m") or "-1m-" in name:
         return LARGE_CLAUDE_WINDOW
     return DEFAULT_CLAUDE_WINDOW

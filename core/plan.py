@@ -14,6 +14,7 @@ from typing import Annotated, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from core.limits import DIGEST_FRAMING_BYTES
+from core.projection import Projection
 from core.tokens import estimate_tokens
 
 CARD_MARKER = "[gobtui state card]"
@@ -209,6 +210,8 @@ class CompactionPlan(_Strict):
     edits: list[Edit]
     context_tokens_before: int = Field(ge=0)
     context_tokens_after: int = Field(ge=0)
+    projection: Projection | None = None
+    """A file plan's fork in the real client (set by the central decision)."""
 
     @property
     def est_savings(self) -> int:

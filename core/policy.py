@@ -17,7 +17,7 @@ from core.limits import (
     MAX_KEEP_RECENT,
     MAX_POLICY_TOKENS,
     MAX_RESULT_BYTES,
-    PROVIDER_AUTOCOMPACT_SHARE,
+    TRIGGER_CLIENT_SHARE,
     TUNE_HIGH_ELIDABLE_FACTOR,
     TUNE_HIGH_ELIDABLE_SHARE,
     TUNE_LOW_YIELD_FACTOR,
@@ -30,6 +30,7 @@ from core.limits import (
     TUNE_WINDOW_FRACTION,
 )
 from core.model import Provider
+from core.projection import client_compact_threshold
 
 
 def round_half_up(value: float) -> int:
@@ -150,12 +151,15 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def capped_to_window(policy: PolicyConfig, window: int | None) -> PolicyConfig:
-    """The policy with its trigger lowered to where the provider compacts by itself (90 % of
-    the window), as the board marks it; the floor stays below the trigger."""
-    if not window:
-        return policy
-    cap = max(1, round(window * PROVIDER_AUTOCOMPACT_SHARE))
+def trigger_cap(provider: Provider, window: int | None) -> int:
+    """The highest trigger that fires before the provider's client compacts by itself."""
+    return max(1, round(client_compact_threshold(provider, window) * TRIGGER_CLIENT_SHARE))
+
+
+def capped_to_window(policy: PolicyConfig, provider: Provider, window: int | None) -> PolicyConfig:
+    """The policy with its trigger lowered to fire before the client compacts by itself
+    (trigger_cap), as the board marks it; the floor stays below the trigger."""
+    cap = trigger_cap(provider, window)
     if policy.trigger_tokens <= cap:
         return policy
     floor = policy.floor_tokens if policy.floor_tokens < cap else cap // 2

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.model import Provider
 from core.plan import Edit, ElideEdit, InjectDigestEdit
+from core.projection import Projection
 
 _HEX64 = r"^[0-9a-f]{64}$"
 
@@ -80,6 +81,9 @@ class Receipt(BaseModel):
     reclaimed_bytes: int = Field(ge=0)
     context_tokens_before: int = Field(default=0, ge=0)
     context_tokens_after: int = Field(default=0, ge=0)
+    projection: Projection | None = None
+    """An apply's fork in the real client: its projected context, whether the client will
+    compact it on resume, the calibration behind the figure."""
     completed: bool
     created_ts: float
     resume_command: str

@@ -101,6 +101,8 @@ def card_text_of(record: Any) -> str | None:
     if kind == "user":
         message = record.get("message")
         text = message.get("content") if isinstance(message, dict) else None
+        if isinstance(text, list):
+            text = _card_after_results(text)
     elif kind == "response_item" and isinstance(payload, dict):
         if payload.get("type") == "message" and payload.get("role") == "user":
             text = _input_text(payload.get("content"), first_only=False)
@@ -111,6 +113,18 @@ def card_text_of(record: Any) -> str | None:
     if isinstance(text, str) and text.startswith(CARD_MARKERS):
         return text
     return None
+
+
+def _card_after_results(blocks: list[Any]) -> str | None:
+    """The card of a Claude card record that first answers interrupted calls: tool_result
+    blocks, then one text block (what gobtui writes; any other block list is not a card)."""
+    if len(blocks) < 2 or not all(isinstance(block, dict) for block in blocks):
+        return None
+    *results, last = blocks
+    if last.get("type") != "text" or any(b.get("type") != "tool_result" for b in results):
+        return None
+    text = last.get("text")
+    return text if isinstance(text, str) else None
 
 
 def _input_text(content: Any, *, first_only: bool) -> str | None:

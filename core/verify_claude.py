@@ -56,6 +56,8 @@ class ClaudeFact(NamedTuple):
     """`parentUuid` when a string."""
     leaf: str | None
     """`leafUuid` when a string."""
+    has_leaf: bool
+    """The record has a `leafUuid` key."""
     has_sidechain: bool
     sidechain: bool
     """`isSidechain` is true."""
@@ -100,6 +102,7 @@ def claude_fact(record: Record) -> ClaudeFact:
         bad_parent=has_uuid and not (parent is None or valid_id(parent)),
         parent=parent if type(parent) is str else None,
         leaf=leaf if type(leaf) is str else None,
+        has_leaf="leafUuid" in record,
         has_sidechain="isSidechain" in record,
         sidechain=record.get("isSidechain") is True,
         agent=isinstance(record.get("agentId"), str),
@@ -223,6 +226,7 @@ class ClaudeChecker:
         "_pairing_memo",
         "_results",
         "_sink",
+        "_users",
         "_uses",
     )
 
@@ -234,6 +238,8 @@ class ClaudeChecker:
         self._branch = _Branch()
         self._uses: list[ToolRef] = []
         self._results: list[ToolRef] = []
+        self._users: list[tuple[str | None, int, bool]] = []
+        """Every user record: (uuid, line, is a sidechain record), for where a branch ends."""
         self._head: tuple[int, str] | None = None
         """The last last-prompt naming a leaf: (line, leafUuid)."""
         self._origin: ClaudeChecker | None = None
@@ -250,6 +256,7 @@ class ClaudeChecker:
         twin._branch = self._branch.clone()
         twin._uses = list(self._uses)
         twin._results = list(self._results)
+        twin._users = list(self._users)
         twin._head = self._head
         twin._origin = self
         return twin
@@ -271,9 +278,9 @@ class ClaudeChecker:
                 add(FindingCode.INVALID_PARENT_UUID, line)
         if kind == "last-prompt":
             leaf = fact.leaf
-            if leaf is not None:
+            if leaf:
                 self._head = (line, leaf)
-            if not leaf:
+            elif fact.has_leaf:  # (2.1.97 and later write none: that is no finding)
                 add(FindingCode.INVALID_CHAIN_HEAD, line)
         if uuid is not None:
             first_line = self._first_line
@@ -283,6 +290,8 @@ class ClaudeChecker:
             if earlier != line:
                 add(FindingCode.DUPLICATE_UUID, line, earlier)
         self._branch.feed(fact)
+        if kind == "user":
+            self._users.append((uuid, line, fact.sidechain))
         if (kind == "assistant" or kind == "user") and fact.has_message:
             self._tools(line, fact)
 
@@ -322,14 +331,18 @@ class ClaudeChecker:
         """The pairing findings of the live branch."""
         uses, results = self._uses, self._results
         live = self._branch.live_uuids()
-        if self._branch.subagent:
-            live_uses = [u for u in uses if u[2] is None or u[2] in live]
-            live_results = [r for r in results if r[2] is None or r[2] in live]
-        else:  # a main file's sidechain records are another context's
-            live_uses = [u for u in uses if not u[3] and (u[2] is None or u[2] in live)]
-            live_results = [r for r in results if not r[3] and (r[2] is None or r[2] in live)]
+
+        def on_branch(uuid: str | None, sidechain: bool) -> bool:
+            # a main file's sidechain records are another context's
+            if not self._branch.subagent and sidechain:
+                return False
+            return uuid is None or uuid in live
+
+        live_uses = [u for u in uses if on_branch(u[2], u[3])]
+        live_results = [r for r in results if on_branch(r[2], r[3])]
+        users = [line for uuid, line, side in self._users if on_branch(uuid, side)]
         sink = FindingSink()
-        _check_pairing(live_uses, live_results, sink)
+        _check_pairing(live_uses, live_results, max(users, default=-1), sink)
         return sink.raw()
 
     def _memo(self) -> tuple[str | None, frozenset[str], list[RawFinding]]:
@@ -370,10 +383,18 @@ class ClaudeChecker:
             node = parents[node]
         if node in path or node != start:
             return None
+        if len(self._users) != len(origin._users) and any(
+            code is FindingCode.INTERRUPTED_TOOL_USE for _line, code, _detail in findings
+        ):
+            return None  # a new user record may turn an interrupted call into an orphan
         return findings
 
 
-def _check_pairing(uses: list[ToolRef], results: list[ToolRef], sink: FindingSink) -> None:
+def _check_pairing(
+    uses: list[ToolRef], results: list[ToolRef], last_user: int, sink: FindingSink
+) -> None:
+    """Calls and results of the live branch; an unanswered call after the last user record
+    (the branch ends on it) is an interrupted one, which the client answers on resume."""
     first_use: dict[str, int] = {}
     for tool_id, line, _uuid, _side in uses:
         earlier = first_use.get(tool_id)
@@ -384,7 +405,12 @@ def _check_pairing(uses: list[ToolRef], results: list[ToolRef], sink: FindingSin
     last_result = {ref[0]: ref[1] for ref in results}  # the last result of each id
     for tool_id, line, _uuid, _side in uses:
         if last_result.get(tool_id, -1) <= line:
-            sink.add(FindingCode.ORPHANED_TOOL_USE, line)
+            code = (
+                FindingCode.INTERRUPTED_TOOL_USE
+                if line > last_user
+                else FindingCode.ORPHANED_TOOL_USE
+            )
+            sink.add(code, line)
     for tool_id, line, _uuid, _side in results:
         if first_use.get(tool_id, line) >= line:
             sink.add(FindingCode.ORPHANED_TOOL_RESULT, line)

@@ -36,6 +36,7 @@ class FindingCode(StrEnum):
     BROKEN_PARENT_CHAIN = "broken_parent_chain"
     DUPLICATE_UUID = "duplicate_uuid"
     ORPHANED_TOOL_USE = "orphaned_tool_use"
+    INTERRUPTED_TOOL_USE = "interrupted_tool_use"
     # Claude Code and Codex
     DUPLICATE_TOOL_CALL_ID = "duplicate_tool_call_id"
     ORPHANED_TOOL_RESULT = "orphaned_tool_result"
@@ -79,11 +80,20 @@ RULES: dict[FindingCode, tuple[Severity, str]] = {
         "parentUuid must be null or a nonempty string of at most 256 bytes without control "
         "characters",
     ),
-    C.INVALID_CHAIN_HEAD: (_E, "last-prompt record has no nonempty leafUuid"),
+    C.INVALID_CHAIN_HEAD: (_W, "last-prompt record has a leafUuid that is not a nonempty string"),
     C.MISSING_CHAIN_HEAD: (_E, "last-prompt leafUuid names no record of the transcript"),
-    C.BROKEN_PARENT_CHAIN: (_E, "parentUuid matches no uuid on an earlier line"),
+    C.BROKEN_PARENT_CHAIN: (
+        _W,
+        "parentUuid matches no uuid on an earlier line (a session continued from another file, "
+        "or a parent that was never written)",
+    ),
     C.DUPLICATE_UUID: (_E, "uuid already used on line {0}"),
     C.ORPHANED_TOOL_USE: (_E, "tool_use has no tool_result on a later line of the live branch"),
+    C.INTERRUPTED_TOOL_USE: (
+        _W,
+        "tool_use after the live branch's last user record has no tool_result (an interrupted "
+        "call: the client answers it on resume)",
+    ),
     C.DUPLICATE_TOOL_CALL_ID: (_E, "tool call id already used on line {0} of the live context"),
     C.ORPHANED_TOOL_RESULT: (_W, "tool result answers no earlier tool call of the live context"),
     C.INVALID_ORDINAL: (_E, "ordinal must be an integer from 0 to 2^64-1"),

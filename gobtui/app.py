@@ -7,7 +7,6 @@ import gc
 import os
 import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import suppress
@@ -43,6 +42,7 @@ from gobtui.messages import (
 )
 from gobtui.published_forks import PublishedForks
 from gobtui.publishing import PublishController
+from gobtui.resume import ClientRunner, resume_of, run_client
 from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
 
@@ -55,12 +55,6 @@ STYLES = Path(__file__).resolve().parent.parent / "styles"
 
 HISTORY_BATCH_FILES = 64
 HISTORY_BATCH_BYTES = 32 * 1024 * 1024
-
-ExternalRunner = Callable[[list[str], str | None], int]
-
-
-def run_external(argv: list[str], cwd: str | None) -> int:
-    return subprocess.call(argv, cwd=cwd)
 
 
 class GobtuiApp(App[None]):
@@ -96,7 +90,7 @@ class GobtuiApp(App[None]):
         self.sessions_screen = SessionsScreen(
             config.policy, config.clock, demo=demo_home is not None
         )
-        self.runner: ExternalRunner = run_external
+        self.runner: ClientRunner = run_client
         self._stop_watch = asyncio.Event()
         self.sessions_changed: Signal[SessionsChanged] = Signal(self, "sessions-changed")
         """Republishes every SessionsChanged (the plan screens watch their own session)."""
@@ -359,24 +353,31 @@ class GobtuiApp(App[None]):
         yield SystemCommand("Rescan sessions", "Read the homes again", self.scan_sessions)
 
     def resume_session(self, summary: SessionSummary) -> None:
-        """Hand the terminal to `claude --resume` / `codex resume`, then come back."""
-        argv = summary.resume_command().split()
-        if shutil.which(argv[0]) is None and self.runner is run_external:
-            self.copy_to_clipboard(summary.resume_command())
+        """Hand the terminal to `claude --resume` / `codex resume` in the session's working
+        directory, then come back."""
+        resume = resume_of(summary)
+        client = resume.argv[0]
+        if shutil.which(client) is None and self.runner is run_client:
+            self.copy_to_clipboard(resume.copy_text())
             self.notify(
-                f"{argv[0]} is not on PATH; the resume command was copied instead.",
+                f"{client} is not on PATH; the resume command was copied instead.",
                 severity="warning",
             )
             return
-        cwd = summary.cwd if summary.cwd and Path(summary.cwd).is_dir() else None
+        if resume.gone is not None:
+            self.notify(
+                f"The session's directory {resume.gone} is gone; resuming from here.",
+                severity="warning",
+            )
         try:
             with self.suspend():
-                code = self.runner(argv, cwd)
+                ran = self.runner(resume.argv, resume.cwd)
         except Exception as error:  # SuspendNotSupported, or the command failed to start
             self.notify(f"Could not resume: {error}", severity="error")
             return
-        if code:
-            self.notify(f"{argv[0]} exited with {code}", severity="warning")
+        if ran.code:
+            said = f": {ran.error}" if ran.error else ""
+            self.notify(f"{client} exited with {ran.code}{said}", severity="warning")
         self.refresh()
 
 

@@ -104,7 +104,7 @@ def session_label(summary: SessionSummary) -> str:
 def apply_question(request: ApplyRequest) -> str:
     plan = request.plan
     where = fmt.display_path(str(Path(request.summary.path).parent))
-    return (
+    question = (
         f"Publish {_article(plan.strategy)} {plan.strategy} fork of "
         f"{session_label(request.summary)} — "
         f"{fmt.tokens(plan.context_tokens_before)} → {fmt.tokens(plan.context_tokens_after)} "
@@ -112,6 +112,13 @@ def apply_question(request: ApplyRequest) -> str:
         f"— new file beside {where}; the original is snapshotted into the vault first and "
         "never modified."
     )
+    projection = plan.projection
+    if projection is not None and projection.client_compacts:
+        words = fmt.client_words(
+            True, projection.client_context_tokens, projection.client_threshold_tokens
+        )
+        question += f" Note: {words}."
+    return question
 
 
 def undo_question(entry: IndexEntry, project: str | None, age: str) -> str:

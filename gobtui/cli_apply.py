@@ -102,6 +102,12 @@ def _print_receipt(receipt: Receipt, as_json: bool, earlier: bool = False) -> No
         f"{receipt.bytes_before:,} -> {receipt.bytes_after:,} bytes{change}"
     )
     print(f"  snapshot {receipt.snapshot_manifest_sha256[:16]}  source untouched")
+    projection = receipt.projection
+    if projection is not None:
+        print(f"  context {fmt.tokens(projection.context_tokens_before)} -> "
+              f"{fmt.tokens(projection.context_tokens_after)} tokens (projected); "
+              + fmt.client_words(projection.client_compacts, projection.client_context_tokens,
+                                 projection.client_threshold_tokens))  # fmt: skip
     print(f"  resume with: {receipt.resume_command}")
 
 

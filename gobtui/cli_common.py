@@ -143,17 +143,11 @@ def scores_for(policy: PolicyConfig, live: bool, strategies: list[str]) -> Polic
 def load_target(
     target: Target, probes: bool = False, scores_for: PolicyConfig | None = None
 ) -> LoadedSession:
-    """The target loaded for planning (see load_session for `probes` and `scores_for`); a
-    fork gobtui published plans from the context its apply projected (see
-    PublishedForks.with_projected_context)."""
-    from adapters.operations import published_receipts
-    from gobtui.published_forks import PublishedForks
-
+    """The target loaded for planning (see load_session for `probes` and `scores_for`)."""
     try:
-        session = load_session(target.path, target.provider, probes=probes, scores_for=scores_for)
+        return load_session(target.path, target.provider, probes=probes, scores_for=scores_for)
     except PlanningError as error:
         raise CliError(str(error)) from None
-    return PublishedForks(published_receipts()).with_projected_context(session)
 
 
 def policy_config() -> LoadedConfig:
@@ -170,9 +164,9 @@ def resolve_policy(
     config: LoadedConfig | None = None,
     window: int | None = None,
 ) -> ResolvedPolicy:
-    """config.toml layers, then --preset, then --trigger/--floor; a trigger above 90 % of the
-    session's window is lowered to it (where the provider compacts first), unless --trigger
-    names one explicitly."""
+    """config.toml layers, then --preset, then --trigger/--floor; a trigger that would fire
+    after the client compacts by itself is lowered (core.policy.trigger_cap), unless
+    --trigger names one explicitly."""
     overrides = {
         key: value
         for key, value in (
@@ -187,9 +181,11 @@ def resolve_policy(
         )
     except ConfigError as error:
         raise CliError(str(error)) from None
-    if "trigger_tokens" in overrides:
-        return resolved
-    return resolved.model_copy(update={"policy": capped_to_window(resolved.policy, window)})
+    if "trigger_tokens" in overrides or window is None:
+        return resolved  # (without a window, nothing says where the client compacts)
+    return resolved.model_copy(
+        update={"policy": capped_to_window(resolved.policy, provider, window)}
+    )
 
 
 def print_json(value: BaseModel | list[BaseModel] | dict[str, Any] | list[Any]) -> None:

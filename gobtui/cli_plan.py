@@ -14,6 +14,7 @@ from core.evaluation import EvalRow, RowStatus
 from core.model import Provider
 from core.plan import CompactionPlan, NoPlan
 from core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
+from core.projection import client_compact_threshold
 from core.strategies.common import elidable_tokens
 from core.telemetry import recent_reductions, source_identity
 from gobtui import format as fmt
@@ -159,6 +160,16 @@ def _print_plan(plan: CompactionPlan) -> None:
         f"{fmt.percent(share)})"
     )
     print(f"  {plan.rationale}")
+    projection = plan.projection
+    if projection is not None:
+        print(
+            "  "
+            + fmt.client_words(
+                projection.client_compacts,
+                projection.client_context_tokens,
+                projection.client_threshold_tokens,
+            )
+        )
     for edit in plan.edits:
         if edit.op == "elide":
             lines = edit.line_indexes
@@ -225,6 +236,8 @@ def _eval_line(row: EvalRow) -> str:
     status = row.status.value if row.status is not RowStatus.NO_PLAN else "no plan"
     mark = " ★" if row.best else ""
     note = row.error or (row.reason_code if row.status is not RowStatus.PLAN else "")
+    if row.client_compacts and not note:
+        note = "the client compacts it on resume"
     return (
         f"{row.strategy:<12} {status:<8} {after:>7} {fmt.tokens(row.est_reclaimed):>7} "
         f"{fmt.tokens(row.prefix_tokens):>7} {valid:<5} {recall:>6} {row.duration_ms:>7.0f}"
@@ -286,9 +299,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     resolved = resolve_policy(args, provider, None)
     configured = resolved.policy.effective_trigger()
     # As plan and the board use it: lowered to where the provider compacts by itself.
-    policy = capped_to_window(resolved.policy, window)
+    policy = capped_to_window(resolved.policy, provider, window)
     trigger, floor = policy.effective_trigger(), policy.floor_tokens
-    provider_fires = window * 9 // 10
+    provider_fires = client_compact_threshold(provider, window)
     tuned = tune(policy, window, 0, None, [])
     if args.json:
         print_json(
@@ -315,9 +328,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
     )
     print(f"  trigger {trigger:,} tokens ({trigger / window:.0%} of the window)")
     if trigger < configured:
-        print(f"          (the policy's {configured:,}, lowered to 90% of this window)")
+        print(f"          (the policy's {configured:,}, lowered to fire before the client does)")
     print(f"  floor   {floor:,} tokens ({floor / window:.0%})")
-    print(f"  the provider compacts by itself near {provider_fires:,} (90% of the window)")
+    print(
+        f"  the client compacts by itself at {provider_fires:,} ({provider_fires / window:.0%} of the window)"
+    )
     print("\nthe sawtooth: occupancy climbs from the floor to the trigger, one compaction")
     print("brings it back to about the floor, and the cycle repeats.")
     print(f"  each cycle reclaims about {trigger - floor:,} tokens")

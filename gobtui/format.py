@@ -99,3 +99,13 @@ def human_bytes(n: int) -> str:
         if value < 1024 or unit == "GB":
             break
     return f"{sign}{value:.1f} {unit}" if value < 100 else f"{sign}{value:.0f} {unit}"
+
+
+def client_words(compacts: bool, reckons: int, threshold: int) -> str:
+    """What the provider's client will do with a fork the moment it resumes it."""
+    if compacts:
+        return (
+            f"the client will compact this fork itself on resume (it reckons {tokens(reckons)}, "
+            f"over its {tokens(threshold)}): cut deeper or lower the floor"
+        )
+    return f"resumes without a compaction of the client's own ({tokens(reckons)} of {tokens(threshold)})"

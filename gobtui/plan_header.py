@@ -76,6 +76,8 @@ def _verdicts(text: Text, f: PreviewFigures, styles: BandStyles) -> None:
     text.append(f" · {f.elided} stubbed · card {human_bytes(f.card_bytes)}")
     if f.added_records:
         text.append(f" (+{f.added_records} rec)")
+    if f.client_compacts:
+        text.append(" · the client will compact it", styles.alert)
 
 
 def _trigger_text(view: HeaderView, f: PreviewFigures | None) -> str:

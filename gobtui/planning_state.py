@@ -26,18 +26,14 @@ from core.strategies.common import prefix_tokens
 from core.verify import verify
 from gobtui import policies
 from gobtui.preview_rows import PairRow, build_rows, split_lines
-from gobtui.published_forks import PublishedForks
 
 DEFAULT_STRATEGY = "auto"
 STRATEGY_IDS: tuple[str, ...] = tuple(STRATEGIES)
 
 
-def load_for_plan(summary: SessionSummary, forks: PublishedForks | None) -> LoadedSession:
-    """The session behind a board row, loaded for a plan (`forks`: the app's; a fork it
-    published plans from the context its apply projected, see
-    PublishedForks.with_projected_context)."""
-    session = load_session(Path(summary.path), summary.provider)
-    return forks.with_projected_context(session) if forks is not None else session
+def load_for_plan(summary: SessionSummary) -> LoadedSession:
+    """The session behind a board row, loaded for a plan."""
+    return load_session(Path(summary.path), summary.provider)
 
 
 def policy_for(summary: SessionSummary) -> tuple[PolicyConfig, str]:
@@ -46,7 +42,9 @@ def policy_for(summary: SessionSummary) -> tuple[PolicyConfig, str]:
         resolved = policies.current().resolve(summary)
     except ConfigError:
         return PolicyConfig(), DEFAULT_STRATEGY  # the CLI reported it before the app started
-    policy = capped_to_window(resolved.policy, summary.context_window)  # as the board marks it
+    policy = capped_to_window(
+        resolved.policy, summary.provider, summary.context_window
+    )  # as the board marks it
     if resolved.strategy not in STRATEGIES:
         return policy, DEFAULT_STRATEGY  # external commands run from the CLI only
     return policy, resolved.strategy
@@ -112,6 +110,8 @@ class PreviewFigures:
     card_bytes: int = 0
     elided: int = 0
     added_records: int = 0
+    client_compacts: bool | None = None
+    """The provider's client will compact the fork itself on resume (None: no file plan)."""
 
     @property
     def saved(self) -> int:
@@ -210,7 +210,7 @@ class PreviewPlanner:
             candidate_lines = split_lines(candidate)
             report = verify(candidate, session.provider)
             added = Counter(f.code.value for f in report.findings) - self._findings()
-            valid = report.ok and not added
+            valid = not added  # what the source carried is not held against it
             findings = tuple(sorted({f.code.value for f in report.findings}))
         dropped_ids = {
             tool_id
@@ -248,5 +248,6 @@ class PreviewPlanner:
             card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
             elided=len(plan.elided_lines),
             added_records=max(0, len(candidate_lines) - len(self.source_lines)),
+            client_compacts=plan.projection.client_compacts if plan.projection else None,
         )
         return PlanPreview(figures, rows, self.source_lines, candidate_lines, ignore_trigger)

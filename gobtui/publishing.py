@@ -142,7 +142,7 @@ class PublishController:
         label = session_label(summary)
         try:
             if session is None:
-                session = load_for_plan(summary, getattr(self.app, "forks", None))
+                session = load_for_plan(summary)
             default_policy, default_strategy = policy_for(summary)
             request = prepare_apply(
                 summary,

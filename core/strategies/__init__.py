@@ -6,9 +6,10 @@ needs process execution and lives outside core.
 
 from __future__ import annotations
 
-from core.model import Transcript
+from core.model import Provider, Transcript
 from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
+from core.projection import codex_reasoning_tokens, project
 from core.strategies.auto import Auto
 from core.strategies.cache_aware import CacheAware
 from core.strategies.cache_edits import CacheEdits
@@ -118,4 +119,23 @@ def plan_for(
         return no_plan(NoPlanReason.STRATEGY_RETURNED_NO_PLAN)
     if not policy.accepts_savings(plan.context_tokens_before, plan.context_tokens_after):
         return no_plan(NoPlanReason.MINIMUM_SAVINGS_NOT_MET, plan)
-    return plan
+    return with_projection(plan, transcript)
+
+
+def with_projection(plan: CompactionPlan, transcript: Transcript) -> CompactionPlan:
+    """A file plan with what its fork will do in the client (a control plan as it is)."""
+    if plan.is_control or not plan.rewrites_file:
+        return plan
+    window = transcript.summary.context_window if transcript.summary is not None else None
+    extra = 0
+    if transcript.provider is Provider.CODEX:
+        extra = codex_reasoning_tokens(transcript.items, plan.digest is not None)
+    projection = project(
+        transcript.provider,
+        plan.context_tokens_before,
+        plan.context_tokens_after,
+        window,
+        transcript.calibration,
+        extra,
+    )
+    return plan.model_copy(update={"projection": projection})

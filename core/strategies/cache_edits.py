@@ -28,7 +28,9 @@ class CacheEdits:
             item for item in reversed(candidates(transcript, policy, ctx)) if item.tool_use_ids
         ]
         before = transcript.context_tokens()
-        chosen, after = walk_to_floor(before, policy.floor_tokens, ordered)
+        chosen, after = walk_to_floor(
+            before, policy.floor_tokens, ordered, transcript.calibration.slope
+        )
         ids = list(dict.fromkeys(i for item in chosen for i in item.tool_use_ids))
         if not ids or after >= before:
             return None

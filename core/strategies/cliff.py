@@ -62,7 +62,7 @@ class Cliff:
             and (item.elidable_bytes or 0) > policy.result_max_bytes
         ]
         before = transcript.context_tokens()
-        saved = sum(elision_savings(item) for item in chosen)
+        saved = sum(elision_savings(item, transcript.calibration.slope) for item in chosen)
         return build_plan(
             self.id,
             f"cliff: keep the head and the newest {keep} turns; drop {len(chosen)} tool "

@@ -92,16 +92,24 @@ def above_trigger(transcript: Transcript, policy: PolicyConfig) -> bool:
     return transcript.context_tokens() >= policy.effective_trigger()
 
 
-def elision_savings(item: TranscriptItem) -> int:
+def elision_savings(item: TranscriptItem, slope: float = 1.0) -> int:
     """Tokens freed by stubbing an item: its elidable bytes less a 96-byte stub per part,
-    estimated, capped at the item's own estimate; 0 for items that are not elidable."""
+    estimated, capped at the item's own estimate; 0 for items that are not elidable. In the
+    provider's tokens with the session's `slope` (core.calibration), else in estimated ones."""
     # item.elidable spelled out: this runs for every candidate of every strategy.
     n_bytes, tokens = item.elidable_bytes, item.est_tokens
     if n_bytes is None or n_bytes <= 0 or tokens <= 0 or not item.active:
         return 0
     parts = max(1, item.elidable_parts)
-    saved = estimate_tokens(n_bytes) - estimate_tokens(STUB_BUDGET_BYTES * parts)
-    return max(0, min(tokens, saved))
+    saved = max(
+        0, min(tokens, estimate_tokens(n_bytes) - estimate_tokens(STUB_BUDGET_BYTES * parts))
+    )
+    return saved if slope == 1.0 else round(saved * slope)
+
+
+def card_tokens(transcript: Transcript, digest: DigestBlock) -> int:
+    """What the state card adds to the context, in the provider's tokens."""
+    return transcript.calibration.tokens(digest.estimate_overhead())
 
 
 def elidable_tokens(transcript: Transcript) -> int:
@@ -130,16 +138,17 @@ def _candidates(transcript: Transcript, keep_recent_tool_outputs: int) -> list[T
 
 
 def walk_to_floor(
-    before: int, floor: int, ordered: Iterable[TranscriptItem]
+    before: int, floor: int, ordered: Iterable[TranscriptItem], slope: float = 1.0
 ) -> tuple[list[TranscriptItem], int]:
-    """Take items in order, subtracting their savings, until the projection is at the floor."""
+    """Take items in order, subtracting their savings (at `slope`), until the projection is
+    at the floor."""
     projected = before
     chosen: list[TranscriptItem] = []
     for item in ordered:
         if projected <= floor:
             break
         chosen.append(item)
-        projected -= elision_savings(item)
+        projected -= elision_savings(item, slope)
     return chosen, max(0, projected)
 
 
@@ -168,6 +177,7 @@ def choose_with_digest(
     """
     if memo is None or not memo.serves(transcript, payloads):
         memo = CardMemo(transcript, payloads)
+    slope = transcript.calibration.slope
     projected = before
     chosen: list[TranscriptItem] = []
     index = 0
@@ -176,14 +186,14 @@ def choose_with_digest(
         added = 0
         while index < len(ordered) and projected > target:
             chosen.append(ordered[index])
-            projected -= elision_savings(ordered[index])
+            projected -= elision_savings(ordered[index], slope)
             index += 1
             added += 1
         if not chosen:
             return None
         lines = sorted(item.line_index for item in chosen)
         digest = state_card_digest(transcript, lines, payloads, memo)
-        overhead = digest.estimate_overhead()
+        overhead = card_tokens(transcript, digest)
         after = max(0, projected) + overhead
         if after <= floor or index >= len(ordered) or (added == 0 and target != floor):
             return Chosen(lines, digest, after)

@@ -16,6 +16,7 @@ from core.strategies.common import (
     above_trigger,
     build_plan,
     candidates,
+    card_tokens,
     state_card,
     walk_to_floor,
 )
@@ -31,7 +32,10 @@ class Compacted:
             return None
         before = transcript.context_tokens()
         chosen, after = walk_to_floor(
-            before, policy.floor_tokens, candidates(transcript, policy, ctx)
+            before,
+            policy.floor_tokens,
+            candidates(transcript, policy, ctx),
+            transcript.calibration.slope,
         )
         if not chosen:
             return None
@@ -42,7 +46,7 @@ class Compacted:
             f"compacted: stub {len(lines)} stale tool outputs oldest first and inject a state "
             f"card in their place",
             before,
-            after + digest.estimate_overhead(),
+            after + card_tokens(transcript, digest),
             lines,
             digest,
         )

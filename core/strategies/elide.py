@@ -25,7 +25,10 @@ class Elide:
             return None
         before = transcript.context_tokens()
         chosen, after = walk_to_floor(
-            before, policy.floor_tokens, candidates(transcript, policy, ctx)
+            before,
+            policy.floor_tokens,
+            candidates(transcript, policy, ctx),
+            transcript.calibration.slope,
         )
         return build_plan(
             self.id,

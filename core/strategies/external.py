@@ -18,7 +18,7 @@ from core.plan import (
     ProviderCompactEdit,
 )
 from core.policy import PolicyConfig
-from core.strategies.common import elision_savings
+from core.strategies.common import card_tokens, elision_savings
 
 
 def project_after(edits: list[Edit], transcript: Transcript, policy: PolicyConfig) -> int:
@@ -35,9 +35,9 @@ def project_after(edits: list[Edit], transcript: Transcript, policy: PolicyConfi
     saved = 0
     for item in transcript.items:
         if item.line_index in lines or (ids and ids.intersection(item.tool_use_ids)):
-            saved += elision_savings(item)
+            saved += elision_savings(item, transcript.calibration.slope)
     overhead = sum(
-        edit.digest.estimate_overhead() for edit in edits if isinstance(edit, InjectDigestEdit)
+        card_tokens(transcript, edit.digest) for edit in edits if isinstance(edit, InjectDigestEdit)
     )
     return max(0, before - saved) + overhead
 

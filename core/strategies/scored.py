@@ -25,6 +25,7 @@ from core.strategies.common import (
     above_trigger,
     build_plan,
     candidates,
+    card_tokens,
     elision_savings,
     state_card,
 )
@@ -97,7 +98,7 @@ class Scored:
             value = score if score is not None and _valid(score) else MISSING_SCORE
             heapq.heappush(heap, (round(value * SCORE_SCALE), item.line_index))
             by_line[item.line_index] = item
-            window += elision_savings(item)
+            window += elision_savings(item, transcript.calibration.slope)
             if window >= target:
                 reached = True
                 break
@@ -107,21 +108,21 @@ class Scored:
             while heap and got < target:
                 _, line = heapq.heappop(heap)
                 chosen.append(by_line[line])
-                got += elision_savings(by_line[line])
+                got += elision_savings(by_line[line], transcript.calibration.slope)
         else:
             chosen = list(by_line.values())
         if not chosen:
             return None
         lines = sorted(item.line_index for item in chosen)
         digest = state_card(transcript, lines, ctx)
-        saved = sum(elision_savings(item) for item in chosen)
+        saved = sum(elision_savings(item, transcript.calibration.slope) for item in chosen)
         cutoff = f"keep-score cutoff {threshold}" if threshold is not None else "no cutoff"
         return build_plan(
             self.id,
             f"scored: stub the {len(lines)} lowest-scored of {len(pool)} stale tool outputs "
             f"(keep-probability ranking, {cutoff}); state card added",
             before,
-            max(0, before - saved) + digest.estimate_overhead(),
+            max(0, before - saved) + card_tokens(transcript, digest),
             lines,
             digest,
         )

@@ -13,6 +13,7 @@ from core.strategies.common import (
     above_trigger,
     build_plan,
     candidates,
+    card_tokens,
     elision_savings,
     state_card,
 )
@@ -40,13 +41,13 @@ class Structured:
         lines = [item.line_index for item in chosen]
         digest = state_card(transcript, lines, ctx)
         before = transcript.context_tokens()
-        saved = sum(elision_savings(item) for item in chosen)
+        saved = sum(elision_savings(item, transcript.calibration.slope) for item in chosen)
         return build_plan(
             self.id,
             f"structured: masking fallback; keep the newest {KEEP_TAIL_ITEMS} records, stub "
             f"{len(lines)} older tool outputs; metadata state card added",
             before,
-            max(0, before - saved) + digest.estimate_overhead(),
+            max(0, before - saved) + card_tokens(transcript, digest),
             lines,
             digest,
         )

@@ -143,7 +143,7 @@ class EvalScreen(Screen[None]):
                 self.app.call_from_thread(self._progress, request, done, total, what)
 
         try:
-            session = load_for_plan(self.summary, getattr(self.app, "forks", None))
+            session = load_for_plan(self.summary)
             context = session.transcript.context_tokens()
             policy = ignoring_trigger(self.policy, context) if ignore_trigger else self.policy
             rows = evaluate_session(session, policy, None, self.live, progress)
@@ -210,6 +210,8 @@ class EvalScreen(Screen[None]):
         else:
             best = next((r for r in self.rows if r.best), None)
             line = f"best: ★ {best.strategy}" if best else "no strategy qualifies as best"
+            if any(r.client_compacts for r in self.rows):
+                line += " · ! the client would compact that fork itself"
             text.append(
                 f"\n{line} · {len(self.rows)} strategies", styles.ok if best else styles.warn
             )
@@ -233,7 +235,12 @@ class EvalScreen(Screen[None]):
         return [
             name,
             Text(STATUS_WORDS[row.status], status_style),
-            Text(after, justify="right"),
+            # ! : the client would compact this fork itself on resume (its summary, not ours)
+            Text(
+                after + ("!" if row.client_compacts else ""),
+                styles.alert if row.client_compacts else "",
+                justify="right",
+            ),
             Text(fmt.tokens(row.est_reclaimed) if row.est_reclaimed else "—", justify="right"),
             Text(share, justify="right"),
             Text(fmt.tokens(row.prefix_tokens) if ok else "—", justify="right"),

@@ -185,8 +185,7 @@ class PlanPreviewScreen(Screen[None]):
         worker = get_current_worker()
         try:
             if planner is None:
-                forks = getattr(self.app, "forks", None)
-                planner = PreviewPlanner(load_for_plan(self.summary, forks))
+                planner = PreviewPlanner(load_for_plan(self.summary))
             preview = planner.preview(
                 strategy, self.policy, self.live, ignore_trigger=ignore_trigger
             )

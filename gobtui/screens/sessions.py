@@ -380,7 +380,9 @@ class SessionsScreen(Screen[None]):
         if row is None:
             self.notify("No session selected.", severity="warning")
             return
-        command = row.summary.resume_command()
+        from gobtui.resume import resume_of
+
+        command = resume_of(row.summary).copy_text()
         self.app.copy_to_clipboard(command)
         self.notify(f"Copied: {command}", title="Resume command")
 

@@ -101,7 +101,7 @@ def test_oracle_dialects_manifest(fixtures_dir: Path) -> None:
 @pytest.mark.usefixtures("whole_reads")
 def test_every_fixture_parses_and_agrees_with_a_cold_read(fixtures_dir: Path) -> None:
     paths = [*sorted((fixtures_dir / "codex").glob("*.jsonl")), fixtures_dir / WINDOW]
-    assert len(paths) == 9
+    assert len(paths) == 12
     for path in paths:
         transcript = parse_transcript(str(path))
         cursor = cold(path)

@@ -78,7 +78,15 @@ def test_apply_publishes_a_smaller_verified_fork_and_never_touches_the_source(
     assert verify(data, Provider.CLAUDE).ok
     transcript = parse_transcript(Provider.CLAUDE, str(fork))
     assert transcript.session_id == receipt.session_id != SPOTTER
-    assert transcript.context_tokens() == session.transcript.context_tokens()
+    # its latest usage says the fork's projected context (without the card and what followed
+    # the restated response, which the client estimates itself), not the source's
+    assert plan.projection is not None
+    card = (
+        session.transcript.calibration.tokens(plan.digest.estimate_overhead()) if plan.digest else 0
+    )
+    tail = session.transcript.calibration.tail_tokens
+    assert transcript.context_tokens() == plan.projection.context_tokens_after - card - tail
+    assert transcript.context_tokens() < session.transcript.context_tokens()
     # The original's exact bytes went into the vault first.
     entry = vault.find(receipt.snapshot_manifest_sha256)
     assert vault.read_bytes(entry.sha256) == original

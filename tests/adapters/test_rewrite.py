@@ -346,7 +346,8 @@ def test_codex_card_is_a_user_message_in_the_newest_envelope(
     assert isinstance(plan, CompactionPlan) and plan.digest is not None
     out = apply_plan(data, Provider.CODEX, plan, transcript)
     last_stamp = orjson.loads(split_lines(data)[-1])["timestamp"]
-    assert orjson.loads(split_lines(out)[-1]) == {
+    card, usage = (orjson.loads(line) for line in split_lines(out)[-2:])
+    assert card == {
         "timestamp": last_stamp,
         "type": "response_item",
         "payload": {
@@ -355,6 +356,11 @@ def test_codex_card_is_a_user_message_in_the_newest_envelope(
             "content": [{"type": "input_text", "text": plan.digest.render()}],
         },
     }
+    # then the fork's own usage: what Codex decides on resume whether to compact from
+    assert plan.projection is not None
+    assert usage["type"] == "event_msg" and usage["payload"]["type"] == "token_count"
+    last = usage["payload"]["info"]["last_token_usage"]
+    assert last["total_tokens"] == plan.projection.context_tokens_after
 
 
 def test_codex_card_carries_an_ordinal_where_records_do(fixture_copy: Copy) -> None:

@@ -244,6 +244,7 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
             elided_items=len(result.elided_lines),
             card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
             control=result.is_control,
+            client_compacts=result.projection.client_compacts if result.projection else None,
         )
         admission = admit(result, transcript, policy)
         if not admission.admitted:
@@ -269,7 +270,7 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
             row = row.model_copy(
                 update={
                     "bytes_after": len(candidate),
-                    "valid": report.ok and not added,
+                    "valid": not added,  # what the source carried is not held against it
                     "verify_errors": report.errors,
                     "verify_warnings": report.warnings,
                     "findings": sorted({f.code.value for f in report.findings}),

@@ -6,7 +6,6 @@ from core.board import (
     Band,
     BoardPolicy,
     SortKey,
-    as_unresumed_fork,
     build_board,
     build_row,
     burn_rate,
@@ -16,7 +15,7 @@ from core.board import (
     project_name,
     sort_rows,
 )
-from core.model import ContextComponents, ContextState, Provider, SessionSummary, UsageSample
+from core.model import ContextState, Provider, SessionSummary, UsageSample
 
 NOW = 1_800_000_000.0
 
@@ -46,11 +45,15 @@ def summary(
     )
 
 
-def test_effective_trigger_is_capped_where_the_provider_would_compact_first() -> None:
+def test_effective_trigger_fires_before_the_client_compacts_by_itself() -> None:
     policy = BoardPolicy(trigger_tokens=250_000)
-    assert effective_trigger(policy, 200_000) == 180_000
-    assert effective_trigger(policy, 1_000_000) == 250_000
-    assert effective_trigger(policy, None) == 250_000
+    # Claude Code compacts a 200k session at 167k: 90 % of that
+    assert effective_trigger(policy, summary(window=200_000)) == 150_300
+    assert effective_trigger(policy, summary(window=None)) == 150_300
+    assert effective_trigger(policy, summary(window=1_000_000)) == 250_000
+    # Codex at 90 % of its 272k model window (244,800), whatever window the rollout records
+    codex = summary(provider=Provider.CODEX, window=258_400)
+    assert effective_trigger(policy, codex) == 220_320
 
 
 def test_occupancy_band_headroom_and_over_trigger() -> None:
@@ -58,10 +61,10 @@ def test_occupancy_band_headroom_and_over_trigger() -> None:
     row = build_row(summary(tokens=100_000), policy, NOW)
     assert row.occupancy == 0.5
     assert row.band is Band.WARN
-    assert row.headroom_tokens == 80_000
+    assert row.headroom_tokens == 50_300  # to the 150,300 trigger
     assert not row.over_trigger
     hot = build_row(summary(tokens=190_000), policy, NOW)
-    assert hot.band is Band.ALERT and hot.over_trigger and hot.headroom_tokens == -10_000
+    assert hot.band is Band.ALERT and hot.over_trigger and hot.headroom_tokens == -39_700
     cool = build_row(summary(tokens=20_000), policy, NOW)
     assert cool.band is Band.OK
     unknown = build_row(summary(tokens=None, state=ContextState.RESET), policy, NOW)
@@ -100,8 +103,8 @@ def test_burn_rate_follows_a_session_that_speeds_up() -> None:
 def test_eta_only_for_live_sessions_with_a_rate() -> None:
     history = [(NOW - 120, 100_000), (NOW - 60, 110_000)]
     live = build_row(summary(tokens=110_000, history=history, mtime=NOW - 5), BoardPolicy(), NOW)
-    # headroom 180k - 110k = 70k at 10k/min -> 7 minutes
-    assert live.live and live.burn_per_min == 10_000.0 and live.eta_secs == 420.0
+    # headroom 150.3k - 110k = 40.3k at 10k/min -> 241.8 s
+    assert live.live and live.burn_per_min == 10_000.0 and live.eta_secs == 241.8
     idle = build_row(summary(tokens=110_000, history=history, mtime=NOW - 4000), BoardPolicy(), NOW)
     assert not idle.live and idle.eta_secs is None
 
@@ -173,8 +176,8 @@ def test_filters() -> None:
 
 
 def test_crossed_trigger_fires_once() -> None:
-    below = build_row(summary(tokens=170_000), BoardPolicy(), NOW)
-    above = build_row(summary(tokens=185_000), BoardPolicy(), NOW)
+    below = build_row(summary(tokens=140_000), BoardPolicy(), NOW)
+    above = build_row(summary(tokens=160_000), BoardPolicy(), NOW)
     assert crossed_trigger(below, above)
     assert not crossed_trigger(above, above)
 
@@ -184,17 +187,3 @@ def test_project_name_falls_back_to_the_folder_slug() -> None:
         project_name(summary(cwd=None, path="/c/projects/-home-dev-src-gobtui/x.jsonl")) == "gobtui"
     )
     assert project_name(summary(cwd="/home/dev/src/app/")) == "app"
-
-
-def test_an_unresumed_fork_reads_reset_until_it_grows() -> None:
-    components = ContextComponents(input_tokens=10, cache_read_tokens=189_990)
-    fork = summary(tokens=190_000).model_copy(update={"bytes": 5_000, "components": components})
-    assert build_row(fork, BoardPolicy(), NOW).over_trigger  # the source's old usage
-    reset = as_unresumed_fork(fork, 5_000)
-    assert reset.context_state is ContextState.RESET and reset.context_tokens is None
-    assert reset.components is None  # as a real reset: no usage since
-    row = build_row(reset, BoardPolicy(), NOW)
-    assert not row.over_trigger and row.burn_per_min is None
-    assert as_unresumed_fork(fork, 4_000) == fork  # resumed (grown): its own usage counts
-    absent = summary(tokens=None, state=ContextState.ABSENT).model_copy(update={"bytes": 5_000})
-    assert as_unresumed_fork(absent, 5_000) == absent

@@ -179,13 +179,16 @@ def test_policy_check() -> None:
     assert live.model_dump(mode="json")["action"] == "provider_compact"
 
 
-def test_capped_to_window_lowers_the_trigger_to_where_the_provider_compacts() -> None:
+def test_capped_to_window_lowers_the_trigger_to_fire_before_the_client_compacts() -> None:
     from core.policy import capped_to_window
 
     base = PolicyConfig()  # 250k / 40k
-    assert capped_to_window(base, None) is base
-    assert capped_to_window(base, 1_000_000) is base  # 900k cap: nothing to lower
-    capped = capped_to_window(base, 200_000)
-    assert (capped.trigger_tokens, capped.floor_tokens) == (180_000, 40_000)
-    tiny = capped_to_window(base, 40_000)  # the floor would meet the trigger: halved
-    assert (tiny.trigger_tokens, tiny.floor_tokens) == (36_000, 18_000)
+    claude, codex = Provider.CLAUDE, Provider.CODEX
+    assert capped_to_window(base, claude, 1_000_000) is base  # the cap is 870,300
+    capped = capped_to_window(base, claude, 200_000)  # Claude Code compacts at 167k
+    assert (capped.trigger_tokens, capped.floor_tokens) == (150_300, 40_000)
+    assert capped_to_window(base, claude, None) == capped  # a model without a known window
+    lowered = capped_to_window(base, codex, 258_400)  # Codex at 244,800 (90 % of 272k)
+    assert (lowered.trigger_tokens, lowered.floor_tokens) == (220_320, 40_000)
+    tiny = capped_to_window(base, claude, 70_000)  # the floor would meet the trigger: halved
+    assert (tiny.trigger_tokens, tiny.floor_tokens) == (33_300, 16_650)

@@ -49,6 +49,13 @@ REAL_FINDINGS: dict[str, dict[str, int]] = {
     "agent-acompact-e1f845.jsonl": {"broken_parent_chain": 3},
     "claude/marot__spotter__short.jsonl": {},
     "claude/marot__spotter__tool_heavy.jsonl": {},
+    # Genuine sessions with real outputs: image inputs and string custom-tool outputs.
+    "codex/EdouardZemb__test-framework__rollout-2026-01-30T23-40-14-019c1110-6c78-7101-a89d"
+    "-814cc74cbf46.jsonl": {"unsupported_response_item": 5},
+    "codex/Kocoro-lab__Shannon__rollout-2026-01-10T14-27-32-019ba997-bbca-7483-9a75"
+    "-07808dcc061c.jsonl": {"unsupported_response_item": 59},
+    "codex/Monotoba__OpenPrintKit__rollout-2025-10-31T19-02-58-c61729d4-da6d-46a4-9a29"
+    "-ec2c614e5e23.jsonl": {},
     "codex/jazzyalex__agent-sessions__codex_050_legacy.jsonl": {},
     "codex/jazzyalex__agent-sessions__codex_053_rate_limit.jsonl": {},
     "codex/jazzyalex__agent-sessions__small.jsonl": {"unsupported_response_item": 1},

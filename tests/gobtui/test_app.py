@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Static
 from core.model import Coverage, Provider
 from gobtui.app import GobtuiApp, _terminal_check, make_app
 from gobtui.config import AppConfig
+from gobtui.resume import Ran
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.sessions_table import SessionsTable
@@ -158,7 +159,7 @@ async def test_crossing_the_trigger_raises_a_toast(real_home: tuple[Path, Path, 
         await until(lambda: app.sessions_screen.rows[str(session)].over_trigger, pilot)
         await pilot.pause()
         messages = [n.message for n in app._notifications]
-        assert any("over its 180,000 trigger" in m for m in messages), messages
+        assert any("over its 150,300 trigger" in m for m in messages), messages
 
 
 async def test_filters_sort_and_text_filter(demo_app_factory: Callable[..., GobtuiApp]) -> None:
@@ -228,17 +229,57 @@ async def test_copy_and_resume_the_selected_session(
         yield
 
     monkeypatch.setattr(app, "suspend", no_suspend)
-    app.runner = lambda argv, cwd: ran.append((argv, cwd)) or 0
+
+    def runner(argv: list[str], cwd: str | None) -> Ran:
+        ran.append((argv, cwd))
+        return Ran(0)
+
+    app.runner = runner
     async with app.run_test(size=(80, 24)) as pilot:
         await app.first_paint.wait()
         row = app.sessions_screen.selected_row()
-        assert row is not None
-        await pilot.press("c")
-        assert copied == [row.summary.resume_command()]
+        assert row is not None and row.summary.cwd
+        await pilot.press("c")  # from the session's own directory
+        assert copied == [f"cd {row.summary.cwd} && {row.summary.resume_command()}"]
         await pilot.press("enter")
         assert ran and ran[0][0] == row.summary.resume_command().split()
         await pilot.press("R")
         assert len(ran) == 2
+
+
+async def test_resume_runs_in_the_sessions_directory_and_reports_the_clients_error(
+    demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    toasts = Toasts()
+    app = demo_app_factory()
+    ran: list[str | None] = []
+
+    @contextlib.contextmanager
+    def no_suspend() -> Iterator[None]:
+        yield
+
+    monkeypatch.setattr(app, "suspend", no_suspend)
+
+    def failing(argv: list[str], cwd: str | None) -> Ran:
+        ran.append(cwd)
+        return Ran(1, "Error: No conversation found with session ID: 1234")
+
+    app.runner = failing
+    async with app.run_test(size=(80, 24), message_hook=toasts) as pilot:
+        await app.first_paint.wait()
+        row = app.sessions_screen.selected_row()
+        assert row is not None
+        here = tmp_path / "project"
+        here.mkdir()
+        app.resume_session(row.summary.model_copy(update={"cwd": str(here)}))
+        await pilot.pause()
+        assert ran == [str(here)]
+        assert toasts.has("exited with 1: Error: No conversation found with session ID: 1234")
+        gone = str(tmp_path / "deleted")
+        app.resume_session(row.summary.model_copy(update={"cwd": gone}))
+        await pilot.pause()
+        assert ran[-1] is None  # not a directory that is gone
+        assert toasts.has(f"The session's directory {gone} is gone; resuming from here.")
 
 
 async def test_palette_finds_a_session_by_project(

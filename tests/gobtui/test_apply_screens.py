@@ -134,7 +134,7 @@ async def test_a_confirms_then_publishes_the_fork(
         assert len(app.screen_stack) == 2
         question = confirm_text(app)
         assert (
-            f"Publish an auto fork of {OVER_TRIGGER} ({session_id[:8]}) — 311k → 232k tokens"
+            f"Publish an auto fork of {OVER_TRIGGER} ({session_id[:8]}) — 311k → 174k tokens"
             in (question)
         )
         assert "new file beside ~/demo/claude/projects/-home-dev-src-ledgerly;" in question
@@ -186,8 +186,8 @@ async def test_a_confirms_then_publishes_the_fork(
 async def test_the_preview_of_a_fresh_fork_starts_from_its_projected_context(
     demo_app_factory: Callable[..., GobtuiApp],
 ) -> None:
-    """The fork's row reads reset; its preview (and a) once used the source's last usage, the
-    311k before the cut: "nothing to compact at context 311k" on a fork cut to 232k."""
+    """A fork's latest usage says its projected context: its row, its parse and its preview
+    start from it (a copied usage once put a fork cut to 232k at its source's 311k)."""
     app = demo_app_factory()
     async with app.run_test(size=(120, 36)) as pilot:
         row = await select(app, OVER_TRIGGER)
@@ -206,18 +206,21 @@ async def test_the_preview_of_a_fresh_fork_starts_from_its_projected_context(
         await pilot.press("escape")
         await until(lambda: receipt.path in app.sessions_screen.rows, pilot)
         fork_row = app.sessions_screen.rows[receipt.path]
-        assert fork_row.summary.context_tokens is None
+        assert receipt.projection is not None
+        projected = receipt.projection.context_tokens_after
+        tail = receipt.projection.calibration.tail_tokens  # elide: no card after the usage
+        assert fork_row.summary.context_tokens == projected - tail
+        assert fork_row.summary.context_tokens < row.summary.context_tokens  # type: ignore[operator]
         parsed = parse_transcript(Provider.CLAUDE, receipt.path)
-        assert parsed.summary is not None and parsed.summary.context_tokens == (
-            row.summary.context_tokens
-        )
+        assert parsed.summary is not None
+        assert parsed.summary.context_tokens == fork_row.summary.context_tokens
         assert app.sessions_screen.select_session(receipt.path)
         await pilot.press("p")
         screen = app.screen
         assert isinstance(screen, PlanPreviewScreen)
         await until(lambda: screen.preview is not None, pilot)
         assert screen.preview is not None
-        assert screen.preview.figures.context_before == receipt.context_tokens_after
+        assert screen.preview.figures.context_before == fork_row.summary.context_tokens
         assert receipt.context_tokens_after < receipt.context_tokens_before
 
 

@@ -78,7 +78,7 @@ def test_plan_below_trigger_is_a_no_plan_object(
         "reason_code": "below_trigger",
         "context_tokens_before": 106_061,
         # 250k lowered to 90 % of the 200k window, as the board marks it
-        "effective_trigger_tokens": 180_000,
+        "effective_trigger_tokens": 150_300,
         "target_context_tokens": 40_000,
         "min_savings_tokens": 4_096,
         "projected_context_tokens_after": None,
@@ -246,7 +246,7 @@ def test_presets_and_policy_check(capsys: pytest.CaptureFixture[str]) -> None:
         "strategy": "sawtooth",
         "control": "/compact",
         "context_tokens": 300_000,
-        "effective_trigger_tokens": 250_000,
+        "effective_trigger_tokens": 250_000,  # no window: nothing to lower it to
         "floor_tokens": 40_000,
     }
     idle = run_json(
@@ -259,14 +259,14 @@ def test_presets_and_policy_check(capsys: pytest.CaptureFixture[str]) -> None:
     )  # fmt: skip
     assert isinstance(high, dict)
     assert (high["action"], high["effective_trigger_tokens"]) == ("transcript_compact", 175_000)
-    windowed = run_json(  # as plan and the board: 250k lowered to 90% of a 200k window
+    windowed = run_json(  # as plan and the board: 250k lowered to fire before the client
         capsys, "policy-check", "--provider", "claude", "--context-tokens", "185000",
         "--window", "200000", "--json",
     )  # fmt: skip
     assert isinstance(windowed, dict)
     assert (windowed["action"], windowed["effective_trigger_tokens"]) == (
         "transcript_compact",
-        180_000,
+        150_300,
     )
 
 
@@ -283,12 +283,14 @@ def test_explain_uses_the_trigger_plan_uses_for_that_window(
 ) -> None:
     assert main(["explain", "--window", "200000"]) == 0
     out = capsys.readouterr().out
-    assert "trigger 180,000 tokens (90% of the window)" in out
-    assert "the policy's 250,000, lowered to 90% of this window" in out
-    assert "each cycle reclaims about 140,000 tokens" in out
+    assert "trigger 150,300 tokens (75% of the window)" in out
+    assert "the policy's 250,000, lowered to fire before the client does" in out
+    assert "the client compacts by itself at 167,000 (84% of the window)" in out
+    assert "each cycle reclaims about 110,300 tokens" in out
     assert "provider wins" not in out
     assert main(["explain", "--window", "200000", "--json"]) == 0
     data = orjson.loads(capsys.readouterr().out)
-    assert (data["policy_trigger_tokens"], data["trigger_tokens"]) == (250_000, 180_000)
-    assert data["cycle_reclaims_tokens"] == 140_000
+    assert (data["policy_trigger_tokens"], data["trigger_tokens"]) == (250_000, 150_300)
+    assert data["provider_compacts_at_tokens"] == 167_000
+    assert data["cycle_reclaims_tokens"] == 110_300
     assert data["tuned"]["trigger_tokens"] == 50_000

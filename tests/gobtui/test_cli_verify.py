@@ -103,12 +103,27 @@ def test_json_report(run: Run, fixture_copy: Callable[..., Path]) -> None:
 
 def test_json_report_of_a_failing_transcript_exits_1(run: Run, tmp_path: Path) -> None:
     path = tmp_path / "broken.jsonl"
-    path.write_bytes(b'{"type":"user","uuid":"u","parentUuid":"gone","sessionId":"s"}\n')
+    record = b'{"type":"user","uuid":"u","parentUuid":null,"sessionId":"s"}\n'
+    path.write_bytes(record * 2)
     code, out, _ = run(str(path), "--json")
     assert code == 1
     data = orjson.loads(out)
     assert (data["ok"], data["errors"], data["findings"][0]["code"]) == (
         False,
+        1,
+        "duplicate_uuid",
+    )
+
+
+def test_a_session_continued_from_another_file_is_a_warning(run: Run, tmp_path: Path) -> None:
+    # Its first parentUuid names a record of the file it continues: the client resumes it.
+    path = tmp_path / "continued.jsonl"
+    path.write_bytes(b'{"type":"user","uuid":"u","parentUuid":"gone","sessionId":"s"}\n')
+    code, out, _ = run(str(path), "--json")
+    assert code == 0
+    data = orjson.loads(out)
+    assert (data["ok"], data["warnings"], data["findings"][0]["code"]) == (
+        True,
         1,
         "broken_parent_chain",
     )

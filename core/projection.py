@@ -1,0 +1,94 @@
+"""What a fork will cost in the real client: its context in provider tokens (calibrated,
+core.calibration) and whether the client compacts it by itself the moment it resumes it.
+
+The clients decide from the last usage recorded in the file plus their own estimate of what
+follows it (measured with Claude Code 2.1.328 and Codex 0.169.0): Claude compacts at its
+model's window less a reserve for output and a buffer; Codex at 90 % of its model's window,
+having added its estimate of the encrypted reasoning of earlier turns (which the provider
+does not count).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from core.calibration import Calibration
+from core.limits import (
+    CHARS_PER_TOKEN,
+    CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
+    CODEX_AUTOCOMPACT_SHARE,
+    CODEX_CLIENT_WINDOW,
+    CODEX_REASONING_OVERHEAD_BYTES,
+    DEFAULT_CLAUDE_WINDOW,
+)
+from core.model import ItemKind, Provider, TranscriptItem
+
+
+def client_compact_threshold(provider: Provider, model_window: int | None) -> int:
+    """The context at which the provider's own client compacts a session it resumes.
+
+    Claude Code: the model's window less CLAUDE_AUTOCOMPACT_RESERVE_TOKENS (200k -> 167k).
+    Codex: 90 % of its model's window; the client knows its models' windows (272k for the
+    GPT-5 family) whatever window a rollout records, unless the rollout's is larger.
+    """
+    if provider is Provider.CLAUDE:
+        window = model_window or DEFAULT_CLAUDE_WINDOW
+        return max(1, window - CLAUDE_AUTOCOMPACT_RESERVE_TOKENS)
+    window = max(CODEX_CLIENT_WINDOW, model_window or 0)
+    return round(window * CODEX_AUTOCOMPACT_SHARE)
+
+
+def codex_reasoning_tokens(items: list[TranscriptItem], card: bool) -> int:
+    """What Codex adds for encrypted reasoning: the live reasoning before the last user
+    message (with a card appended, that is all of it), as the client estimates it."""
+    reasoning = [item for item in items if item.active and item.kind is ItemKind.REASONING]
+    if not card:
+        users = [item.line_index for item in items if item.active and item.kind is ItemKind.USER]
+        last_user = users[-1] if users else -1
+        reasoning = [item for item in reasoning if item.line_index < last_user]
+    decoded = (
+        max(0, item.hidden_bytes * 3 // 4 - CODEX_REASONING_OVERHEAD_BYTES) for item in reasoning
+    )
+    return sum(decoded) // CHARS_PER_TOKEN
+
+
+class Projection(BaseModel):
+    """A file plan's fork in the client: the context it loads, and whether it compacts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    context_tokens_before: int
+    """The session's context as the client would send it now (the last reported usage and
+    what follows it)."""
+    context_tokens_after: int
+    """The fork's, in provider tokens (calibrated)."""
+    client_context_tokens: int
+    """What the client will reckon the fork at when it resumes it (its own estimate of
+    encrypted reasoning added, for Codex)."""
+    client_threshold_tokens: int
+    client_compacts: bool
+    """The client will compact the fork as soon as it resumes it (its summary, not ours)."""
+    calibration: Calibration
+
+
+def project(
+    provider: Provider,
+    before: int,
+    after: int,
+    model_window: int | None,
+    calibration: Calibration,
+    client_extra: int = 0,
+) -> Projection:
+    """The projection of a plan taking the reported `before` to `after` (both without the
+    records after the last usage, calibration.tail_tokens)."""
+    tail = calibration.tail_tokens
+    threshold = client_compact_threshold(provider, model_window)
+    client = after + tail + client_extra
+    return Projection(
+        context_tokens_before=before + tail,
+        context_tokens_after=after + tail,
+        client_context_tokens=client,
+        client_threshold_tokens=threshold,
+        client_compacts=client >= threshold,
+        calibration=calibration,
+    )
