@@ -1,0 +1,270 @@
+"""Deterministic Claude Code transcripts, record by record, in the 2.1.x shape.
+
+A ClaudeSession writes what Claude Code writes: a uuid chain (progress noise included), user
+prompts, assistant responses split into one record per content block sharing message.id and
+usage, tool_use / tool_result pairs with the UI's toolUseResult copy, file-history-snapshot
+and last-prompt bookkeeping. Usage grows with the content the way a provider reports it: a
+fixed base (system prompt and tools) plus the request's estimated tokens times a slope, so
+calibration has something real to fit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Record = dict[str, Any]
+
+BASE_TOKENS = 24_000
+"""What the system prompt and tool definitions cost (not in the file)."""
+SLOPE = 1.25
+"""Provider tokens per estimated (chars/4) token of the transcript."""
+START = 1_790_000_000  # 2026-09-21T13:33:20Z
+
+
+def stable_uuid(*parts: object) -> str:
+    digest = hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
+
+
+def iso(ts: float) -> str:
+    from datetime import UTC, datetime
+
+    return (
+        datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+        + f"{int(ts * 1000) % 1000:03d}Z"
+    )
+
+
+def dumps(record: Record) -> str:
+    """Compact JSON, as Claude Code writes it (the client refuses spaced lines)."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass
+class ClaudeSession:
+    session_id: str
+    cwd: str = "/home/dev/projects/shop"
+    model: str = "claude-opus-4-6"
+    version: str = "2.1.39"
+    branch: str = "main"
+    base_tokens: int = BASE_TOKENS
+    slope: float = SLOPE
+    records: list[Record] = field(default_factory=list)
+    parent: str | None = None
+    clock: float = START
+    est_chars: int = 0
+    """Characters of message JSON so far: the request the next response answers."""
+    _n: int = 0
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _next(self, what: str) -> str:
+        self._n += 1
+        return stable_uuid(self.session_id, what, self._n)
+
+    def _tick(self, secs: float = 7.0) -> str:
+        self.clock += secs
+        return iso(self.clock)
+
+    def _envelope(self, kind: str, **extra: Any) -> Record:
+        record: Record = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": self.version,
+            "gitBranch": self.branch,
+            "type": kind,
+        }
+        record.update(extra)
+        return record
+
+    def _add(self, record: Record, chain: bool = True) -> Record:
+        self.records.append(record)
+        if chain and "uuid" in record:
+            self.parent = record["uuid"]
+        message = record.get("message")
+        if isinstance(message, dict) and record.get("type") in ("user", "assistant"):
+            self.est_chars += len(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+        return record
+
+    def context_now(self) -> int:
+        return self.base_tokens + round(self.slope * self.est_chars / 4)
+
+    # -- records ---------------------------------------------------------------------------
+
+    def progress(self, tool_use_id: str, text: str = "hook") -> Record:
+        uuid = self._next("progress")
+        return self._add(
+            self._envelope(
+                "progress",
+                data={"type": "hook_progress", "hookEvent": "PreToolUse", "hookName": text},
+                toolUseID=tool_use_id,
+                parentToolUseID=tool_use_id,
+                uuid=uuid,
+                timestamp=self._tick(0.2),
+            )
+        )
+
+    def prompt(self, text: str) -> Record:
+        uuid = self._next("prompt")
+        self._add(
+            {
+                "type": "file-history-snapshot",
+                "messageId": uuid,
+                "snapshot": {
+                    "messageId": uuid,
+                    "trackedFileBackups": {},
+                    "timestamp": iso(self.clock),
+                },
+                "isSnapshotUpdate": False,
+            },
+            chain=False,
+        )
+        return self._add(
+            self._envelope(
+                "user",
+                message={"role": "user", "content": text},
+                uuid=uuid,
+                timestamp=self._tick(30),
+                permissionMode="default",
+            )
+        )
+
+    def _usage(self, output_tokens: int) -> Record:
+        context = self.context_now()
+        creation = min(2_000, context // 10)
+        return {
+            "input_tokens": 3,
+            "cache_creation_input_tokens": creation,
+            "cache_read_input_tokens": max(0, context - 3 - creation),
+            "cache_creation": {
+                "ephemeral_5m_input_tokens": 0,
+                "ephemeral_1h_input_tokens": creation,
+            },
+            "output_tokens": output_tokens,
+            "service_tier": "standard",
+        }
+
+    def respond(self, *blocks: Record, stop_reason: str | None = None) -> list[Record]:
+        """One API response, one record per block (the streaming split), one shared usage."""
+        msg_id = "msg_" + self._next("msg").replace("-", "")[:24]
+        request = "req_" + self._next("req").replace("-", "")[:24]
+        # the usage is what the request cost: the context before this response, plus output
+        usage = self._usage(output_tokens=max(1, sum(len(json.dumps(b)) for b in blocks) // 4))
+        out = []
+        for index, block in enumerate(blocks):
+            message = {
+                "model": self.model,
+                "id": msg_id,
+                "type": "message",
+                "role": "assistant",
+                "content": [block],
+                "stop_reason": stop_reason if index == len(blocks) - 1 else None,
+                "stop_sequence": None,
+                "usage": usage,
+            }
+            uuid = self._next("assistant")
+            out.append(
+                self._add(
+                    self._envelope(
+                        "assistant",
+                        message=message,
+                        requestId=request,
+                        uuid=uuid,
+                        timestamp=self._tick(3),
+                    )
+                )
+            )
+        return out
+
+    def say(self, text: str, final: bool = False) -> list[Record]:
+        return self.respond(
+            {"type": "text", "text": text}, stop_reason="end_turn" if final else None
+        )
+
+    def call(self, name: str, tool_input: Record) -> str:
+        """An assistant tool_use (its own response); returns its id."""
+        tool_id = "toolu_" + self._next("tool").replace("-", "")[:24]
+        self.respond(
+            {
+                "type": "tool_use",
+                "id": tool_id,
+                "name": name,
+                "input": tool_input,
+                "caller": {"type": "direct"},
+            },
+            stop_reason="tool_use",
+        )
+        self.progress(tool_id, f"PreToolUse:{name}")
+        return tool_id
+
+    def result(self, tool_id: str, output: str | list[Record], is_error: bool = False) -> Record:
+        assistant_uuid = self.parent
+        uuid = self._next("result")
+        text = (
+            output
+            if isinstance(output, str)
+            else "".join(b.get("text", "") for b in output if isinstance(b, dict))
+        )
+        return self._add(
+            self._envelope(
+                "user",
+                message={
+                    "role": "user",
+                    "content": [
+                        {
+                            "tool_use_id": tool_id,
+                            "type": "tool_result",
+                            "content": output,
+                            "is_error": is_error,
+                        }
+                    ],
+                },
+                uuid=uuid,
+                timestamp=self._tick(2),
+                toolUseResult={
+                    "stdout": text,
+                    "stderr": "",
+                    "interrupted": False,
+                    "isImage": False,
+                },
+                sourceToolAssistantUUID=assistant_uuid,
+            )
+        )
+
+    def tool(self, name: str, tool_input: Record, output: str, is_error: bool = False) -> str:
+        tool_id = self.call(name, tool_input)
+        self.result(tool_id, output, is_error)
+        return tool_id
+
+    def last_prompt(self, leaf: bool = True) -> Record:
+        """The bookkeeping record 2.1.x writes; 2.1.97+ writes no leafUuid."""
+        prompts = [
+            r
+            for r in self.records
+            if r.get("type") == "user" and isinstance(r["message"].get("content"), str)
+        ]
+        text = prompts[-1]["message"]["content"] if prompts else ""
+        record: Record = {"type": "last-prompt", "lastPrompt": text[:200]}
+        if leaf:
+            record["leafUuid"] = self.parent
+        record["sessionId"] = self.session_id
+        return self._add(record, chain=False)
+
+    # -- output ----------------------------------------------------------------------------
+
+    def text(self) -> str:
+        return "".join(dumps(record) + "\n" for record in self.records)
+
+    def write(self, projects: Path, slug: str | None = None) -> Path:
+        folder = projects / (slug or self.cwd.replace("/", "-").replace(".", "-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self.session_id}.jsonl"
+        path.write_text(self.text(), encoding="utf-8")
+        return path
