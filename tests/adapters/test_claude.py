@@ -906,3 +906,25 @@ def _is_open(fd: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def test_a_session_past_200k_has_the_1m_window(tmp_path: Path) -> None:
+    """1M sessions often carry a model id with no [1m] marker: 419,860 of 200k read 210 %."""
+    from tests.corpus.sessions import claude_one_million
+
+    session = claude_one_million()
+    session.model = "claude-opus-4-6"
+    for record in session.records:
+        message = record.get("message")
+        if record.get("type") == "assistant" and isinstance(message, dict):
+            message["model"] = "claude-opus-4-6"
+    path = session.write(tmp_path / "projects")
+    summary = parse_transcript(str(path)).summary
+    assert summary is not None and summary.context_tokens is not None
+    assert summary.context_tokens > 400_000
+    assert summary.context_window == 1_000_000
+    assert summary.occupancy is not None and summary.occupancy < 1
+    from core.model import claude_context_window
+
+    small = claude_context_window("claude-opus-4-6", 150_000)
+    assert (small, claude_context_window("claude-opus-4-6[1m]")) == (200_000, 1_000_000)
