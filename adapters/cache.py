@@ -3,9 +3,12 @@
 diskcache pickles by default, and unpickling what anyone with write access to the cache
 directory planted runs their code (CVE-2025-69872). So keys are str, values are orjson bytes
 stored inline in SQLite, and `JsonOnlyDisk` refuses every other mode on the way in and out.
-The directory is 0700. A cache that cannot be opened is moved aside and started afresh; an
-entry that cannot be decoded, or was written by another parser version, is dropped. Nothing
-here raises to the caller: a cache miss only costs a read.
+The directory (and $GOBTUI_CACHE_DIR above it) is 0700 and cache.db 0600; a cache folder or
+file that is a symlink, someone else's or writable by others is not used: the cache is
+switched off with a warning (it only saves time), never followed. A cache that cannot be
+opened is moved aside and started afresh; an entry that cannot be decoded, or was written by
+another parser version, is dropped. Nothing here raises to the caller: a cache miss only
+costs a read.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ from typing import Any
 import diskcache
 import orjson
 
-from adapters.atomic import private_dir
 from adapters.jsonl import LineCursor
 from adapters.paths import cache_dir
+from adapters.private_fs import PrivateError, check_private_file, create_private, private_dir
 from adapters.providers import state_class
 from adapters.reader import PARSER_VERSION, FileCursor, Rows, StateFor, open_cursor
 from core.model import Coverage, Provider, SessionSummary
@@ -38,7 +41,9 @@ log = logging.getLogger(__name__)
 CACHE_SIZE_LIMIT = 256 * 1024 * 1024
 CACHE_TIMEOUT_SECS = 2.0
 """SQLite busy timeout: another gobtui holding the lock costs a miss, not a hang."""
-DIR_MODE = 0o700
+DB_NAME = "cache.db"
+DB_FILES = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm")
+"""diskcache's SQLite file and the two SQLite keeps beside it (made with the main file's mode)."""
 
 
 @dataclass(slots=True)
@@ -99,10 +104,17 @@ class JsonOnlyDisk(diskcache.Disk):  # type: ignore[misc]
 
 
 def _secure_dir(directory: Path) -> None:
-    private_dir(directory)  # the cache's own parents too (say $GOBTUI_CACHE_DIR)
-    st = directory.stat()
-    if st.st_mode & 0o077:
-        os.chmod(directory, DIR_MODE)
+    """Make the cache folder private and its files 0600 before SQLite opens them (it creates
+    cache.db 0644, and follows a symlink); PrivateError when they cannot be trusted."""
+    top = cache_dir()
+    # Under $GOBTUI_CACHE_DIR every level is gobtui's; a folder elsewhere is from itself down.
+    root = top if top in directory.parents else directory
+    notes = private_dir(directory, "cache folder", root=root)
+    create_private(directory / DB_NAME)
+    for name in DB_FILES:  # by lstat: opening and closing one would drop SQLite's locks
+        notes += check_private_file(directory / name, "cache file")
+    for note in notes:
+        log.warning("%s", note)
 
 
 def _move_aside(directory: Path) -> None:
@@ -269,15 +281,21 @@ class SummaryCache:
     def _open(self) -> diskcache.Cache | None:
         # diskcache surfaces damage as many exception types (sqlite3, OSError, KeyError on
         # a bad settings row, TypeError on planted disk_* settings): any of them means
-        # "start afresh".
+        # "start afresh". An untrusted folder is not damage: nothing there is moved or removed.
         try:
             return self._connect()
+        except PrivateError as error:
+            log.warning("cache disabled: %s", error)
+            return None
         except Exception as error:
             log.warning("cache %s unusable (%s); starting a fresh one", self.directory, error)
         self.recovered = True
         _move_aside(self.directory)
         try:
             return self._connect()
+        except PrivateError as error:
+            log.warning("cache disabled: %s", error)
+            return None
         except Exception as error:
             log.warning("cache %s disabled: %s", self.directory, error)
             return None

@@ -3,10 +3,15 @@
 Every location can be overridden by an environment variable so tests and benchmarks never
 touch the real ones. Provider homes follow the reference order: the command-line flag, then the
 provider's own variable, then the default under the user's home directory.
+
+The data folder holds the vault, receipts and events: `data_dir()` hands it out only once it is
+private (see adapters.private_fs), and refuses it otherwise. The cache folder is checked where
+the cache opens it (adapters.cache): a refused cache is only switched off.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 from collections.abc import Mapping
@@ -15,6 +20,10 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
+
+from adapters.private_fs import private_dir
+
+log = logging.getLogger(__name__)
 
 APP_NAME = "gobtui"
 
@@ -42,13 +51,26 @@ def _expand(value: str, environ: Mapping[str, str]) -> Path:
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """$GOBTUI_DATA_DIR, or ~/.local/share/gobtui (the platform's user data folder).
+
+    Without `environ` this is the folder this process writes to, so it is made private first:
+    created 0700 (missing parents too), refused when it is a symlink, not a directory, someone
+    else's or writable by others (PrivateError, one line), tightened to 0700 when readable by
+    others (said once, as a warning). With `environ` it only says where the folder would be.
+    """
     env = _env(environ)
     if env.get("GOBTUI_DATA_DIR"):
-        return _expand(env["GOBTUI_DATA_DIR"], env)
-    return Path(platformdirs.user_data_dir(APP_NAME))
+        path = _expand(env["GOBTUI_DATA_DIR"], env)
+    else:
+        path = Path(platformdirs.user_data_dir(APP_NAME))
+    if environ is None:
+        for note in private_dir(path, "data folder"):
+            log.warning("%s", note)
+    return path
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """$GOBTUI_CACHE_DIR, or ~/.cache/gobtui. Only where: SummaryCache checks it on opening."""
     env = _env(environ)
     if env.get("GOBTUI_CACHE_DIR"):
         return _expand(env["GOBTUI_CACHE_DIR"], env)

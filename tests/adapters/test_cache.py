@@ -195,6 +195,101 @@ def test_default_directory_is_under_the_cache_dir() -> None:
         assert cache.enabled
 
 
+# -- never through a symlink, never someone else's, files 0600 --------------------------------
+
+
+@pytest.fixture
+def victim(tmp_path: Path) -> Path:
+    """Where a planted symlink points (think /etc): its mode and contents must not change."""
+    target = tmp_path / "victim"
+    target.mkdir()
+    target.chmod(0o755)
+    return target
+
+
+@pytest.mark.parametrize("level", ["cache", "cursors"])
+def test_a_symlinked_cache_folder_is_not_followed(
+    victim: Path, level: str, cursor: FileCursor, caplog: pytest.LogCaptureFixture
+) -> None:
+    """$GOBTUI_CACHE_DIR, or its `cursors`, pointing elsewhere: the cache is switched off and
+    nothing is chmodded or written there (it used to chmod the target 0700 and make cache.db
+    in it)."""
+    top = Path(os.environ["GOBTUI_CACHE_DIR"])
+    if level == "cache":
+        top.parent.mkdir(parents=True, exist_ok=True)
+        top.symlink_to(victim)
+    else:
+        top.mkdir(mode=0o700, parents=True)
+        (top / "cursors").symlink_to(victim)
+    with SummaryCache(state_for=tiny_state_for) as cache:
+        assert not cache.enabled
+        cache.put(cursor)
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o755 and os.listdir(victim) == []
+    [message] = [r.getMessage() for r in caplog.records]
+    assert (
+        message.startswith("cache disabled: ")
+        and "is a symlink; gobtui does not follow it" in message
+    )
+
+
+def test_cache_files_are_0600_even_under_umask_000(cache_path: Path, cursor: FileCursor) -> None:
+    old = os.umask(0)
+    try:
+        with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+            cache.put(cursor)
+            names = sorted(os.listdir(cache_path))
+            modes = {name: stat.S_IMODE((cache_path / name).stat().st_mode) for name in names}
+    finally:
+        os.umask(old)
+    assert {"cache.db", "cache.db-wal", "cache.db-shm"} <= set(names)
+    assert set(modes.values()) == {0o600}, modes
+    assert stat.S_IMODE(cache_path.stat().st_mode) == 0o700
+    assert stat.S_IMODE(cache_path.parent.stat().st_mode) == 0o700
+
+
+def test_an_old_0644_cache_db_is_tightened_and_said(
+    cache_path: Path, cursor: FileCursor, caplog: pytest.LogCaptureFixture
+) -> None:
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put(cursor)
+    (cache_path / "cache.db").chmod(0o644)
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert cache.get(cursor.path) is not None
+    assert stat.S_IMODE((cache_path / "cache.db").stat().st_mode) == 0o600
+    db = cache_path / "cache.db"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"cache file {db} was 0644; made it 0600 (private to you)"
+    ]
+
+
+def test_a_symlinked_cache_db_is_not_opened(
+    cache_path: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache_path.mkdir(mode=0o700, parents=True)
+    target = tmp_path / "passwd"
+    target.write_bytes(b"root:x:0:0\n")
+    (cache_path / "cache.db").symlink_to(target)
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        assert not cache.enabled
+    assert target.read_bytes() == b"root:x:0:0\n"
+    assert (cache_path / "cache.db").is_symlink()  # not moved aside either: it is not damage
+    assert "cache disabled: cache file" in caplog.text
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a folder another user's (chown) needs root")
+def test_a_cache_folder_of_another_user_is_not_used(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    top = Path(os.environ["GOBTUI_CACHE_DIR"])
+    top.mkdir(parents=True)
+    top.chmod(0o755)
+    os.chown(top, 65534, 65534)
+    with SummaryCache(state_for=tiny_state_for) as cache:
+        assert not cache.enabled
+    assert stat.S_IMODE(top.stat().st_mode) == 0o755 and os.listdir(top) == []
+    assert "is owned by uid 65534, not by you (uid 0)" in caplog.text
+
+
 class Planted:
     """Unpickling this creates the file named by `marker`: proof that code ran."""
 
@@ -265,13 +360,20 @@ def test_garbage_database_is_moved_aside(cache_path: Path, cursor: FileCursor) -
     assert stat.S_IMODE(cache_path.stat().st_mode) == 0o700
 
 
-def test_cache_path_that_is_a_file(cache_path: Path, cursor: FileCursor) -> None:
+def test_cache_path_that_is_a_file_switches_the_cache_off(
+    cache_path: Path, cursor: FileCursor, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Not a folder of gobtui's: left alone (not moved aside), and the cache is off."""
     cache_path.parent.mkdir(parents=True)
     cache_path.write_text("oops")
     with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
-        assert cache.recovered
+        assert not cache.enabled and not cache.recovered
         cache.put(cursor)
-        assert cache.get(cursor.path) is not None
+        assert cache.get(cursor.path) is None
+    assert cache_path.read_text() == "oops"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"cache disabled: cache folder {cache_path} is not a directory"
+    ]
 
 
 def put_raw(cache_path: Path, key: str, value: bytes) -> None:

@@ -1,4 +1,5 @@
-"""A home named on the command line that cannot be read is an error, like a missing one."""
+"""A home named on the command line that cannot be read is an error, like a missing one; so is
+a data folder gobtui cannot reach or create."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.paths import HomeError, resolve_homes
+from adapters.paths import HomeError, data_dir, resolve_homes
+from adapters.private_fs import PrivateError, PrivateErrorCode
 from tests.adapters.test_discovery import needs_non_root
 from tests.adapters.test_discovery_unreadable import deny
 
@@ -51,3 +53,33 @@ def test_chmod_000_named_home_is_an_error(tmp_path: Path) -> None:
             resolve_homes(str(home), None, {})
     finally:
         home.chmod(0o755)
+
+
+def test_a_data_folder_behind_a_closed_parent_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    monkeypatch.setenv("GOBTUI_DATA_DIR", str(closed / "a" / "data"))
+    deny(monkeypatch, "stat", closed)
+    with pytest.raises(PrivateError) as caught:
+        data_dir()
+    assert caught.value.code is PrivateErrorCode.IO
+    assert str(caught.value) == (
+        f"{closed} (above the data folder {closed / 'a' / 'data'}) cannot be reached:"
+        " permission denied"
+    )
+
+
+@needs_non_root
+def test_a_data_folder_under_a_read_only_parent_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    monkeypatch.setenv("GOBTUI_DATA_DIR", str(locked / "data"))
+    try:
+        with pytest.raises(PrivateError, match=r"cannot be created: permission denied$"):
+            data_dir()
+    finally:
+        locked.chmod(0o700)
