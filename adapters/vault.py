@@ -5,16 +5,24 @@ Layout under the root (default `data_dir()/vault`, directories 0700, files 0600)
     chunks/<sha256>      the transcript cut in VAULT_CHUNK_BYTES pieces, shared by snapshots
     manifests/<sha256>   {"schema_version":3,"source_sha256","bytes","chunks":[...]}; its
                          sha256 is the snapshot id
-    index.jsonl          append-only: one IndexEntry per snapshot taken
+    index.jsonl          append-only: one IndexEntry per snapshot taken, each line carrying
+                         the sha256 of its other fields (line_sha256)
+    never-indexed        present while the index has never held an entry: an empty index is
+                         then a fresh vault, not an emptied one
     tmp/                 private temporary files before they are linked into place
 
 A snapshot streams the file once: each chunk is hashed and stored while the whole-file digest
 runs beside it on another thread, so it costs little more than hashing. Every read re-hashes
 every chunk and checks the byte count and the source digest; anything off is a VaultError
-with a damage code (never a partial answer). Listings (entries, history, stats) check each
-entry they show against its manifest (present, hashing to the id, agreeing with the entry)
-without reading chunks, so they stay cheap. Commands share a flock on the root; prune takes
-it exclusively.
+with a damage code (never a partial answer). Listings (entries, history, stats) check every
+index line (its checksum) and each entry they show against its manifest (present, hashing to
+the id, agreeing with the entry) without reading chunks, so they stay cheap: `stats(deep=True)`
+re-hashes every chunk. Commands share a flock on the root; prune and repair take it
+exclusively.
+
+An append that fails (a full disk) is cut back off under the index's lock, so the index is as
+it was; one interrupted harder (a crash) leaves an unterminated last line that readers ignore
+and the next writer cuts off.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import stat
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,13 +59,14 @@ from core.vault_model import (
     IndexEntry,
     Manifest,
     PruneReport,
+    RepairReport,
     RestoreReport,
     SnapshotDiff,
     VaultError,
     VaultErrorCode,
     VaultStats,
     check_label,
-    parse_index,
+    read_index,
     record_count_of,
     validate_entry,
 )
@@ -68,6 +77,8 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 """progress(bytes done, bytes in all) while a snapshot streams."""
+Locate = Callable[[Provider, str], str | None]
+"""locate(provider, session id) -> that session's transcript path, for `repair`."""
 
 _PLACEHOLDER_SHA = "0" * 64
 
@@ -105,6 +116,10 @@ class Vault:
     @property
     def index_path(self) -> Path:
         return self.root / "index.jsonl"
+
+    @property
+    def never_indexed_path(self) -> Path:
+        return self.root / "never-indexed"
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -156,9 +171,10 @@ class Vault:
         with self.reading() as reader:
             yield from reader.records(sha)
 
-    def stats(self) -> VaultStats:
+    def stats(self, *, deep: bool = False) -> VaultStats:
+        """Counts and sizes; `deep` re-hashes every chunk (VaultReader.stats)."""
         with self.reading() as reader:
-            return reader.stats()
+            return reader.stats(deep=deep)
 
     def diff(self, a: str, b: str) -> SnapshotDiff:
         """Record-level comparison: record hashes added and removed, record counts per type."""
@@ -201,7 +217,7 @@ class Vault:
                     )
                 self._prepare()
                 with fs.locked(self.root, exclusive=False, wait_secs=self.lock_wait_secs):
-                    VaultReader(self, exists=True).entries()  # a damaged index stops us here
+                    floor = self._begin()
                     manifest, records = self._store_chunks(fd, size, progress)
                     sha = self._store_manifest(manifest)
                     entry = validate_entry(
@@ -209,8 +225,8 @@ class Vault:
                         provider=provider, bytes=size, record_count=records,
                         source_sha256=manifest.source_sha256, strategy=label,
                     )  # fmt: skip
-                    self._append_index(entry)
-                    return entry
+                    self._append_index(entry, floor)
+                    return entry.bound()
             finally:
                 os.close(fd)
 
@@ -251,6 +267,12 @@ class Vault:
         from adapters.vault_prune import prune
 
         return prune(self, keep, dry_run=dry_run, extra_roots=extra_roots)
+
+    def repair(self, *, dry_run: bool = True, locate: Locate | None = None) -> RepairReport:
+        """Rebuild the index from the manifests (see adapters.vault_prune.repair)."""
+        from adapters.vault_prune import repair
+
+        return repair(self, dry_run=dry_run, locate=locate)
 
     def _prepare(self) -> None:
         parent = self.root.parent
@@ -356,25 +378,73 @@ class Vault:
         fs.fsync_dir(self.manifests_dir)
         return sha
 
-    def _append_index(self, entry: IndexEntry) -> None:
+    def _begin(self) -> int:
+        """Before anything is stored: refuse a damaged index, make sure the index exists (so
+        manifests without one always mean it was deleted) and, in a vault that never held an
+        entry, put the never-indexed marker down before the first manifest. Returns the
+        index's intact length, which only appends can change while the shared lock is held."""
+        intact = VaultReader(self, exists=True).index_view().intact  # damage stops us here
+        fd = self._open_index()
+        try:
+            fs.lock_file(fd, exclusive=True)
+            # Lines are shorter than VAULT_INDEX_LINE_MAX_BYTES: no newline there, no entry.
+            entryless = b"\n" not in fs.read_fd(fd, VAULT_INDEX_LINE_MAX_BYTES)
+            if entryless and not fs.hex_names(self.manifests_dir):
+                fs.touch_private(self.never_indexed_path)
+                fs.fsync_dir(self.root)  # the index and marker must outlast the manifest
+        finally:
+            os.close(fd)
+        return intact
+
+    def _open_index(self) -> int:
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(self.index_path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise VaultError(VaultErrorCode.DAMAGED_LAYOUT, "the index is not a plain file")
+        return fd
+
+    def _append_index(self, entry: IndexEntry, floor: int) -> None:
+        """Append one bound line, or leave the index exactly as it was.
+
+        Under the index's exclusive lock: a torn tail an earlier append left is cut off
+        first, and if this write or its fsync fails (ENOSPC, EIO) the file is truncated back
+        to its previous length before the error is raised, so no half line stays behind.
+        """
         line = entry.to_line()
         if len(line) > VAULT_INDEX_LINE_MAX_BYTES:
             raise VaultError(VaultErrorCode.LIMIT, "the index entry is too long")
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(self.index_path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = self._open_index()
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise VaultError(VaultErrorCode.DAMAGED_LAYOUT, "the index is not a plain file")
             fs.lock_file(fd, exclusive=True)  # snapshots share the root lock: serialize appends
             size = os.fstat(fd).st_size
-            if size + len(line) > VAULT_INDEX_MAX_BYTES:
+            view = read_index(fs.read_fd(fd, size))  # never append after a damaged line
+            if view.intact < floor:
+                raise VaultError(
+                    VaultErrorCode.DAMAGED_INDEX, "the index shrank while a snapshot was taken"
+                )
+            if view.intact + len(line) > VAULT_INDEX_MAX_BYTES:
                 raise VaultError(VaultErrorCode.LIMIT, "the index is full (128 MiB); prune it")
-            parse_index(fs.read_fd(fd, size))  # never append after a damaged line
-            fs.write_all(fd, line)
-            os.fsync(fd)
+            if view.torn:
+                os.ftruncate(fd, view.intact)
+            try:
+                fs.write_all(fd, line)
+                os.fsync(fd)
+            except BaseException:
+                _truncate_back(fd, view.intact)
+                raise
+            fs.unlink_quietly(self.never_indexed_path)
         finally:
             os.close(fd)
         fs.fsync_dir(self.root)
+
+
+def _truncate_back(fd: int, length: int) -> None:
+    """Undo a failed append. If even this fails the tail stays torn, which readers ignore and
+    the next writer cuts off; the append's own error is the one reported."""
+    with suppress(OSError):
+        os.ftruncate(fd, length)
+        os.fsync(fd)
 
 
 def _open_source(source: Path) -> int:

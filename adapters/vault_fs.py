@@ -120,6 +120,11 @@ def create_temp(directory: Path, hint: str) -> tuple[int, Path]:
     raise VaultError(VaultErrorCode.IO, f"could not create a temporary file in {directory}")
 
 
+def touch_private(path: Path) -> None:
+    """Create an empty private (0600) file at `path`, or leave the one there (not a link)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600))
+
+
 def link_new(temp: Path, final: Path) -> bool:
     """Give `temp` the name `final` unless that name exists. False when it does."""
     try:

@@ -1,8 +1,10 @@
 """Reading the vault with its lock held: the index, manifests, and verified chunk streams.
 
-Obtained from `Vault.reading()`. Every chunk is re-hashed as it is read (one chunk ahead on a
-worker thread, so hashing overlaps the caller's work); the byte count and the whole-file
-digest are checked when the stream ends.
+Obtained from `Vault.reading()`. Every index line is parsed and, when bound, checked against
+its checksum; an index that is missing or empty while manifests are there is damage (an
+emptied index must not read as an empty vault). Every chunk is re-hashed as it is read (one
+chunk ahead on a worker thread, so hashing overlaps the caller's work); the byte count and
+the whole-file digest are checked when the stream ends.
 """
 
 from __future__ import annotations
@@ -26,14 +28,16 @@ from core.limits import (
     VAULT_SHA_PREFIX_MIN_CHARS,
 )
 from core.vault_model import (
+    DamagedSnapshot,
     IndexEntry,
+    IndexView,
     Manifest,
     VaultError,
     VaultErrorCode,
     VaultStats,
     is_hex_prefix,
-    parse_index,
     quote,
+    read_index,
     require_sha256,
 )
 
@@ -55,16 +59,18 @@ class VaultReader:
     def __init__(self, vault: Vault, *, exists: bool) -> None:
         self.vault = vault
         self.exists = exists
-        self._entries: list[IndexEntry] | None = None
+        self._index: tuple[bytes, IndexView] | None = None
         self._lines: dict[str, list[int]] | None = None
 
     # --- the index ---------------------------------------------------------------------------
 
     def entries_in_order(self) -> list[IndexEntry]:
         """Every entry in append order (oldest first); read and validated once per reader."""
-        if self._entries is None:
-            self._entries = parse_index(self.index_bytes()) if self.exists else []
-        return self._entries
+        return self.index_view().entries
+
+    def index_view(self) -> IndexView:
+        """The index as read (entries, intact bytes, a torn tail), once per reader."""
+        return self._load_index()[1]
 
     def entries(self) -> list[IndexEntry]:
         """Newest first, as the index says (nothing checked beyond the lines themselves)."""
@@ -98,13 +104,27 @@ class VaultReader:
         return self._lines.get(sha, [])
 
     def index_bytes(self) -> bytes:
-        """The raw index (at most one byte over its limit, so parse_index can refuse it)."""
-        if not self.exists:
-            return b""
+        """The raw index as read (at most one byte over its limit, so it can be refused)."""
+        return self._load_index()[0]
+
+    def _load_index(self) -> tuple[bytes, IndexView]:
+        if self._index is None:
+            self._index = self._read_index() if self.exists else (b"", IndexView([], 0, 0))
+        return self._index
+
+    def _read_index(self, again: bool = True) -> tuple[bytes, IndexView]:
         try:
             fd = fs.open_regular(self.vault.index_path)
         except FileNotFoundError:
-            return b""
+            # A snapshot creates the index before it stores a manifest, so manifests without
+            # an index mean it was deleted; unless the index appeared after we looked (the
+            # manifest listed is that snapshot's): then it is read like any other.
+            if not fs.hex_names(self.vault.manifests_dir):
+                return b"", IndexView([], 0, 0)
+            if again and os.path.lexists(self.vault.index_path):
+                return self._read_index(again=False)
+            self._refuse_emptied("missing")
+            return b"", IndexView([], 0, 0)
         except fs.NotRegular:
             raise VaultError(
                 VaultErrorCode.DAMAGED_INDEX, "the index is not a plain file"
@@ -112,9 +132,31 @@ class VaultReader:
         try:
             fs.lock_file(fd, exclusive=False)  # an append in progress is never seen half-done
             data = fs.read_fd(fd, VAULT_INDEX_MAX_BYTES + 1)
+            view = read_index(data)
+            if not view.entries:
+                # Still under the index lock, so no append can land (and retire the marker)
+                # between reading the index and looking at the marker.
+                self._refuse_emptied("empty")
         finally:
             os.close(fd)
-        return data
+        return data, view
+
+    def _refuse_emptied(self, how: str) -> None:
+        """An index without entries is an empty vault only when no manifest is there either,
+        or when the vault never held an entry yet (its first snapshot failed to append:
+        the never-indexed marker). Otherwise the index was deleted or emptied: damage."""
+        manifests = fs.hex_names(self.vault.manifests_dir)
+        if not manifests:
+            return
+        # Manifests are listed before the marker is looked at: a snapshot creates the marker
+        # before it stores its manifest, so seeing the manifest means seeing the marker.
+        if how == "empty" and os.path.lexists(self.vault.never_indexed_path):
+            return
+        raise VaultError(
+            VaultErrorCode.DAMAGED_INDEX,
+            f"the index is {how} but {len(manifests)} manifests are present; "
+            "gobtui vault --repair rebuilds it",
+        )
 
     def find(self, sha_or_prefix: str) -> IndexEntry:
         prefix = sha_or_prefix.strip().lower()
@@ -148,23 +190,14 @@ class VaultReader:
             raise VaultError(VaultErrorCode.NOT_FOUND, f"no snapshot {sha} (the vault is empty)")
         lines = self._index_lines(sha)
         try:
-            data = fs.read_small(self.vault.manifests_dir / sha, VAULT_MANIFEST_MAX_BYTES)
-        except FileNotFoundError:
-            if lines:
+            manifest = self.read_manifest(sha)
+        except VaultError as error:
+            if error.code is VaultErrorCode.NOT_FOUND and lines:
                 raise VaultError(
                     VaultErrorCode.MISSING_MANIFEST,
                     f"manifest {sha} is missing (named by index line {lines[0]})",
                 ) from None
-            raise VaultError(VaultErrorCode.NOT_FOUND, f"no snapshot {sha}") from None
-        except fs.NotRegular:
-            raise VaultError(
-                VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} is not a plain file"
-            ) from None
-        if len(data) > VAULT_MANIFEST_MAX_BYTES or hashlib.sha256(data).hexdigest() != sha:
-            raise VaultError(
-                VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} fails its hash check"
-            )
-        manifest = Manifest.from_bytes(data, sha)
+            raise
         in_order = self.entries_in_order()
         for number in lines:
             entry = in_order[number - 1]
@@ -180,6 +213,23 @@ class VaultReader:
                     f"({field})",
                 )
         return manifest
+
+    def read_manifest(self, sha: str) -> Manifest:
+        """Manifest `sha` on its own: a plain file hashing to its name, parsable and coherent
+        (NOT_FOUND when absent). What the index says of it is not looked at."""
+        try:
+            data = fs.read_small(self.vault.manifests_dir / sha, VAULT_MANIFEST_MAX_BYTES)
+        except FileNotFoundError:
+            raise VaultError(VaultErrorCode.NOT_FOUND, f"no snapshot {sha}") from None
+        except fs.NotRegular:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} is not a plain file"
+            ) from None
+        if len(data) > VAULT_MANIFEST_MAX_BYTES or hashlib.sha256(data).hexdigest() != sha:
+            raise VaultError(
+                VaultErrorCode.DAMAGED_MANIFEST, f"manifest {sha} fails its hash check"
+            )
+        return Manifest.from_bytes(data, sha)
 
     def chunks(self, sha: str, manifest: Manifest | None = None) -> Iterator[bytes]:
         """The snapshot's bytes chunk by chunk, each verified before it is handed out.
@@ -278,14 +328,31 @@ class VaultReader:
                 )
             yield index, b"".join(pieces)
 
-    def stats(self) -> VaultStats:
+    def stats(self, *, deep: bool = False) -> VaultStats:
         """Counts and sizes, once every snapshot is bound to a sound manifest whose chunks
-        are all present and add up to its byte count (sizes only: no chunk is re-hashed)."""
-        entries = self.entries_in_order()
+        are all present and add up to its byte count (sizes only: no chunk is re-hashed).
+
+        `deep` re-hashes every chunk of every snapshot (and of every manifest no line names)
+        and recomputes each source digest; a snapshot that fails is reported in `damaged`
+        rather than raised, so one damaged snapshot does not hide the state of the others.
+        """
+        view = self.index_view()
+        entries = view.entries
         chunks = fs.hex_names(self.vault.chunks_dir) if self.exists else {}
         manifests = fs.hex_names(self.vault.manifests_dir) if self.exists else {}
-        for sha, manifest in self.check_manifests(entries).items():
-            _check_chunks_present(sha, manifest, chunks)
+        indexed = list(dict.fromkeys(e.sha256 for e in entries))
+        damaged: list[DamagedSnapshot] = []
+        rehashed: set[str] = set()
+        named = set(indexed)
+        unindexed = sorted(manifests.keys() - named)
+        if deep:
+            for sha in indexed + unindexed:
+                failure = self._verify_fully(sha, sha in named, rehashed)
+                if failure is not None:
+                    damaged.append(failure)
+        else:
+            for sha, manifest in self.check_manifests(entries).items():
+                _check_chunks_present(sha, manifest, chunks)
         distinct = {e.sha256: e.bytes for e in entries}
         try:
             index_bytes = os.lstat(self.vault.index_path).st_size
@@ -301,7 +368,28 @@ class VaultReader:
             index_bytes=index_bytes,
             oldest_ts=min((e.ts for e in entries), default=None),
             newest_ts=max((e.ts for e in entries), default=None),
+            index_torn_bytes=view.torn,
+            unbound_entries=view.unbound,
+            unindexed_manifests=len(unindexed),
+            verification="chunks" if deep else "manifests",
+            chunks_rehashed=len(rehashed),
+            damaged=damaged,
         )
+
+    def _verify_fully(self, sha: str, indexed: bool, rehashed: set[str]) -> DamagedSnapshot | None:
+        """None when snapshot `sha` reads back whole; else what is wrong with it."""
+        try:
+            manifest = self.manifest(sha) if indexed else self.read_manifest(sha)
+            rehashed.update(manifest.chunks)
+            for _ in self.chunks(sha, manifest):
+                pass
+        except VaultError as error:
+            if not error.damaged:
+                raise
+            return DamagedSnapshot(
+                sha256=sha, code=error.code, message=error.message, indexed=indexed
+            )
+        return None
 
 
 def _check_chunks_present(sha: str, manifest: Manifest, sizes: dict[str, int]) -> None:

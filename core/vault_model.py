@@ -7,9 +7,11 @@ paging). A damaged vault is a VaultError with a closed code, never a partial ans
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -32,6 +34,13 @@ from core.plan import DigestBlock
 MANIFEST_SCHEMA_VERSION = 3
 CONTENT_TRUST = "untrusted_archived_data"
 """Archived text is history to look at, never an instruction to follow."""
+
+RECOVERED_LABEL = "recovered"
+"""The label `vault --repair` gives an entry it rebuilt from a manifest (no line survived)."""
+UNKNOWN_PATH_DIR = "/unknown"
+"""A rebuilt entry whose transcript cannot be found is recorded as /unknown/<sha>.jsonl: a
+valid absolute path (the index needs one) where no transcript lives, so an undo beside it
+fails instead of writing into some real directory; the hex name cannot climb out of it."""
 
 Raw = bytes
 """`bytes` under another name: several models have a field called `bytes`."""
@@ -254,8 +263,37 @@ class IndexEntry(_Frozen):
             raise ValueError("holds control characters")
         return value
 
+    line_sha256: str | None = None
+    """sha256 of the canonical JSON of every other field (binding()), so an edit to any of
+    them, not only those the manifest can check, is caught on read. None on a line written
+    before lines were bound: such a line is read as it stands, and said to be unbound."""
+    # Unbound lines are not bound by the next append: binding a line today would certify
+    # whatever it says today (a bit flipped since it was written included) as if it had been
+    # checked when written. Only `vault --repair`, asked to, binds them, and says so.
+
+    @field_validator("line_sha256")
+    @classmethod
+    def _line_digest(cls, value: str | None) -> str | None:
+        if value is not None and not is_sha256(value):
+            raise ValueError("is not a 64-hex sha256")
+        return value
+
+    @property
+    def is_bound(self) -> bool:
+        return self.line_sha256 is not None
+
+    def binding(self) -> str:
+        """The digest this entry's line must carry: fixed key order, no spaces."""
+        body = self.model_dump(mode="json", exclude={"line_sha256"})
+        return hashlib.sha256(orjson.dumps(body)).hexdigest()
+
+    def bound(self) -> IndexEntry:
+        return self.model_copy(update={"line_sha256": self.binding()})
+
     def to_line(self) -> Raw:
-        return orjson.dumps(self.model_dump(mode="json")) + b"\n"
+        """The index line of these fields, bound: the checksum is worked out afresh from them,
+        never carried over from an earlier line."""
+        return orjson.dumps(self.bound().model_dump(mode="json")) + b"\n"
 
 
 def validate_entry(**fields: Any) -> IndexEntry:
@@ -266,31 +304,177 @@ def validate_entry(**fields: Any) -> IndexEntry:
         raise VaultError(VaultErrorCode.INVALID_INPUT, f"bad snapshot: {_why(error)}") from None
 
 
-def parse_index(data: bytes) -> list[IndexEntry]:
-    """Every entry of index.jsonl in append order; one bad line makes the whole index damaged."""
+@dataclass(frozen=True, slots=True)
+class IndexView:
+    """index.jsonl as read: its entries, and how its bytes divide."""
+
+    entries: list[IndexEntry]
+    intact: int
+    """Bytes of the complete (newline-terminated) lines."""
+    torn: int
+    """Bytes after them: what an interrupted append left. Ignored by readers; the next writer
+    cuts them off under the index's exclusive lock."""
+
+    @property
+    def unbound(self) -> int:
+        """Entries on lines written before lines were bound (no line_sha256)."""
+        return sum(1 for entry in self.entries if not entry.is_bound)
+
+
+def read_index(data: bytes) -> IndexView:
+    """index.jsonl in append order; one bad complete line makes the whole index damaged.
+
+    An unterminated last line is an interrupted append (a full disk, a crash) when it can be
+    one: a prefix of a JSON object, or one whole object with only its newline missing. The
+    snapshot that wrote it never succeeded, so it is left out rather than fatal. Anything
+    else there (say, a whole line followed by a stray byte: a flipped newline) is damage.
+    """
     if len(data) > VAULT_INDEX_MAX_BYTES:
         raise VaultError(VaultErrorCode.DAMAGED_INDEX, "the index is larger than 128 MiB")
-    if not data:
-        return []
-    if not data.endswith(b"\n"):
-        last = data.count(b"\n") + 1
-        raise VaultError(VaultErrorCode.DAMAGED_INDEX, f"index line {last} is incomplete")
-    entries = []
-    for number, line in enumerate(data[:-1].split(b"\n"), start=1):
-        if len(line) + 1 > VAULT_INDEX_LINE_MAX_BYTES:
-            raise VaultError(VaultErrorCode.DAMAGED_INDEX, f"index line {number} is too long")
+    body, tail = split_tail(data)
+    entries = [parse_index_line(number, line) for number, line in _numbered(body)]
+    return IndexView(entries=entries, intact=len(body), torn=len(tail))
+
+
+def parse_index(data: bytes) -> list[IndexEntry]:
+    """The entries of index.jsonl (read_index), in append order."""
+    return read_index(data).entries
+
+
+def split_tail(data: bytes) -> tuple[bytes, bytes]:
+    """(the complete lines, an interrupted append after them); DAMAGED_INDEX when what follows
+    the last newline cannot be what an append of ours left."""
+    cut = data.rfind(b"\n") + 1
+    body, tail = data[:cut], data[cut:]
+    if tail and (len(tail) >= VAULT_INDEX_LINE_MAX_BYTES or not _append_remnant(tail)):
+        number = body.count(b"\n") + 1
+        raise VaultError(
+            VaultErrorCode.DAMAGED_INDEX,
+            f"index line {number} has no newline and is not an interrupted append",
+        )
+    return body, tail
+
+
+def scan_index(data: bytes) -> tuple[list[tuple[int, bytes, IndexEntry | VaultError]], int]:
+    """Every complete line (number, bytes, and its entry or the error that line alone
+    raises) and the number of torn bytes at the end: what `vault --repair` can still use of
+    a damaged index. A tail that is not an interrupted append is reported as a line."""
+    data = data[:VAULT_INDEX_MAX_BYTES]
+    try:
+        body, tail = split_tail(data)
+        damaged_tail = None
+    except VaultError as error:
+        body = data[: data.rfind(b"\n") + 1]
+        tail, damaged_tail = data[len(body) :], error
+    lines: list[tuple[int, bytes, IndexEntry | VaultError]] = []
+    number = 0
+    for number, line in _numbered(body):
         try:
-            entries.append(IndexEntry.model_validate(orjson.loads(line)))
-        except (orjson.JSONDecodeError, ValidationError) as error:
-            raise VaultError(
-                VaultErrorCode.DAMAGED_INDEX, f"index line {number} is invalid: {_why(error)}"
-            ) from None
-    return entries
+            lines.append((number, line, parse_index_line(number, line)))
+        except VaultError as error:
+            lines.append((number, line, error))
+    if damaged_tail is not None:
+        lines.append((number + 1, tail, damaged_tail))
+        return lines, 0
+    return lines, len(tail)
+
+
+def parse_index_line(number: int, line: bytes) -> IndexEntry:
+    """One line (without its newline), checked: valid, and matching its checksum if bound."""
+    if len(line) + 1 > VAULT_INDEX_LINE_MAX_BYTES:
+        raise VaultError(VaultErrorCode.DAMAGED_INDEX, f"index line {number} is too long")
+    try:
+        entry = IndexEntry.model_validate(orjson.loads(line))
+    except (orjson.JSONDecodeError, ValidationError) as error:
+        raise VaultError(
+            VaultErrorCode.DAMAGED_INDEX, f"index line {number} is invalid: {_why(error)}"
+        ) from None
+    if entry.line_sha256 is not None and entry.line_sha256 != entry.binding():
+        raise VaultError(
+            VaultErrorCode.DAMAGED_INDEX,
+            f"index line {number} fails its checksum (snapshot {entry.sha256[:12]})",
+        )
+    return entry
+
+
+def _numbered(body: bytes) -> list[tuple[int, bytes]]:
+    return list(enumerate(body[:-1].split(b"\n"), start=1)) if body else []
+
+
+def _append_remnant(tail: bytes) -> bool:
+    """True when `tail` is a prefix of one JSON object, or one whole object and nothing else.
+
+    Index lines are flat objects written in one piece, so a torn append is a prefix of one;
+    bytes after an object's closing brace (a newline with a flipped bit) never are.
+    """
+    if tail[:1] != b"{":
+        return False
+    depth = 0
+    in_string = escaped = False
+    for position, byte in enumerate(tail):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x7B, 0x5B):  # { [
+            depth += 1
+        elif byte in (0x7D, 0x5D):  # } ]
+            depth -= 1
+            if depth == 0:
+                return position == len(tail) - 1
+    return True
 
 
 def record_count_of(newlines: int, size: int, ends_with_newline: bool) -> int:
     """Physical lines: every newline ends one, and a last line without one counts too."""
     return newlines + (1 if size and not ends_with_newline else 0)
+
+
+class IdentityScan:
+    """The provider and session id a transcript's own records name, for `vault --repair`.
+
+    Codex: the first session_meta's payload id. Claude: the first sessionId of a record that
+    is not a progress line (as the Claude adapter reads it), else of any record.
+    """
+
+    __slots__ = ("fallback", "found")
+
+    def __init__(self) -> None:
+        self.found: tuple[Provider, str] | None = None
+        self.fallback: tuple[Provider, str] | None = None
+
+    def feed(self, record: object) -> bool:
+        """Look at one parsed record; True once the identity is known."""
+        if self.found is not None:
+            return True
+        if not isinstance(record, dict):
+            return False
+        if record.get("type") == "session_meta":
+            payload = record.get("payload")
+            sid = (
+                payload.get("id") or payload.get("session_id")
+                if isinstance(payload, dict)
+                else None
+            )
+            if isinstance(sid, str) and sid:
+                self.found = (Provider.CODEX, sid)
+            return self.found is not None
+        sid = record.get("sessionId")
+        if isinstance(sid, str) and sid:
+            if record.get("type") != "progress":
+                self.found = (Provider.CLAUDE, sid)
+            elif self.fallback is None:
+                self.fallback = (Provider.CLAUDE, sid)
+        return self.found is not None
+
+    @property
+    def identity(self) -> tuple[Provider, str] | None:
+        return self.found or self.fallback
 
 
 def retained_by_stream(entries: Sequence[IndexEntry], keep: int) -> set[int]:
@@ -393,6 +577,19 @@ class PruneReport(_Frozen):
     bytes_reclaimed: int
     temps_removed: int
     """Leftovers of interrupted writes (only ever found when no other command runs)."""
+    orphan_manifests: int = 0
+    """Of manifests_removed, those neither the index nor a receipt names (left by a prune that
+    was interrupted after rewriting the index, or by a snapshot that failed to append)."""
+    index_torn_bytes: int = 0
+    """An interrupted append at the end of the index, cut off."""
+
+
+class DamagedSnapshot(_Frozen):
+    sha256: str
+    code: VaultErrorCode
+    message: str
+    indexed: bool
+    """Named by the index (False: a manifest no index line names)."""
 
 
 class VaultStats(_Frozen):
@@ -407,6 +604,20 @@ class VaultStats(_Frozen):
     index_bytes: int
     oldest_ts: float | None
     newest_ts: float | None
+    index_torn_bytes: int = 0
+    """An interrupted append at the end of the index, ignored (the next writer cuts it off)."""
+    unbound_entries: int = 0
+    """Index lines written before lines carried a checksum."""
+    unindexed_manifests: int = 0
+    """Manifests no index line names (receipt pins, or leftovers prune removes)."""
+    verification: Literal["manifests", "chunks"] = "manifests"
+    """What was checked: `manifests` (index lines checksummed, manifests hash-checked, chunks
+    present with the right sizes; chunk bytes NOT re-hashed), or `chunks` (--deep: every
+    chunk re-hashed and every snapshot's source digest recomputed, manifests no line names
+    included)."""
+    chunks_rehashed: int = 0
+    damaged: list[DamagedSnapshot] = []
+    """--deep: each snapshot that failed, with why (the rest of the vault was still checked)."""
 
 
 class RestoreReport(_Frozen):
@@ -414,3 +625,55 @@ class RestoreReport(_Frozen):
     source_sha256: str
     bytes: int
     path: str
+
+
+class FieldSource(StrEnum):
+    """Where `vault --repair` took a field of an index entry from."""
+
+    MANIFEST = "manifest"
+    """sha256, bytes and source_sha256: the verified manifest itself."""
+    SNAPSHOT_RECORDS = "snapshot_records"
+    """session_id and provider as the snapshot's own records name them; record_count counted."""
+    MANIFEST_MTIME = "manifest_mtime"
+    """ts: when the manifest file was written (the first snapshot of those bytes)."""
+    SESSION_LINE = "session_line"
+    """path: the one path the valid lines of that session (and provider) record."""
+    DISCOVERED = "discovered_session"
+    """path: the transcript of that session id in the provider homes."""
+    PLACEHOLDER = "placeholder"
+    """Nothing tells: a stand-in (path /unknown/<sha>.jsonl, session id unknown-<sha>)."""
+    LABEL = "label"
+    """strategy: `recovered`, so the listing says the entry was rebuilt."""
+
+
+class RecoveredEntry(_Frozen):
+    entry: IndexEntry
+    sources: dict[str, FieldSource]
+    """Every field of the entry but line_sha256, and where it came from."""
+
+
+class DroppedLine(_Frozen):
+    line: int
+    sha256: str | None
+    """The snapshot the line names, when that much of it could be read."""
+    reason: str
+
+
+class RepairReport(_Frozen):
+    dry_run: bool
+    changed: bool
+    """Whether the index is (or, in a dry run, would be) rewritten."""
+    lines_read: int
+    kept_lines: int
+    legacy_lines_bound: int
+    """Kept lines that had no checksum and get one now (their fields as they read)."""
+    dropped: list[DroppedLine]
+    torn_bytes: int
+    recovered: list[RecoveredEntry]
+    """Snapshots no valid line named, given an entry rebuilt from their manifest and bytes."""
+    damaged: list[DamagedSnapshot]
+    """Snapshots that fail verification: left out of the index, their files left in place."""
+    entries: int
+    """Lines of the repaired index."""
+    backup: str | None
+    """Where the old index was kept (None when there was none, or nothing changed)."""

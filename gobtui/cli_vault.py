@@ -1,15 +1,18 @@
 """Vault commands: snapshot, vault, history, show, diff, prune, recall, search-snapshot and
 read-snapshot. Every one has `--json` (the pydantic models of core.vault_model).
 
-A damaged vault exits 1 ("vault damaged: ...; repair required"), bad input exits 2. Nothing
+A damaged vault exits 4 ("vault damaged: ...; repair required"), bad input exits 2 (gobtui.exits). Nothing
 prints archived transcript content except recall (state cards) and read-snapshot, and what
-reaches a terminal has its control characters escaped.
+reaches a terminal has its control characters escaped. Listings say what they checked: the
+index lines and manifests, not the chunks (`vault --stats --deep` re-hashes those).
+`vault --repair` rebuilds a damaged index from the manifests (a dry run without --yes).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import time
 from collections import Counter
@@ -34,7 +37,9 @@ from core.limits import (
 )
 from core.model import Provider
 from core.vault_model import (
+    DAMAGE_CODES,
     INPUT_CODES,
+    RECOVERED_LABEL,
     IndexEntry,
     VaultError,
     VaultErrorCode,
@@ -52,11 +57,19 @@ from gobtui.cli_common import (
     resolve_target,
     snapshots_of,
 )
+from gobtui.exits import Exit
 from gobtui.format import human_bytes
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"
 """The label of a snapshot taken with `gobtui snapshot` and no --label."""
+
+
+LISTED_FROM = (
+    "listed from the index: lines checksummed, manifests hash-checked; chunks not re-hashed "
+    "(gobtui vault --stats --deep re-hashes them)"
+)
+"""What a listing checked, said under it."""
 
 
 class SnapshotShow(BaseModel):
@@ -67,6 +80,9 @@ class SnapshotShow(BaseModel):
     chunks: int
     records: int
     types: dict[str, int]
+    line_bound: bool = True
+    """False: the entry's index line predates line checksums, so its session id, path, label
+    and time are as written, unchecked (the bytes are verified either way)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +110,13 @@ def register(
     p = add("vault", cmd_vault, "list the snapshots in the vault, newest first")
     p.add_argument("session", nargs="?", help="only this session's snapshots")
     p.add_argument("--stats", action="store_true", help="sizes and counts instead of a list")
+    p.add_argument(
+        "--deep", action="store_true", help="with --stats: re-hash every chunk of every snapshot"
+    )
+    p.add_argument(
+        "--repair", action="store_true", help="rebuild a damaged index from the manifests"
+    )
+    p.add_argument("--yes", action="store_true", help="with --repair: write (default: a dry run)")
     p = add("history", cmd_history, "every snapshot of one session, newest first")
     p.add_argument("session")
     p = add("show", cmd_show, "one snapshot (id or id prefix, or a session's newest), verified")
@@ -125,8 +148,21 @@ def _vault_errors() -> Iterator[None]:
         yield
     except VaultError as error:
         if error.damaged:
-            raise CliError(f"vault damaged: {error.message}; repair required", 1) from None
-        raise CliError(error.message, 2 if error.code in INPUT_CODES else 1) from None
+            # A message that already names the repair command needs no second hint.
+            hint = "" if "vault --repair" in error.message else "; repair required"
+            raise CliError(f"vault damaged: {error.message}{hint}", Exit.DAMAGED) from None
+        raise CliError(error.message, vault_exit(error.code)) from None
+
+
+def vault_exit(code: VaultErrorCode) -> Exit:
+    """The exit code of a vault refusal, the same from every command (gobtui.exits)."""
+    if code in DAMAGE_CODES:
+        return Exit.DAMAGED
+    if code is VaultErrorCode.IO:
+        return Exit.IO
+    if code in INPUT_CODES or code is VaultErrorCode.LIMIT:
+        return Exit.USAGE
+    return Exit.REFUSED
 
 
 def _handles_vault_errors(handler: Handler) -> Handler:
@@ -208,27 +244,164 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 @_handles_vault_errors
 def cmd_vault(args: argparse.Namespace) -> int:
     vault = _vault()
+    if args.deep and not args.stats:
+        raise CliError("--deep goes with --stats")
+    if args.yes and not args.repair:
+        raise CliError("--yes goes with --repair")
+    if args.repair:
+        if args.stats or args.session is not None:
+            raise CliError("--repair takes no session and no --stats")
+        return _repair(vault, args)
     if args.stats:
-        stats = vault.stats()
-        if args.json:
-            return _dump(stats)
-        dedup = stats.logical_bytes / stats.stored_bytes if stats.stored_bytes else 1.0
-        print(
-            f"snapshots  {stats.snapshots} of {stats.sessions} sessions, {stats.manifests} manifests"
-        )
-        print(f"stored     {human_bytes(stats.stored_bytes)} in {stats.chunks} chunks")
-        print(f"holding    {human_bytes(stats.logical_bytes)} of transcripts ({dedup:.1f}x)")
-        print(
-            f"index      {human_bytes(stats.index_bytes)}; {_span(stats.oldest_ts, stats.newest_ts)}"
-        )
-        print(f"location   {vault.root}")
-        return 0
+        return _stats(vault, args)
     if args.session is not None:
         target = _resolve_session(args, args.session)
         entries = snapshots_of(vault, target.session_id, target.file)
     else:
         entries = vault.entries()
     return _list(entries, args.json, "the vault is empty" if not args.session else "no snapshots")
+
+
+def _stats(vault: Vault, args: argparse.Namespace) -> int:
+    stats = vault.stats(deep=args.deep)
+    failed = 1 if stats.damaged else 0
+    if args.json:
+        _dump(stats)
+        return failed
+    dedup = stats.logical_bytes / stats.stored_bytes if stats.stored_bytes else 1.0
+    print(f"snapshots  {stats.snapshots} of {stats.sessions} sessions, {stats.manifests} manifests")
+    print(f"stored     {human_bytes(stats.stored_bytes)} in {stats.chunks} chunks")
+    print(f"holding    {human_bytes(stats.logical_bytes)} of transcripts ({dedup:.1f}x)")
+    print(f"index      {human_bytes(stats.index_bytes)}; {_span(stats.oldest_ts, stats.newest_ts)}")
+    if stats.index_torn_bytes:
+        print(
+            f"           an interrupted append ({fmt.plural(stats.index_torn_bytes, 'byte')}) "
+            "at its end is ignored; the next snapshot or prune cuts it off"
+        )
+    if stats.unbound_entries:
+        print(
+            f"           {fmt.plural(stats.unbound_entries, 'line')} without a checksum "
+            "(written before lines were bound; vault --repair binds them)"
+        )
+    if stats.unindexed_manifests:
+        print(
+            f"           {fmt.plural(stats.unindexed_manifests, 'manifest')} no index line "
+            "names (pinned by receipts, or left for prune to remove)"
+        )
+    print(f"location   {vault.root}")
+    if stats.verification == "chunks":
+        print(
+            f"checked    every snapshot read back: {fmt.plural(stats.chunks_rehashed, 'chunk')} "
+            "re-hashed, byte counts and source digests recomputed"
+        )
+    else:
+        print(
+            "checked    index lines checksummed, manifests hash-checked, chunks present with "
+            "the right sizes; chunks not re-hashed (--deep re-hashes them)"
+        )
+    for damage in stats.damaged:
+        where = "" if damage.indexed else " (no index line names it)"
+        print(f"DAMAGED    {damage.sha256[:12]}{where}: {_safe(damage.message)}")
+    if stats.damaged:
+        print(
+            f"{fmt.plural(len(stats.damaged), 'damaged snapshot')}: they fail closed when read; "
+            "gobtui vault --repair takes them out of the index (their files are kept)",
+            file=sys.stderr,
+        )
+    return failed
+
+
+def _repair(vault: Vault, args: argparse.Namespace) -> int:
+    try:
+        report = vault.repair(dry_run=not args.yes, locate=_locator(args))
+    except VaultError as error:
+        if not error.damaged:
+            raise
+        # Repair rebuilds the index only; damage to the layout is for a person to look at.
+        raise CliError(
+            f"vault damaged: {error.message}; --repair cannot fix this, nothing was changed",
+            Exit.DAMAGED,
+        ) from None
+    if args.json:
+        return _dump(report)
+    would = "would be " if report.dry_run else ""
+    torn = (
+        f"; {fmt.plural(report.torn_bytes, 'byte')} of an interrupted append"
+        if report.torn_bytes
+        else ""
+    )
+    legacy = report.legacy_lines_bound
+    print(
+        f"index: {fmt.plural(report.lines_read, 'line')} read, {report.kept_lines} kept"
+        + (f" ({legacy} without a checksum, {would}bound as they read)" if legacy else "")
+        + f", {len(report.dropped)} dropped{torn}"
+    )
+    for line in report.dropped:
+        names = f" (snapshot {line.sha256[:12]})" if line.sha256 else ""
+        print(f"  line {line.line}{names} dropped: {_safe(line.reason)}")
+    if report.recovered:
+        print(
+            f"{fmt.plural(len(report.recovered), 'snapshot')} no valid line named, {would}rebuilt:"
+        )
+    for item in report.recovered:
+        e = item.entry
+        print(f"  {e.sha256[:12]}  {e.provider.value} {_safe(e.session_id)}  {_safe(e.path)}")
+        by_source: dict[str, list[str]] = {}
+        for field, source in item.sources.items():
+            by_source.setdefault(source.value, []).append(field)
+        for how, fields in by_source.items():
+            print(f"      {', '.join(fields)}: {_SOURCE_WORDS[how]}")
+    for damage in report.damaged:
+        print(
+            f"  {damage.sha256[:12]} is damaged, {would}left out of the index (its files are "
+            f"kept; prune refuses while they are there): {_safe(damage.message)}"
+        )
+    if not report.changed:
+        print("nothing to repair: the index holds every snapshot that reads back")
+    elif report.dry_run:
+        print(
+            f"dry run: nothing written; run again with --yes to write the "
+            f"{fmt.plural(report.entries, 'line')} (the old index is kept beside it)"
+        )
+    else:
+        kept = f"; the old index is kept as {report.backup}" if report.backup else ""
+        print(f"wrote the index: {fmt.plural(report.entries, 'line')}{kept}")
+    return 0
+
+
+_SOURCE_WORDS = {
+    "manifest": "from the manifest",
+    "snapshot_records": "from the snapshot's own records",
+    "manifest_mtime": "from the manifest file's time",
+    "session_line": "from the valid index lines of that session",
+    "discovered_session": "from the session of that id in the homes",
+    "placeholder": "unknown (a stand-in)",
+    "label": f"set to {RECOVERED_LABEL!r}",
+}
+
+
+def _locator(args: argparse.Namespace) -> Callable[[Provider, str], str | None]:
+    """The transcript a rebuilt entry names: the one file in the homes with that session id."""
+    homes = homes_of(args)  # a bad --claude-home is refused before the vault is touched
+    found: dict[tuple[Provider, str], set[str]] | None = None
+
+    def locate(provider: Provider, session_id: str) -> str | None:
+        nonlocal found
+        if found is None:  # discovery runs only when an entry needs rebuilding
+            from adapters.select import load_summaries
+
+            found = {}
+            try:
+                summaries = load_summaries(homes, all_sessions=True)
+            except (OSError, ValueError):
+                summaries = []  # a home that cannot be read: the path stays unknown
+            for summary in summaries:
+                key = (summary.provider, summary.session_id)
+                found.setdefault(key, set()).add(os.path.realpath(summary.path))
+        paths = found.get((provider, session_id), set())
+        return next(iter(paths)) if len(paths) == 1 else None
+
+    return locate
 
 
 @_handles_vault_errors
@@ -256,10 +429,16 @@ def cmd_show(args: argparse.Namespace) -> int:
         chunks=len(manifest.chunks),
         records=sum(types.values()),
         types=dict(sorted(types.items())),
+        line_bound=entry.is_bound,
     )
     if args.json:
         return _dump(shown)
     print(f"snapshot {entry.sha256}  (verified: every chunk and the source digest)")
+    if not entry.is_bound:
+        print(
+            "  index line without a checksum (written before lines were bound): the session, "
+            "path, label and time below are as written, unchecked"
+        )
     print(f"  taken     {_when(entry.ts)}  label {entry.strategy or '-'}")
     print(f"  session   {entry.provider.label} {entry.session_id}")
     print(f"  path      {_safe(fmt.display_path(entry.path))}")
@@ -315,19 +494,32 @@ def cmd_prune(args: argparse.Namespace) -> int:
     try:
         roots = receipt_roots()
     except PublishError as error:
-        raise CliError(f"{error}; prune needs every receipt readable", 1) from None
+        raise CliError(f"{error}; prune needs every receipt readable", Exit.DAMAGED) from None
     report = _vault().prune(keep=args.keep, dry_run=not args.yes, extra_roots=roots)
     if args.json:
         return _dump(report)
     verb = "would drop" if report.dry_run else "dropped"
+    orphans = report.orphan_manifests
     print(
         f"{verb} {report.dropped_entries} of {report.kept_entries + report.dropped_entries} "
         f"snapshots (keeping the newest {report.keep} of each of {report.streams} transcripts); "
-        f"{report.manifests_removed} manifests, {report.chunks_removed} chunks, "
-        f"{human_bytes(report.bytes_reclaimed)}"
+        f"{report.manifests_removed} manifests"
+        + (f" ({orphans} named by no index line or receipt)" if orphans else "")
+        + f", {report.chunks_removed} chunks, {human_bytes(report.bytes_reclaimed)}"
         + (f", {report.temps_removed} leftover temporary files" if report.temps_removed else "")
+        + (
+            f", an interrupted index append ({fmt.plural(report.index_torn_bytes, 'byte')})"
+            if report.index_torn_bytes
+            else ""
+        )
     )
-    if report.dry_run and (report.dropped_entries or report.chunks_removed or report.temps_removed):
+    if report.dry_run and (
+        report.dropped_entries
+        or report.manifests_removed
+        or report.chunks_removed
+        or report.temps_removed
+        or report.index_torn_bytes
+    ):
         print("dry run: nothing deleted; run again with --yes to delete")
     return 0
 
@@ -408,10 +600,13 @@ def _list(entries: list[IndexEntry], as_json: bool, empty: str) -> int:
         print(empty)
         return 0
     for e in entries:
+        unbound = "  (line without a checksum)" if not e.is_bound else ""
         print(
             f"{_when(e.ts)}  {e.sha256[:12]}  {e.provider.value:<6} {e.session_id[:8]:<8}  "
             f"{human_bytes(e.bytes):>7} {e.record_count:>7} rec  {_safe(e.strategy or '-')}"
+            f"{unbound}"
         )
+    print(LISTED_FROM)
     return 0
 
 

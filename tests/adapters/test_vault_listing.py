@@ -44,11 +44,23 @@ def _edit_index_line(vault: Vault, number: int, edit: Callable[[bytes], bytes]) 
     vault.index_path.write_bytes(b"\n".join(lines))
 
 
+def _other_sha(sha: str) -> str:
+    return ("0" if sha[0] != "0" else "1") + sha[1:]
+
+
 def dangling_sha(vault: Vault, first: IndexEntry, _: IndexEntry) -> str:
-    """QA's repro: the first hex digit of line 1's sha256 changed."""
-    digit = "0" if first.sha256[0] != "0" else "1"
-    wrong = digit + first.sha256[1:]
+    """QA's repro: the first hex digit of line 1's sha256 changed. The line's checksum
+    catches the edit itself."""
+    wrong = _other_sha(first.sha256)
     _edit_index_line(vault, 1, lambda line: line.replace(first.sha256.encode(), wrong.encode()))
+    return f"index line 1 fails its checksum (snapshot {wrong[:12]})"
+
+
+def dangling_rebound_sha(vault: Vault, first: IndexEntry, _: IndexEntry) -> str:
+    """The same edit with the checksum worked out again: the missing manifest is named."""
+    wrong = _other_sha(first.sha256)
+    forged = first.model_copy(update={"sha256": wrong}).to_line()
+    _edit_index_line(vault, 1, lambda _line: forged.rstrip(b"\n"))
     return f"manifest {wrong} is missing (named by index line 1)"
 
 
@@ -86,7 +98,8 @@ def edited_source_digest(vault: Vault, first: IndexEntry, _: IndexEntry) -> str:
 
 Codes = set[VaultErrorCode]
 DAMAGE: dict[str, tuple[Damage, Codes]] = {
-    "dangling sha": (dangling_sha, {VaultErrorCode.MISSING_MANIFEST}),
+    "dangling sha": (dangling_sha, {VaultErrorCode.DAMAGED_INDEX}),
+    "dangling re-bound sha": (dangling_rebound_sha, {VaultErrorCode.MISSING_MANIFEST}),
     "flipped manifest byte": (flipped_manifest_byte, {VaultErrorCode.DAMAGED_MANIFEST}),
     "deleted manifest": (deleted_manifest, {VaultErrorCode.MISSING_MANIFEST}),
     # stats and prune list the directory first, and find there what the vault never put

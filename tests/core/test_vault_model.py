@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 
@@ -15,6 +16,7 @@ from core.limits import VAULT_CHUNK_BYTES, VAULT_INDEX_LINE_MAX_BYTES
 from core.model import Provider
 from core.plan import CARD_MARKER, REFERENCE_CARD_MARKER, DigestBlock
 from core.vault_model import (
+    IdentityScan,
     IndexEntry,
     Manifest,
     RecallHit,
@@ -22,9 +24,11 @@ from core.vault_model import (
     VaultErrorCode,
     check_label,
     parse_index,
+    read_index,
     record_count_of,
     require_sha256,
     retained_by_stream,
+    scan_index,
     stream_count,
     validate_entry,
 )
@@ -172,7 +176,8 @@ def test_index_entry_limits_are_inclusive() -> None:
 def test_parse_index_round_trips_in_append_order() -> None:
     entries = [entry(ts=float(i), session_id=f"s{i}") for i in range(3)]
     data = b"".join(e.to_line() for e in entries)
-    assert parse_index(data) == entries
+    assert parse_index(data) == [e.bound() for e in entries]
+    assert all(e.is_bound for e in parse_index(data))
     assert parse_index(b"") == []
 
 
@@ -193,9 +198,17 @@ def test_any_bad_index_line_damages_the_whole_index(tail: bytes, line: int) -> N
     assert f"index line {line} " in str(caught.value)
 
 
-def test_index_torn_tail_and_overlong_line_are_damage() -> None:
-    with pytest.raises(VaultError, match="index line 2 is incomplete"):
-        parse_index(entry().to_line() + entry().to_line()[:-5])
+def test_an_interrupted_append_is_left_out_and_anything_else_unterminated_is_damage() -> None:
+    good = entry().to_line()
+    for cut in range(1, len(good)):  # every prefix an interrupted append can leave
+        view = read_index(good + good[:cut])
+        assert view.entries == [entry().bound()]
+        assert (view.intact, view.torn) == (len(good), cut)
+    for junk in (b"\x0b", b"x", b"}", b" ", b"{}"):  # a whole line, then not a newline
+        with pytest.raises(VaultError, match="index line 2 has no newline and is not an inter"):
+            read_index(good + good[:-1] + junk)
+    with pytest.raises(VaultError, match="index line 1 has no newline"):
+        read_index(b"garbage")
     long_line = b'{"pad":"' + b"x" * VAULT_INDEX_LINE_MAX_BYTES + b'"}\n'
     with pytest.raises(VaultError, match="index line 1 is too long"):
         parse_index(long_line)
@@ -418,6 +431,83 @@ def test_index_entry_json_is_stable() -> None:
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert list(json.loads(line)) == [
         "ts", "sha256", "path", "session_id", "provider", "bytes", "record_count",
-        "source_sha256", "strategy",
+        "source_sha256", "strategy", "line_sha256",
     ]  # fmt: skip
     assert json.loads(line)["provider"] == "claude"
+    # The checksum is the sha256 of the canonical JSON of the other fields, in that order.
+    body = orjson.dumps({k: v for k, v in json.loads(line).items() if k != "line_sha256"})
+    assert json.loads(line)["line_sha256"] == hashlib.sha256(body).hexdigest()
+
+
+# --- bound index lines -----------------------------------------------------------------------
+
+
+EDITS: dict[str, object] = {
+    "ts": 1_700_000_001.0, "sha256": "c" * 64, "path": "/home/dev/other.jsonl",
+    "session_id": "s-2", "provider": "codex", "bytes": 11, "record_count": 3,
+    "source_sha256": "d" * 64, "strategy": "elide",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("field", EDITS)
+def test_an_edit_to_any_field_of_a_bound_line_fails_its_checksum(field: str) -> None:
+    line = orjson.loads(entry().to_line())
+    line[field] = EDITS[field]
+    with pytest.raises(VaultError) as caught:
+        parse_index(entry().to_line() + orjson.dumps(line) + b"\n")
+    assert caught.value.code is VaultErrorCode.DAMAGED_INDEX
+    assert (
+        caught.value.message == f"index line 2 fails its checksum (snapshot {line['sha256'][:12]})"
+    )
+
+
+def test_every_single_bit_flip_of_a_bound_line_is_damage() -> None:
+    good = entry().to_line()
+    for position in range(len(good)):
+        for bit in range(8):
+            flipped = bytearray(good)
+            flipped[position] ^= 1 << bit
+            data = good + bytes(flipped) + good
+            with pytest.raises(VaultError) as caught:
+                parse_index(data)
+            assert caught.value.code is VaultErrorCode.DAMAGED_INDEX, (position, bit)
+            assert caught.value.message.startswith(("index line 2 ", "index line 3 ")), (
+                position, bit, caught.value.message)  # fmt: skip
+
+
+def test_a_legacy_line_without_a_checksum_reads_as_unbound() -> None:
+    legacy = orjson.dumps(entry().model_dump(mode="json", exclude={"line_sha256"})) + b"\n"
+    view = read_index(legacy + entry(session_id="s-2").to_line())
+    assert [e.is_bound for e in view.entries] == [False, True]
+    assert view.unbound == 1 and view.entries[0] == entry()
+    with pytest.raises(VaultError, match="index line 1 is invalid: line_sha256 is not a 64-hex"):
+        parse_index(_line(line_sha256="abc") + b"\n")
+
+
+def test_scan_index_reports_each_line_on_its_own() -> None:
+    good = entry().to_line()
+    lines, torn = scan_index(good + b"{garbage}\n" + good + good[:9])
+    assert [(n, isinstance(item, IndexEntry)) for n, _, item in lines] == [
+        (1, True), (2, False), (3, True)]  # fmt: skip
+    assert torn == 9 and lines[1][1] == b"{garbage}"
+    lines, torn = scan_index(good + good[:-1] + b"\x0b")
+    assert torn == 0 and isinstance(lines[-1][2], VaultError) and lines[-1][0] == 2
+
+
+@pytest.mark.parametrize(
+    ("records", "identity"),
+    [
+        ([{"type": "session_meta", "payload": {"id": "019c"}}], (Provider.CODEX, "019c")),
+        ([{"type": "progress", "sessionId": "old"}, {"type": "user", "sessionId": "new"}],
+         (Provider.CLAUDE, "new")),
+        ([{"type": "progress", "sessionId": "only"}], (Provider.CLAUDE, "only")),
+        ([{"type": "file-history-snapshot"}, [1], "x", {"sessionId": ""}], None),
+    ],
+)  # fmt: skip
+def test_identity_scan_reads_the_session_the_records_name(
+    records: list[object], identity: tuple[Provider, str] | None
+) -> None:
+    scan = IdentityScan()
+    for record in records:
+        scan.feed(record)
+    assert scan.identity == identity

@@ -14,11 +14,14 @@ import gobtui.cli
 from adapters.paths import data_dir
 from core.plan import DigestBlock
 from gobtui.cli import main
+from gobtui.exits import Exit
 
 Copy = Callable[..., Path]
 SHORT_ID = "55604662-cf2a-4331-851a-ec234028f8ca"
 CODEX = "codex/madshn__localpush__rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
 CODEX_ID = "019c8a70-dda7-7f33-98ea-f30553347322"
+
+DAMAGED = Exit.DAMAGED  # stored state failed a check (gobtui.exits)
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +68,8 @@ def test_snapshot_then_list_history_show(run: Run, short: Path) -> None:
     code, out, _ = run("history", SHORT_ID, "--json")
     assert [e["sha256"] for e in as_json(out)] == [e["sha256"] for e in listed]
     code, out, _ = run("vault")
-    assert code == 0 and len(out.splitlines()) == 2 and listed[0]["sha256"][:12] in out
+    assert code == 0 and len(out.splitlines()) == 3 and listed[0]["sha256"][:12] in out
+    assert out.splitlines()[-1].startswith("listed from the index: lines checksummed")
     code, out, _ = run("show", listed[1]["sha256"][:10], "--json")
     shown = as_json(out)
     assert code == 0 and shown["verified"] is True and shown["records"] == 15
@@ -212,7 +216,7 @@ def test_snapshot_refuses_non_transcripts_and_long_labels(
     assert not (data_dir() / "vault" / "index.jsonl").exists()
 
 
-def test_a_damaged_vault_exits_1_and_names_the_chunk(run: Run, short: Path) -> None:
+def test_a_damaged_vault_exits_4_and_names_the_chunk(run: Run, short: Path) -> None:
     entry = as_json(run("snapshot", str(short), "--json")[1])
     vault = data_dir() / "vault"
     chunk = as_json((vault / "manifests" / entry["sha256"]).read_bytes())["chunks"][0]
@@ -228,19 +232,19 @@ def test_a_damaged_vault_exits_1_and_names_the_chunk(run: Run, short: Path) -> N
         ["prune"],
     ):
         code, out, err = run(*args)
-        assert code == 1 and out == ""
+        assert code == DAMAGED and out == ""
         assert err.startswith(f"gobtui: error: vault damaged: chunk {chunk}")
         assert err.rstrip().endswith("repair required") and err.count("\n") == 1
 
 
-def test_a_damaged_index_exits_1(run: Run, short: Path) -> None:
+def test_a_damaged_index_exits_4(run: Run, short: Path) -> None:
     run("snapshot", str(short))
     with (data_dir() / "vault" / "index.jsonl").open("ab") as handle:
         handle.write(b"garbage\n")
     code, _, err = run("vault")
-    assert code == 1 and "vault damaged: index line 2 is invalid" in err
+    assert code == DAMAGED and "vault damaged: index line 2 is invalid" in err
     code, _, err = run("snapshot", str(short))
-    assert code == 1 and "repair required" in err
+    assert code == DAMAGED and "repair required" in err
 
 
 def test_empty_vault_outputs(run: Run) -> None:
@@ -252,7 +256,8 @@ def test_empty_vault_outputs(run: Run) -> None:
 
 
 def test_a_dangling_index_entry_stops_the_listings_and_prune(run: Run, short: Path) -> None:
-    """QA's repro: two snapshots, then line 1's sha256 gets another first hex digit."""
+    """QA's repro: two snapshots, then line 1's sha256 gets another first hex digit (which
+    the line's checksum catches)."""
     run("snapshot", str(short))
     with short.open("ab") as handle:
         handle.write(b'{"type":"user","message":{"content":"more"}}\n')
@@ -274,10 +279,10 @@ def test_a_dangling_index_entry_stops_the_listings_and_prune(run: Run, short: Pa
         ["prune", "--keep", "1", "--yes"],
     ):
         code, out, err = run(*args)
-        assert (code, out) == (1, ""), args
+        assert (code, out) == (DAMAGED, ""), args
         assert err == (
-            f"gobtui: error: vault damaged: manifest {wrong} is missing "
-            "(named by index line 1); repair required\n"
+            f"gobtui: error: vault damaged: index line 1 fails its checksum "
+            f"(snapshot {wrong[:12]}); repair required\n"
         )
     assert index.read_bytes() == damaged
     assert sorted(os.listdir(data_dir() / "vault" / "manifests")) == manifests
@@ -294,8 +299,183 @@ def test_a_damaged_index_line_is_described_in_plain_words(run: Run, short: Path)
     with (data_dir() / "vault" / "index.jsonl").open("ab") as handle:
         handle.write(b"[1, 2]\n")
     code, _, err = run("vault")
-    assert code == 1
+    assert code == DAMAGED
     assert err == (
         "gobtui: error: vault damaged: index line 2 is invalid: not a JSON object; "
         "repair required\n"
     )
+
+
+# --- integrity: what listings check, deep stats, repair, leftovers -----------------------------
+
+
+def _vault_dir() -> Path:
+    return data_dir() / "vault"
+
+
+def _two_snapshots(run: Run, short: Path) -> list[Any]:
+    run("snapshot", str(short))
+    with short.open("ab") as handle:
+        handle.write(b'{"type":"user","message":{"content":"more"}}\n')
+    run("snapshot", str(short))
+    entries: list[Any] = as_json(run("vault", "--json")[1])
+    return entries
+
+
+def test_stats_say_what_they_check_and_deep_finds_a_flipped_chunk_byte(
+    run: Run, short: Path
+) -> None:
+    newest, _ = _two_snapshots(run, short)
+    chunk = as_json((_vault_dir() / "manifests" / newest["sha256"]).read_bytes())["chunks"][0]
+    path = _vault_dir() / "chunks" / chunk
+    data = bytearray(path.read_bytes())
+    data[7] ^= 0x04
+    path.write_bytes(bytes(data))
+    code, out, _ = run("vault", "--stats")
+    assert code == 0 and "chunks not re-hashed (--deep re-hashes them)" in out
+    code, out, err = run("vault", "--stats", "--deep")
+    assert code == 1
+    assert "checked    every snapshot read back" in out
+    assert f"DAMAGED    {newest['sha256'][:12]}: chunk {chunk} fails its hash check" in out
+    assert err.startswith("1 damaged snapshot: ")
+    code, out, _ = run("vault", "--stats", "--deep", "--json")
+    stats = as_json(out)
+    assert code == 1 and stats["verification"] == "chunks"
+    assert [d["sha256"] for d in stats["damaged"]] == [newest["sha256"]]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["vault", "--deep"], "--deep goes with --stats"),
+        (["vault", "--yes"], "--yes goes with --repair"),
+        (["vault", "--repair", "--stats"], "--repair takes no session and no --stats"),
+    ],
+)
+def test_vault_flags_that_do_not_go_together_exit_2(
+    run: Run, args: list[str], message: str
+) -> None:
+    assert run(*args) == (2, "", f"gobtui: error: {message}\n")
+
+
+def test_a_deleted_index_points_at_repair_which_rebuilds_it(run: Run, short: Path) -> None:
+    entries = _two_snapshots(run, short)
+    index = _vault_dir() / "index.jsonl"
+    index.unlink()
+    for args in (["vault"], ["history", SHORT_ID], ["vault", "--stats"], ["prune", "--yes"]):
+        code, out, err = run(*args)
+        assert (code, out) == (DAMAGED, ""), args
+        assert err == (
+            "gobtui: error: vault damaged: the index is missing but 2 manifests are present; "
+            "gobtui vault --repair rebuilds it\n"
+        )
+    code, out, _ = run("vault", "--repair")
+    assert code == 0 and not index.exists()
+    assert "2 snapshots no valid line named, would be rebuilt:" in out
+    assert "session_id, provider, record_count: from the snapshot's own records" in out
+    assert "ts: from the manifest file's time" in out
+    assert out.rstrip().endswith(
+        "run again with --yes to write the 2 lines (the old index is kept beside it)"
+    )
+    code, out, _ = run("vault", "--repair", "--yes", "--json")
+    report = as_json(out)
+    assert code == 0 and report["entries"] == 2 and not report["dry_run"]
+    assert {r["entry"]["session_id"] for r in report["recovered"]} == {SHORT_ID}
+    listed = as_json(run("vault", "--json")[1])
+    assert sorted(e["sha256"] for e in listed) == sorted(e["sha256"] for e in entries)
+    assert {e["strategy"] for e in listed} == {"recovered"}
+    code, out, _ = run("vault", "--repair")
+    assert (code, out) == (
+        0,
+        "index: 2 lines read, 2 kept, 0 dropped\n"
+        "nothing to repair: the index holds every snapshot that reads back\n",
+    )
+
+
+def test_repair_finds_the_path_of_a_session_in_the_homes(
+    run: Run, short: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "claude"
+    project = home / "projects" / "-home-marco-projects-spotter"
+    project.mkdir(parents=True)
+    transcript = project / f"{SHORT_ID}.jsonl"
+    transcript.write_bytes(short.read_bytes())
+    run("snapshot", str(transcript))
+    (_vault_dir() / "index.jsonl").write_bytes(b"")
+    code, out, err = run("vault", "--repair", "--yes", "--claude-home", str(home))
+    assert code == 0, err
+    assert "path: from the session of that id in the homes" in out
+    [entry] = as_json(run("vault", "--json")[1])
+    assert entry["path"] == str(transcript.resolve()) and entry["session_id"] == SHORT_ID
+
+
+def test_an_edited_path_or_session_stops_show_and_undo(
+    run: Run, short: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before lines were bound, an edited path sent undo into another directory and an edited
+    session id made show call another session verified."""
+    monkeypatch.setattr(gobtui.cli, "COMMAND_MODULES", ("cli_vault", "cli_apply"))
+    newest, _ = _two_snapshots(run, short)
+    index = _vault_dir() / "index.jsonl"
+    good = index.read_bytes()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for field, value in (("path", str(elsewhere / short.name)), ("session_id", "another")):
+        lines = good.splitlines(keepends=True)
+        record = orjson.loads(lines[1])
+        record[field] = value
+        lines[1] = orjson.dumps(record) + b"\n"
+        index.write_bytes(b"".join(lines))
+        undo = ["undo", str(short), "--sha", newest["sha256"], "--yes"]
+        for args in (["show", newest["sha256"][:10]], undo):
+            code, out, err = run(*args)
+            assert code == DAMAGED and out == "", (args, out, err)
+            assert f"index line 2 fails its checksum (snapshot {newest['sha256'][:12]})" in err
+    assert os.listdir(elsewhere) == []
+
+
+def test_a_legacy_line_is_listed_and_shown_as_unbound(run: Run, short: Path) -> None:
+    run("snapshot", str(short))
+    index = _vault_dir() / "index.jsonl"
+    record = orjson.loads(index.read_bytes())
+    del record["line_sha256"]
+    index.write_bytes(orjson.dumps(record) + b"\n")
+    code, out, _ = run("vault")
+    assert code == 0 and "(line without a checksum)" in out
+    code, out, _ = run("show", record["sha256"][:10])
+    assert code == 0 and "index line without a checksum" in out
+    assert as_json(run("show", record["sha256"][:10], "--json")[1])["line_bound"] is False
+    assert "1 line without a checksum" in run("vault", "--stats")[1]
+
+
+def test_prune_removes_what_an_interrupted_prune_left_but_not_a_receipt_s_snapshot(
+    run: Run, short: Path
+) -> None:
+    from adapters.operations import operations_dir, write_receipt
+    from core.model import Provider
+    from core.receipt import OperationKind, Receipt
+
+    second, first = _two_snapshots(run, short)
+    with short.open("ab") as handle:
+        handle.write(b'{"type":"user","message":{"content":"third"}}\n')
+    run("snapshot", str(short))
+    receipt = Receipt(
+        operation_id="c" * 64, kind=OperationKind.APPLY, provider=Provider.CLAUDE,
+        strategy="elide", source_path=str(short), source_session_id=SHORT_ID, path="/f.jsonl",
+        session_id="f", source_sha256="a" * 64, output_sha256="b" * 64,
+        snapshot_manifest_sha256=first["sha256"], bytes_before=2, bytes_after=1,
+        reclaimed_bytes=1, completed=True, created_ts=1.0, resume_command="claude --resume f",
+    )  # fmt: skip
+    write_receipt(operations_dir() / f"{'c' * 64}.json", receipt)
+    index = _vault_dir() / "index.jsonl"
+    # What a prune with --keep 1 that stopped after rewriting the index leaves behind.
+    index.write_bytes(index.read_bytes().splitlines(keepends=True)[-1])
+    code, out, _ = run("prune", "--keep", "1")
+    assert code == 0
+    assert "would drop 0 of 1 snapshots" in out and "1 manifests (1 named by no index line" in out
+    assert "run again with --yes" in out
+    code, out, _ = run("prune", "--keep", "1", "--yes", "--json")
+    report = as_json(out)
+    assert (report["manifests_removed"], report["orphan_manifests"]) == (1, 1)
+    manifests = set(os.listdir(_vault_dir() / "manifests"))
+    assert first["sha256"] in manifests and second["sha256"] not in manifests
