@@ -10,9 +10,12 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import time
 from contextlib import suppress
 from enum import StrEnum
 from pathlib import Path
+
+from core.limits import STALE_TEMP_SECS
 
 
 class WriteErrorCode(StrEnum):
@@ -56,8 +59,33 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(directory: Path, data: bytes | bytearray, mode: int) -> Path:
-    temp = directory / f".gobtui-{secrets.token_hex(8)}.tmp"
+TEMP_PREFIX = ".gobtui-"
+TEMP_SUFFIX = ".tmp"
+
+
+def clear_leftovers(directory: Path, tag: str, now: float) -> int:
+    """Remove the temporary files an interrupted publication (kill -9) left in `directory`:
+    those of this very target (`tag`: the caller holds its operation's lock, so none is in
+    use), and any of gobtui's older than STALE_TEMP_SECS. How many went."""
+    removed = 0
+    with suppress(OSError):
+        for entry in os.scandir(directory):
+            name = entry.name
+            if not (name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)):
+                continue
+            with suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                mine = name.startswith(f"{TEMP_PREFIX}{tag}-")
+                if entry.is_file(follow_symlinks=False) and (
+                    mine or now - st.st_mtime > STALE_TEMP_SECS
+                ):
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
+
+
+def _write_temp(directory: Path, data: bytes | bytearray, mode: int, tag: str = "") -> Path:
+    temp = directory / f"{TEMP_PREFIX}{tag}-{secrets.token_hex(8)}{TEMP_SUFFIX}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         view = memoryview(data)
@@ -74,9 +102,11 @@ def _write_temp(directory: Path, data: bytes | bytearray, mode: int) -> Path:
 
 
 def publish_new(target: Path, data: bytes | bytearray, mode: int = 0o600) -> None:
-    """Create `target` with exactly `data`; FileExistsError if the name is taken."""
+    """Create `target` with exactly `data`; FileExistsError if the name is taken. What an
+    interrupted earlier try left behind goes first (clear_leftovers)."""
     directory = target.parent
-    temp = _write_temp(directory, data, mode)
+    clear_leftovers(directory, target.stem, time.time())
+    temp = _write_temp(directory, data, mode, target.stem)
     try:
         try:
             os.link(temp, target)
@@ -112,18 +142,3 @@ def replace_private(target: Path, data: bytes) -> None:
         temp.unlink(missing_ok=True)
         raise
     fsync_dir(target.parent)
-
-
-def private_dir(path: Path) -> Path:
-    """Create `path` and the parents it lacks, each with mode 0700 (mkdir's `parents` would
-    give them the default mode), and return it."""
-    missing: list[Path] = []
-    for directory in (path, *path.parents):
-        if directory.exists():
-            break
-        missing.append(directory)
-    for directory in reversed(missing):
-        with suppress(FileExistsError):  # made meanwhile by another process
-            directory.mkdir(mode=0o700)
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)  # (exists by now: checks it is a dir)
-    return path

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from adapters.full_parse import weighed_as
+from adapters.jsonl import serialized_len
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import ItemKind, TranscriptItem
 
@@ -98,9 +99,11 @@ def _result_texts(inner: Any) -> tuple[list[str], bool]:
 
 
 def estimate(record: dict[str, Any]) -> int:
-    """An item's est_tokens: its message (else the record) serialised, a token per 4 bytes."""
+    """An item's est_tokens: its message (else the record) serialised, a token per 4 bytes;
+    0 for a record nested too deep to serialise: it is left as it is, never elided."""
+    size = serialized_len(record.get("message", record))
     # estimate_tokens() of a length that is never 0: a serialisation has a byte at least
-    return -(-len(orjson.dumps(record.get("message", record))) // CHARS_PER_TOKEN)
+    return -(-size // CHARS_PER_TOKEN) if size is not None else 0
 
 
 def _shown_input(value: Any) -> str:

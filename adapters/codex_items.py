@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from adapters.jsonl import serialized_len
 from core.limits import (
     CODEX_SENT_OUTPUT_MAX_BYTES,
     ELIDABLE_MIN_BYTES,
@@ -164,8 +165,9 @@ def response_item(
     """One response_item line to an item (still active; compaction is applied afterwards).
     Not `weigh`: no est_tokens (0) nor payload_sha256 yet (see weigh())."""
     ptype = payload.get("type")
-    size = len(orjson.dumps(payload)) if weigh else 0
-    est = estimate_tokens(size) if weigh else 0
+    written = serialized_len(payload) if weigh else None
+    size = written or 0
+    est = estimate_tokens(size) if written is not None else 0  # (too deep to write: left as is)
     if ptype == "message":
         role = payload.get("role")
         if type(role) is not str:
@@ -241,7 +243,8 @@ def compacted_item(index: int, payload: dict[str, Any], weigh: bool = True) -> T
     Not `weigh`: as for response_item."""
     history = payload.get("replacement_history")
     whole = history if isinstance(history, list) else payload
-    est = estimate_tokens(len(orjson.dumps(whole))) if weigh else 0
+    written = serialized_len(whole) if weigh else None
+    est = estimate_tokens(written) if written is not None else 0
     total = 0
     texts: list[str] = []
     for entry in history if isinstance(history, list) else ():

@@ -229,6 +229,9 @@ def load_config(path: Path | None = None) -> LoadedConfig:
         detail = f"invalid TOML: {error}"
         line = syntax_error_line(error)
         raise ConfigError(ConfigErrorCode.SYNTAX, detail, path=path, line=line) from None
+    except RecursionError:  # tomllib recurses per nesting level; no config needs 100
+        detail = "invalid TOML: arrays or tables nest too deep"
+        raise ConfigError(ConfigErrorCode.SYNTAX, detail, path=path) from None
     config = LoadedConfig(path, True, parse_config(path, key_lines(text), data))
     for provider in Provider:
         config.resolve(provider, None, None, None)

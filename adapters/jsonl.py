@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from core.limits import MAX_LINE_BYTES
+from core.limits import MAX_JSON_DEPTH, MAX_LINE_BYTES
 from core.model import BadLine
 
 Record = dict[str, Any]
@@ -73,7 +73,34 @@ def decode_line(line: bytes) -> Record | BadLine:
         return _not_json(line)
     if type(value) is not dict:  # orjson makes exact dicts
         return BadLine.NOT_OBJECT
-    return value
+    return BadLine.TOO_DEEP if _too_deep(bytes(line), 0, len(line), value) else value
+
+
+def _too_deep(data: bytes, start: int, stop: int, value: Any) -> bool:
+    """The value read from data[start:stop] nests deeper than MAX_JSON_DEPTH containers. Two
+    byte counts settle almost every line: fewer brackets cannot nest that deep."""
+    if data.count(b"{", start, stop) + data.count(b"[", start, stop) <= MAX_JSON_DEPTH:
+        return False
+    level = [(value, 1)]
+    while level:
+        node, depth = level.pop()
+        if depth > MAX_JSON_DEPTH:
+            return True
+        if type(node) is dict:
+            level.extend((child, depth + 1) for child in node.values())
+        elif type(node) is list:
+            level.extend((child, depth + 1) for child in node)
+    return False
+
+
+def serialized_len(value: Any) -> int | None:
+    """Bytes of `value` as compact JSON; None when orjson cannot write it: it reads a
+    nesting of up to 1,024 levels but writes no more than 254, and a transcript can hold
+    the deeper (hostile input). Such a record is kept as it is, never rewritten."""
+    try:
+        return len(orjson.dumps(value))
+    except orjson.JSONEncodeError:
+        return None
 
 
 def _not_json(line: bytes) -> BadLine:
@@ -161,9 +188,11 @@ def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> I
             length = stop - pos
             if length <= limit:
                 line = view[pos:stop]
+            raw, start = chunk, pos  # where the line's bytes are (for a depth check)
             pos = stop + 1
         else:
             length = len(line)
+            raw, start = bytes(line), 0
         offset += length + 1
         index += 1
         if length > limit:
@@ -184,16 +213,18 @@ def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> I
                     except error:
                         yield index - 1, length, _not_json(stripped)
                     else:
-                        yield (
-                            index - 1,
-                            length,
-                            value if type(value) is dict else BadLine.NOT_OBJECT,
-                        )
+                        yield index - 1, length, _record_of(value, raw, start, length)
             else:
-                yield index - 1, length, value if type(value) is dict else BadLine.NOT_OBJECT
+                yield index - 1, length, _record_of(value, raw, start, length)
         line = None
     cursor.line_index = index
     cursor.offset = offset
+
+
+def _record_of(value: Any, raw: bytes, start: int, length: int) -> Record | BadLine:
+    if type(value) is not dict:
+        return BadLine.NOT_OBJECT
+    return BadLine.TOO_DEEP if _too_deep(raw, start, start + length, value) else value
 
 
 SPLIT_WINDOW_BYTES = 1024 * 1024

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -18,14 +19,16 @@ from enum import StrEnum
 from pathlib import Path
 
 import orjson
-from pydantic import ValidationError
 
-from adapters.atomic import private_dir, replace_private
+from adapters.atomic import replace_private
 from adapters.paths import data_dir
+from adapters.private_fs import PrivateError, open_private, private_dir
+from core.limits import RECEIPT_MAX_BYTES
 from core.model import Provider
 from core.plan import Edit
 from core.projection import Projection
 from core.receipt import OperationKind, Receipt, fork_session_id, operation_id
+from core.vault_model import VaultErrorCode
 
 
 class PublishErrorCode(StrEnum):
@@ -34,6 +37,7 @@ class PublishErrorCode(StrEnum):
     SOURCE_CHANGED = "source_changed"
     ALREADY_RUNNING = "already_running"
     NEEDS_RECOVERY = "needs_recovery"
+    DAMAGED_RECEIPT = "damaged_receipt"
     SNAPSHOT_MISMATCH = "snapshot_mismatch"
     REWRITE_FAILED = "rewrite_failed"
     NOT_SMALLER = "not_smaller"
@@ -47,13 +51,21 @@ class PublishErrorCode(StrEnum):
 class PublishError(Exception):
     """A refused or failed publication; one line, no transcript content."""
 
-    def __init__(self, code: PublishErrorCode, message: str) -> None:
+    def __init__(
+        self, code: PublishErrorCode, message: str, vault_code: VaultErrorCode | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.vault_code = vault_code
+        """What the vault said, when it is the vault that refused (code `vault`)."""
 
 
 def operations_dir(root: Path | None = None) -> Path:
-    return private_dir((root or data_dir()) / "operations")
+    """The receipts folder: private, never reached through a symlink (adapters.private_fs)."""
+    base = root or data_dir()
+    folder = base / "operations"
+    private_dir(folder, "receipts folder", root=folder)
+    return folder
 
 
 def _receipt_files(root: Path | None) -> list[Path]:
@@ -87,12 +99,32 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+_ROLLOUT_STAMP = re.compile(r"rollout-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d)-")
+
+
 def fork_path(source: Path, provider: Provider, session_id: str, now: float) -> Path:
-    """Claude: `<id>.jsonl` beside the source; Codex: `rollout-<local time>-<id>.jsonl`."""
+    """Claude: `<id>.jsonl` beside the source; Codex: `rollout-<stamp>-<id>.jsonl` with the
+    source's own stamp, so the same operation names the same file whenever it runs (a
+    wall-clock stamp made a rerun without its receipt publish a second copy of one session).
+    A fork that already exists under another stamp is found (existing_fork) and adopted."""
     if provider is Provider.CLAUDE:
         return source.with_name(f"{session_id}.jsonl")
-    stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.localtime(now))
-    return source.with_name(f"rollout-{stamp}-{session_id}.jsonl")
+    found = _ROLLOUT_STAMP.match(source.name)
+    if found is not None:
+        stamp = found.group(1)
+    else:  # a rollout named otherwise: the time it was forked (existing_fork finds reruns)
+        stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.localtime(now))
+    return existing_fork(source, session_id) or source.with_name(
+        f"rollout-{stamp}-{session_id}.jsonl"
+    )
+
+
+def existing_fork(source: Path, session_id: str) -> Path | None:
+    """A Codex fork of this session id already beside `source`, whatever its stamp."""
+    for candidate in sorted(source.parent.glob(f"rollout-*-{session_id}.jsonl")):
+        if candidate.is_file() and not candidate.is_symlink():
+            return candidate
+    return None
 
 
 def resume_command(provider: Provider, session_id: str) -> str:
@@ -103,7 +135,10 @@ def resume_command(provider: Provider, session_id: str) -> str:
 
 @contextmanager
 def operation_lock(directory: Path, operation: str) -> Iterator[None]:
-    fd = os.open(directory / f"{operation}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd, _notes = open_private(directory / f"{operation}.lock", os.O_RDWR | os.O_CREAT, "lock")
+    except PrivateError as error:
+        raise PublishError(PublishErrorCode.IO, str(error)) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -118,13 +153,23 @@ def operation_lock(directory: Path, operation: str) -> Iterator[None]:
 
 
 def read_receipt(path: Path) -> Receipt | None:
+    """The receipt at `path` (read as the vault reads its files: never through a symlink,
+    a regular file of the user's only); None when there is none."""
     try:
-        return Receipt.model_validate(orjson.loads(path.read_bytes()))
+        fd, _notes = open_private(path, os.O_RDONLY, "receipt")
     except FileNotFoundError:
         return None
-    except (orjson.JSONDecodeError, ValidationError):
+    except PrivateError as error:
+        raise PublishError(PublishErrorCode.DAMAGED_RECEIPT, str(error)) from None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(RECEIPT_MAX_BYTES + 1)
+        if len(data) > RECEIPT_MAX_BYTES:
+            raise ValueError("receipt too large")
+        return Receipt.model_validate(orjson.loads(data))
+    except (ValueError, OSError):
         raise PublishError(
-            PublishErrorCode.NEEDS_RECOVERY,
+            PublishErrorCode.DAMAGED_RECEIPT,
             f"receipt {path.name} is damaged; refusing to replay the operation",
         ) from None
 

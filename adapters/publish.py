@@ -177,7 +177,7 @@ class Publisher:
             entry = self.vault.find(manifest_sha256)
             data = self.vault.read_bytes(entry.sha256)
         except VaultError as error:
-            raise PublishError(PublishErrorCode.VAULT, str(error)) from None
+            raise PublishError(PublishErrorCode.VAULT, str(error), error.code) from None
         provider = Provider(entry.provider)
         op = Operation.start(
             OperationKind.UNDO, provider, entry.path, entry.session_id, entry.source_sha256,
@@ -269,7 +269,7 @@ class Publisher:
                 session.path, session.provider, session.session_id, label, self.clock(), progress
             )
         except VaultError as error:
-            raise PublishError(PublishErrorCode.VAULT, str(error)) from None
+            raise PublishError(PublishErrorCode.VAULT, str(error), error.code) from None
         except OSError as error:
             raise PublishError(PublishErrorCode.IO, f"snapshot failed: {describe(error)}") from None
         if entry.source_sha256 != session.source_sha256:

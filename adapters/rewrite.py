@@ -30,7 +30,7 @@ import orjson
 
 from adapters.jsonl import Record, decode_line
 from core.limits import SESSION_ID_MAX_CHARS
-from core.model import Provider, Transcript, TranscriptItem
+from core.model import BadLine, Provider, Transcript, TranscriptItem
 from core.plan import CompactionPlan, ElideEdit, InjectDigestEdit
 
 StubMaker = Callable[[int], str]
@@ -52,6 +52,7 @@ class RewriteCode(StrEnum):
     IMAGE_OUTPUT = "image_output"
     UNSUPPORTED_SHAPE = "unsupported_shape"
     TORN_TAIL = "torn_tail"
+    TOO_DEEP = "too_deep"
     GREW = "grew"
     BAD_SESSION_ID = "bad_session_id"
 
@@ -88,8 +89,12 @@ def line_ending(line: bytes) -> bytes:
 
 
 def encode_line(record: Record, ending: bytes) -> bytes:
-    """A record re-serialized compactly on one line, with the given terminator."""
-    return orjson.dumps(record) + ending
+    """A record re-serialized compactly on one line, with the given terminator; too_deep
+    for one orjson cannot write (nested deeper than 254 levels: hostile input)."""
+    try:
+        return orjson.dumps(record) + ending
+    except orjson.JSONEncodeError:
+        raise RewriteError(RewriteCode.TOO_DEEP, "a record nests too deep to rewrite") from None
 
 
 def decode_at(lines: Sequence[bytes], index: int) -> Record:
@@ -102,6 +107,19 @@ def decode_at(lines: Sequence[bytes], index: int) -> Record:
     if not isinstance(record, dict):
         raise RewriteError(RewriteCode.NOT_JSON, f"line {index} is not a JSON object")
     return record
+
+
+def require_whole_tail(lines: Sequence[bytes]) -> None:
+    """torn_tail when the last line is unfinished: no newline, and no record (a writer caught
+    mid-line, or a crash's NUL padding). Every plan is refused alike: a fork would carry the
+    torn bytes, and a card or a usage record could not follow them."""
+    if not lines or lines[-1].endswith(b"\n"):
+        return
+    if not isinstance(decode_line(lines[-1].strip()), dict):
+        raise RewriteError(
+            RewriteCode.TORN_TAIL,
+            f"line {len(lines) - 1} is unfinished (is the session still being written?)",
+        )
 
 
 def append_records(lines: list[bytes], records: list[Record]) -> None:
@@ -275,6 +293,10 @@ class _Half(Protocol):
 
     def rewrite_identity_record(self, record: Record, new_id: str) -> bool: ...
 
+    def rewrite_identity_bytes(self, line: bytes, new_id: str) -> bytes:
+        """rewrite_identity_record() on a line's bytes, for a record orjson cannot write."""
+        ...
+
     def payload_text(self, record: Record) -> str | None: ...
 
 
@@ -365,6 +387,7 @@ def apply_plan(
     targets = _elide_targets(plan)
     half = _half(provider)
     lines = split_lines(data)
+    require_whole_tail(lines)
     items = {item.line_index: item for item in transcript.items}
     for index in sorted(targets):
         lines[index] = _elide_line(lines, index, targets[index], items.get(index), half)
@@ -420,6 +443,8 @@ def rewrite_identity(data: bytes, provider: Provider, new_session_id: str) -> by
         record = decode_line(line.strip())
         if isinstance(record, dict) and half.rewrite_identity_record(record, new_session_id):
             out += encode_line(record, line_ending(line))
+        elif record is BadLine.TOO_DEEP:  # not to be written again: its id changed in place
+            out += half.rewrite_identity_bytes(line, new_session_id)
         else:
             out += view[start:stop]
         start = stop

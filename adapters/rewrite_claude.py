@@ -11,6 +11,7 @@ call the next user record does not answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container, Sequence
 from typing import Any
 
@@ -98,6 +99,14 @@ def rewrite_identity_record(record: Record, new_id: str) -> bool:
         return False
     record["sessionId"] = new_id
     return True
+
+
+_SESSION_ID_FIELD = re.compile(rb'("sessionId"\s*:\s*)"[^"\\]*"')
+
+
+def rewrite_identity_bytes(line: bytes, new_id: str) -> bytes:
+    """The line with every `"sessionId": "..."` saying `new_id`, every other byte kept."""
+    return _SESSION_ID_FIELD.sub(lambda m: m.group(1) + b'"' + new_id.encode() + b'"', line)
 
 
 class CardScan:

@@ -7,6 +7,7 @@ resume); calls and their `call_id`s stay. The card is a user `message` response_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container, Sequence
 from typing import Any
 
@@ -119,6 +120,19 @@ def rewrite_identity_record(record: Record, new_id: str) -> bool:
             payload[key] = new_id
             changed = True
     return changed
+
+
+_ID_FIELDS = tuple(
+    re.compile(rb'("' + key + rb'"\s*:\s*)"[^"\\]*"') for key in (b"id", b"session_id")
+)
+
+
+def rewrite_identity_bytes(line: bytes, new_id: str) -> bytes:
+    """A session_meta line with its `id` / `session_id` saying `new_id`, every other byte
+    kept (only the first of each: the payload's own, before any nested one)."""
+    for field in _ID_FIELDS:
+        line = field.sub(lambda m: m.group(1) + b'"' + new_id.encode() + b'"', line, count=1)
+    return line
 
 
 class CardScan:

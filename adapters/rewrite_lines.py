@@ -35,6 +35,7 @@ from adapters.rewrite import (
     line_ending,
     plan_seed_of,
     provider_half,
+    require_whole_tail,
 )
 from core.model import Provider, Transcript, TranscriptItem
 from core.plan import CompactionPlan, ElideEdit, InjectDigestEdit
@@ -173,6 +174,7 @@ class SourceRewriter:
                 RewriteCode.MULTIPLE_DIGESTS, f"{len(digests)} state cards in one plan"
             )
         targets = _elide_targets(plan)
+        require_whole_tail(self.lines)
         replaced: dict[int, bytes] = {}
         for index in sorted(targets):
             replaced[index] = self._elided(index, targets[index])

@@ -73,9 +73,10 @@ def check_selector(selector: str) -> str:
             SelectErrorCode.TOO_LONG,
             f"session selector of {len(selector)} characters (at most {SELECTOR_MAX_CHARS})",
         )
-    if any(unicodedata.category(ch) == "Cc" for ch in selector):
+    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in selector):
         raise SelectError(
-            SelectErrorCode.CONTROL_CHARS, "session selector contains control characters"
+            SelectErrorCode.CONTROL_CHARS,
+            "session selector contains control or format characters (escapes, bidi marks)",
         )
     return selector
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 CHARS_PER_TOKEN = 4
 
 # Reading transcripts.
+MAX_JSON_DEPTH = 254
+"""A record nested deeper than this is a bad line (too_deep): orjson, which reads up to
+1,024 levels, writes no more than this, so such a record could be read but never rewritten
+(hostile input; no client writes one)."""
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """A line longer than this is counted as bad (too_long) and skipped unparsed."""
 READ_CHUNK_BYTES = 4 * 1024 * 1024
@@ -187,6 +191,8 @@ CONFIG_TEXT_MAX_CHARS = 256
 """A free-form config string (ui theme, key binding, preset description) is at most this long."""
 CONFIG_KEYMAP_MAX = 256
 """[ui.keymap] holds at most this many bindings."""
+ERROR_MAX_CHARS = 400
+"""A CLI error line is cut to this many characters (what it quotes is not worth 5 KB)."""
 SELECTOR_MAX_CHARS = 4096
 """A session selector (id prefix or path) is at most this many characters."""
 SELECT_LIST_MAX = 5
@@ -238,6 +244,13 @@ VAULT_INFLIGHT_CHUNKS = 8
 """Chunks read but not yet stored; bounds a snapshot's memory to a few MiB."""
 VAULT_PREFETCH_CHUNKS = 2
 """Chunks read and verified ahead of the consumer when a snapshot is reconstructed."""
+
+# --- publication (adapters/atomic.py, adapters/publish.py) ---
+RECEIPT_MAX_BYTES = 64 * 1024
+"""A receipt is a few hundred bytes; a larger file in its place is not read whole."""
+STALE_TEMP_SECS = 3600
+"""A temporary file of gobtui's older than this is an interrupted publication's leftover
+(none takes an hour): the next publication in that folder removes it."""
 
 # --- rewrite: applying a plan to transcript bytes (adapters/rewrite*.py) ---
 LAST_PROMPT_MAX_CHARS = 200

@@ -51,6 +51,7 @@ class BadLine(StrEnum):
     NOT_OBJECT = "not_object"
     NOT_UTF8 = "not_utf8"
     TOO_LONG = "too_long"
+    TOO_DEEP = "too_deep"
     TORN_TAIL = "torn_tail"
 
 

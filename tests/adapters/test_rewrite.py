@@ -24,6 +24,7 @@ from adapters.rewrite import (
     rewrite_identity,
     split_lines,
 )
+from adapters.rewrite_lines import SourceRewriter
 from core.admission import admit, protected_lines
 from core.model import Provider
 from core.plan import (
@@ -38,6 +39,7 @@ from core.plan import (
 from core.policy import PolicyConfig
 from core.strategies import STRATEGIES, plan_for
 from tests.adapters.transcript_files import check_rewritten, rehydrate
+from tests.corpus.sessions import codex_work_session
 
 Copy = Callable[..., Path]
 ORACLES = [("claude-branch.jsonl", Provider.CLAUDE), ("codex-window.jsonl", Provider.CODEX)]
@@ -392,16 +394,30 @@ def test_line_endings_and_final_newline_are_kept(
             assert out.count(b"\n") == out.count(b"\r\n")
 
 
-def test_a_torn_tail_takes_no_card_but_elision_leaves_it_alone(tmp_path: Path) -> None:
-    path = _claude_tree(tmp_path)
-    data = path.read_bytes() + b'{"type":"user","mess'
+@pytest.mark.parametrize(
+    "tail", [b'{"type":"user","mess', b"\0" * 65_536], ids=["torn", "nul-padding"]
+)
+@pytest.mark.parametrize("provider", [Provider.CLAUDE, Provider.CODEX])
+def test_an_unfinished_last_line_refuses_every_plan_alike(
+    tail: bytes, provider: Provider, tmp_path: Path
+) -> None:
+    """A writer caught mid-line, or a crash's NUL padding: elide and cliff once published a
+    fork ending in it while a card's strategies refused. One rule now: every plan refuses."""
+    if provider is Provider.CLAUDE:
+        path = _claude_tree(tmp_path)
+    else:
+        path = codex_work_session(30_000, "torn").write(tmp_path / "sessions")
+    data = path.read_bytes() + tail
     path.write_bytes(data)
-    transcript = parse_transcript(Provider.CLAUDE, str(path))
-    with pytest.raises(RewriteError) as refused:
-        apply_plan(data, Provider.CLAUDE, plan_of(elide([2]), card()), transcript)
-    assert refused.value.code is RewriteCode.TORN_TAIL
-    out = apply_plan(data, Provider.CLAUDE, plan_of(elide([2])), transcript)
-    assert out.endswith(b'\n{"type":"user","mess')
+    transcript = parse_transcript(provider, str(path))
+    elidable = [item.line_index for item in transcript.items if item.elidable][:1]
+    for plan in (plan_of(elide(elidable), card()), plan_of(elide(elidable))):
+        with pytest.raises(RewriteError) as refused:
+            apply_plan(data, provider, plan, transcript)
+        assert refused.value.code is RewriteCode.TORN_TAIL
+        with pytest.raises(RewriteError) as again:
+            SourceRewriter(data, provider, transcript).apply(plan)
+        assert again.value.code is RewriteCode.TORN_TAIL
 
 
 # -- parts of one output, several outputs of one line ------------------------------------------
