@@ -23,6 +23,7 @@ from core.limits import (
 )
 from core.model import ContextState, Provider, SessionSummary, UsageSample
 from core.policy import trigger_cap
+from core.sanitize import one_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +91,14 @@ def effective_trigger(policy: BoardPolicy, summary: SessionSummary) -> int:
 
 
 def project_name(summary: SessionSummary) -> str:
+    """The project a session works in, as the board names it (safe to show: a transcript's
+    cwd is its text)."""
     if summary.cwd:
         name = posixpath.basename(summary.cwd.rstrip("/\\").replace("\\", "/"))
         if name:
-            return name
+            return one_line(name)
     parent = posixpath.basename(posixpath.dirname(summary.path))
-    return parent.rsplit("-", 1)[-1] or parent or "?"
+    return one_line(parent.rsplit("-", 1)[-1] or parent or "?")
 
 
 def band_of(occupancy: float | None, policy: BoardPolicy) -> Band:

@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.markup import escape
 
 from core.board import BoardRow, SortKey, sort_rows
+from core.sanitize import one_line
 
 if TYPE_CHECKING:
     from gobtui.app import GobtuiApp
@@ -21,7 +22,7 @@ DISCOVER_LIMIT = 12
 
 def _label(row: BoardRow) -> str:
     s = row.summary
-    return f"{row.project} · {s.title or '(no title)'} · {s.session_id[:8]}"
+    return one_line(f"{row.project} · {s.title or '(no title)'} · {s.session_id[:8]}")
 
 
 def _highlighted(matcher: Matcher, text: str) -> Content:
@@ -45,7 +46,7 @@ class SessionCommands(Provider):
             yield DiscoveryHit(
                 Content(_label(row)),  # plain text: a title is not markup
                 partial(self._select, row.key),
-                help=escape(f"{row.summary.provider.value} · {row.summary.model or ''}"),
+                help=escape(one_line(f"{row.summary.provider.value} · {row.summary.model or ''}")),
                 text=_label(row),
             )
 
@@ -61,7 +62,7 @@ class SessionCommands(Provider):
                     _highlighted(matcher, _label(row)),
                     partial(self._select, row.key),
                     text=_label(row),
-                    help=escape(f"{s.provider.value} · {s.model or ''} · go to session"),
+                    help=escape(one_line(f"{s.provider.value} · {s.model or ''} · go to session")),
                 )
 
     def _select(self, path: str) -> None:

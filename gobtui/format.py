@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import unicodedata
+
+from core.sanitize import one_line
 
 NO_PLAN_WORDS = {
     "below_trigger": "below the trigger",
@@ -61,11 +64,13 @@ def percent(share: float | None) -> str:
 
 
 def short_id(session_id: str, width: int = 8) -> str:
-    return session_id[:width]
+    return one_line(session_id[:width])
 
 
 def display_path(path: str, home: str | None = None) -> str:
-    """The path with the user's home folded to ~ (stable in tests that set HOME)."""
+    """The path with the user's home folded to ~ (stable in tests that set HOME), safe to
+    show (core.sanitize: a file name can hold an escape too)."""
+    path = one_line(path)
     home = home if home is not None else os.environ.get("HOME", "")
     if home and (path == home or path.startswith(home.rstrip("/") + "/")):
         return "~" + path[len(home.rstrip("/")) :]
@@ -73,7 +78,9 @@ def display_path(path: str, home: str | None = None) -> str:
 
 
 def ellipsize_middle(text: str, width: int) -> str:
-    """`text` in `width` characters, cut in the middle: a path keeps its file name."""
+    """`text` in `width` characters, cut in the middle: a path keeps its file name. Safe to
+    show, as every ellipsize here: these are how transcript text is fitted to a cell."""
+    text = one_line(text)
     if len(text) <= width:
         return text
     if width <= 1:
@@ -83,6 +90,7 @@ def ellipsize_middle(text: str, width: int) -> str:
 
 
 def ellipsize(text: str, width: int) -> str:
+    text = one_line(text)
     if width <= 0:
         return ""
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
@@ -109,3 +117,19 @@ def client_words(compacts: bool, reckons: int, threshold: int) -> str:
             f"over its {tokens(threshold)}): cut deeper or lower the floor"
         )
     return f"resumes without a compaction of the client's own ({tokens(reckons)} of {tokens(threshold)})"
+
+
+def toml_string(value: str) -> str:
+    """`value` as a TOML basic string, quoted and escaped: what gobtui prints to be pasted
+    into config.toml (a session id holding `"]` and a newline must stay one string)."""
+    out = ['"']
+    for char in value:
+        if char in ('"', "\\"):
+            out.append("\\" + char)
+        elif char.isprintable() and unicodedata.category(char) != "Cf":
+            out.append(char)
+        else:
+            code = ord(char)
+            out.append(f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}")
+    out.append('"')
+    return "".join(out)

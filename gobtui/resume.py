@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.model import SessionSummary
+from core.sanitize import one_line
 
 STDERR_KEEP_BYTES = 16 * 1024
 """Of a client's standard error, this much of the start is kept for its error line."""
@@ -37,9 +38,13 @@ class Resume:
         return " ".join(self.argv)
 
     def copy_text(self) -> str:
-        """What `c` copies: the command, from the session's directory when it is known."""
+        """What `c` copies: the command, from the session's directory when it is known. A
+        directory whose name holds control or format characters is left out: quoted or not,
+        pasting them is pasting escapes (the command alone still finds the session)."""
         where = self.cwd or self.gone
-        return f"cd {shlex.quote(where)} && {self.command}" if where else self.command
+        if not where or one_line(where) != where:
+            return self.command
+        return f"cd {shlex.quote(where)} && {self.command}"
 
 
 def resume_of(summary: SessionSummary) -> Resume:

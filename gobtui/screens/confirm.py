@@ -15,6 +15,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from core.sanitize import terminal_safe
+
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
@@ -33,7 +35,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box") as box:
             box.border_title = self.title_text
-            yield Static(Text(self.question), id="confirm-question")
+            yield Static(Text(terminal_safe(self.question, multiline=True)), id="confirm-question")
             with Horizontal(id="confirm-buttons"):
                 yield Button(
                     f"{self.yes_label} (y)", variant="primary", compact=True, id="confirm-yes"

@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from core.sanitize import terminal_safe
+
 
 class ErrorScreen(ModalScreen[None]):
     BINDINGS = [
@@ -29,7 +31,7 @@ class ErrorScreen(ModalScreen[None]):
         with Vertical(id="error-box") as box:
             box.border_title = self.title_text
             box.border_subtitle = "esc · enter closes"
-            yield Static(Text(self.message), id="error-message")
+            yield Static(Text(terminal_safe(self.message, multiline=True)), id="error-message")
             notes = Text()
             if self.code:
                 notes.append(f"[{self.code}]")

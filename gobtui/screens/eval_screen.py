@@ -197,7 +197,7 @@ class EvalScreen(Screen[None]):
         styles = band_styles(self.app)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("EVAL ", style="reverse bold")
-        project = Path(self.summary.cwd).name if self.summary.cwd else ""
+        project = fmt.ellipsize(Path(self.summary.cwd).name, 40) if self.summary.cwd else ""
         text.append(f" {project or fmt.short_id(self.summary.session_id)}", style="bold")
         text.append(f" · {self.summary.provider.label} {fmt.short_id(self.summary.session_id)}")
         trigger = fmt.tokens(self.policy.effective_trigger())

@@ -75,7 +75,7 @@ class DiffSummaryScreen(Screen[None]):
         self.query_one("#vdiff-body").focus()
 
     def _side(self, name: str, entry: IndexEntry) -> str:
-        label = entry.strategy or "unlabelled"
+        label = fmt.ellipsize(entry.strategy or "unlabelled", 40)
         return f"{name} {entry.sha256[:8]} {label} {age(self.now, entry.ts)}"
 
     def _title(self) -> Text:

@@ -129,7 +129,7 @@ class RecallScreen(Screen[None]):
         card = hit.card
         entry = self.entries.get(hit.snapshot_sha256)
         who = self.projects.get(hit.path) or self.projects.get(hit.session_id)
-        label = entry.strategy if entry is not None and entry.strategy else "snapshot"
+        label = clean(entry.strategy) if entry is not None and entry.strategy else "snapshot"
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{who or fmt.short_id(hit.session_id)}", style="bold")
         text.append(f" · {label} {hit.snapshot_sha256[:8]} · {age(self.clock(), hit.ts)}")

@@ -22,6 +22,7 @@ from textual.widgets import Footer, Static
 
 from adapters.vault_recovery import read_record
 from core.limits import VAULT_VIEW_PAGE_BYTES
+from core.sanitize import terminal_safe
 from core.vault_model import IndexEntry, RecordPage, VaultError
 from gobtui import format as fmt
 from gobtui.format import human_bytes
@@ -31,7 +32,6 @@ from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import VIEWER_LEGEND
 from gobtui.vault_rows import RecordRow
 from gobtui.widgets.palette import band_styles
-from gobtui.widgets.record_pairs import clean
 
 UNTRUSTED = "untrusted archived data"
 
@@ -123,7 +123,7 @@ class RecordViewerScreen(Screen[None]):
         self.reading, self.page, self.error = False, message.page, None
         scroll = self.query_one(RecordText)
         scroll.loading = False
-        content = Text(clean(message.page.content), overflow="fold")
+        content = Text(terminal_safe(message.page.content, multiline=True), overflow="fold")
         self.page_hits = 0
         if self.query_text is not None:
             hit = band_styles(self.app).accent + Style(bold=True, reverse=True)

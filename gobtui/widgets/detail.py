@@ -11,6 +11,7 @@ from textual.widgets import Sparkline, Static
 
 from core.board import BoardRow
 from core.model import ContextState, SessionSummary
+from core.sanitize import one_line
 from gobtui import format as fmt
 from gobtui.format import human_bytes
 from gobtui.widgets.palette import BandStyles, band_styles
@@ -83,7 +84,7 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
         torn = ", torn tail" if s.torn_tail else ""
         activity.append(f" · ⚠ {s.bad_lines} bad line(s){torn}", styles.warn)
     grid.add_row("Activity", activity)
-    grid.add_row("Session", f"{s.model or '—'} · {s.session_id}")
+    grid.add_row("Session", Text(one_line(f"{s.model or '—'} · {s.session_id}")))
     extra: list[str] = []
     if s.subagents:
         subs = ", ".join(
@@ -96,12 +97,12 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
         pre = f" at {fmt.tokens(last.pre_tokens)}" if last.pre_tokens else ""
         extra.append(f"compacted {len(s.compactions)}× (last {last.trigger or 'provider'}{pre})")
     if extra:
-        grid.add_row("History", " · ".join(extra))
+        grid.add_row("History", Text(one_line(" · ".join(extra))))
     path = fmt.display_path(s.path)
-    grid.add_row("Path", fmt.ellipsize_middle(path, width - LABEL_CELLS) if width else path)
-    grid.add_row("Resume", Text(s.resume_command(), styles.accent))
+    grid.add_row("Path", Text(fmt.ellipsize_middle(path, width - LABEL_CELLS) if width else path))
+    grid.add_row("Resume", Text(one_line(s.resume_command()), styles.accent))
     if last_fork:
-        grid.add_row("Fork", Text(f"last fork: {last_fork}", styles.ok))
+        grid.add_row("Fork", Text(one_line(f"last fork: {last_fork}"), styles.ok))
     return grid
 
 

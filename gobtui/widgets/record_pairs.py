@@ -3,7 +3,6 @@ the same records after the plan on the right, so both sides always scroll togeth
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from rich.style import Style
@@ -11,6 +10,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.strip import Strip
 
+from core.sanitize import one_line
 from gobtui.format import human_bytes
 from gobtui.preview_rows import PairRow, Record, RowChange
 from gobtui.widgets.line_list import LineList, fit, text_strip
@@ -20,13 +20,8 @@ LINE_WIDTH = 6
 KIND_WIDTH = 6
 SIZE_WIDTH = 8
 AFTER_MIN_WIDTH = 28
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def clean(text: str) -> str:
-    """Control characters (terminal escapes included) and lone surrogates never reach the
-    screen."""
-    return _CONTROL.sub(" ", text)
+clean = one_line
+"""Transcript text on one line, safe to show (core.sanitize)."""
 
 
 class RecordPairs(LineList):

@@ -45,3 +45,8 @@ def test_error_line_falls_back_to_the_last_line() -> None:
     assert error_line("") is None
     assert error_line("one\nthe end\n\n") == "the end"
     assert error_line("x" * 500) == "x" * 200
+
+
+def test_a_directory_holding_escapes_is_not_copied() -> None:
+    resume = resume_of(summary("/srv/look \x1b]52;c;UFdORUQ=\x07 \u202eevil"))
+    assert resume.copy_text() == "claude --resume abc-1"

@@ -1,0 +1,64 @@
+"""The CLI's standard output and error as a terminal receives them: transcript text in a
+line (a title, a card, a path, a record page) is made safe to show (core.sanitize), so a
+session can neither move the cursor nor rename the pane nor write the clipboard. `--json`
+output goes out exact (JSON escapes what needs escaping)."""
+
+from __future__ import annotations
+
+import io
+import sys
+from typing import TextIO
+
+from core.sanitize import terminal_safe
+
+
+class SafeText(io.TextIOBase):
+    """A text stream that writes `terminal_safe(text, multiline=True)` to another."""
+
+    def __init__(self, raw: TextIO) -> None:
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(terminal_safe(text, multiline=True))
+        return len(text)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return self.raw.isatty()
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.raw.encoding
+
+
+class SafeStreams:
+    """sys.stdout and sys.stderr made safe while in use (`with SafeStreams() as streams`);
+    `streams.exact_stdout()` puts the raw stdout back for a --json command."""
+
+    def __enter__(self) -> SafeStreams:
+        self.out, self.err = sys.stdout, sys.stderr
+        sys.stdout = SafeText(self.out)
+        sys.stderr = SafeText(self.err)
+        return self
+
+    def exact_stdout(self) -> None:
+        if isinstance(sys.stdout, SafeText):
+            sys.stdout.flush()
+            sys.stdout = self.out
+
+    def __exit__(self, *exc: object) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, SafeText):
+                stream.flush()
+        sys.stdout, sys.stderr = self.out, self.err
+
+
+def raw_stderr() -> TextIO:
+    """The terminal's own stderr, for what gobtui draws itself (a progress bar's \\r)."""
+    stream = sys.stderr
+    return stream.raw if isinstance(stream, SafeText) else stream
