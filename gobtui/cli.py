@@ -19,20 +19,23 @@ import orjson
 
 from adapters.cache import SummaryCache
 from adapters.discovery import discover
-from adapters.paths import HomeError, Homes, cache_dir, config_path, resolve_homes
+from adapters.paths import HomeError, Homes, cache_dir, config_path, data_dir, resolve_homes
+from adapters.private_fs import PrivateError
 from adapters.store import SessionStore
 from core.board import BoardPolicy, SortKey, build_board, sort_rows
-from core.limits import DEFAULT_MAX_AGE_SECS, HOT_SECS, MAX_LIVE_SECS
+from core.limits import DEFAULT_MAX_AGE_SECS, ERROR_MAX_CHARS, HOT_SECS, MAX_LIVE_SECS
 from core.report import detect_row
 from gobtui import __version__
 from gobtui import format as fmt
+from gobtui.exits import Exit
+from gobtui.safe_output import SafeStreams
 
 if TYPE_CHECKING:
     from core.model import SessionSummary
     from gobtui.config import AppConfig
     from gobtui.policies import SessionPolicies
 
-EXIT_USAGE = 2
+EXIT_USAGE = Exit.USAGE
 
 COMMAND_MODULES: tuple[str, ...] = ("cli_plan", "cli_apply", "cli_verify", "cli_vault")
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
@@ -302,6 +305,7 @@ def _saved_theme() -> str | None:
 def _run_dashboard(config: AppConfig) -> int:
     from gobtui.app import make_app
 
+    data_dir()  # an unsafe data folder is refused here, in one line, not later inside the app
     app = make_app(config)
     if config.theme and config.theme not in app.available_themes:
         raise CliError(
@@ -359,7 +363,13 @@ def _refuse_dashboard_options(parser: argparse.ArgumentParser, args: argparse.Na
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    # Everything the CLI prints is made safe to show (gobtui.safe_output), argparse's own
+    # errors included: a selector is text a user may have pasted from a transcript.
+    with SafeStreams() as streams:
+        return _main(list(sys.argv[1:] if argv is None else argv), streams)
+
+
+def _main(argv: list[str], streams: SafeStreams) -> int:
     parser = build_parser(only_detect=True)  # cheap: no command module imported yet
     if _first_command(argv, parser) != "detect":
         parser = build_parser()
@@ -371,22 +381,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler = getattr(args, "handler", None)
         if handler is not None:
+            if getattr(args, "json", False):
+                streams.exact_stdout()  # JSON escapes what needs escaping
             return int(handler(args))
         return cmd_dashboard(args)
     except CliError as error:
-        print(f"gobtui: error: {error}", file=sys.stderr)
+        print(f"gobtui: error: {error_line(str(error))}", file=sys.stderr)
         return error.code
+    except PrivateError as error:  # an unsafe data folder: fixed by the user, as a bad home is
+        print(f"gobtui: error: {error_line(str(error))}", file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:
         # `gobtui detect | head`: the reader left; that is not an error worth a message.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:
-        print(f"gobtui: error: {error.strerror or error} ({error.filename or ''})", file=sys.stderr)
-        return 1
+        detail = error_line(f"{error.strerror or error} ({error.filename or ''})")
+        print(f"gobtui: error: {detail}", file=sys.stderr)
+        return Exit.IO
     except KeyboardInterrupt:
-        return 130
+        return Exit.INTERRUPTED
     finally:
         logging.getLogger("adapters").removeHandler(warnings)
+
+
+def error_line(message: str) -> str:
+    """An error as one line of a bounded length (a 5 KB selector is not worth echoing)."""
+    flat = " ".join(message.split())
+    return flat if len(flat) <= ERROR_MAX_CHARS else flat[: ERROR_MAX_CHARS - 1] + "…"
 
 
 if __name__ == "__main__":

@@ -23,18 +23,22 @@ from gobtui.cli_common import (
     homes_of,
     load_target,
     one_file,
+    planning_failed,
     print_json,
     progress_bar,
     recorded_file,
+    require_direct,
     resolve_policy,
     resolve_target,
     scores_for,
     snapshots_of,
     strategy_named,
 )
+from gobtui.cli_vault import vault_exit
+from gobtui.exits import Exit
 from gobtui.format import human_bytes
 
-EXIT_REFUSED = 1
+EXIT_REFUSED = Exit.REFUSED
 
 
 def register(
@@ -112,12 +116,18 @@ def _print_receipt(receipt: Receipt, as_json: bool, earlier: bool = False) -> No
 
 
 def _publish_error(error: PublishError) -> CliError:
-    code = 2 if error.code is PublishErrorCode.IO else EXIT_REFUSED
+    code = {
+        PublishErrorCode.IO: Exit.IO,
+        PublishErrorCode.DAMAGED_RECEIPT: Exit.DAMAGED,
+    }.get(error.code, EXIT_REFUSED)
+    if error.vault_code is not None:  # as the vault commands say it (gobtui.cli_vault)
+        code = vault_exit(error.vault_code)
     return CliError(f"{error} [{error.code.value}]", code)
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
+    require_direct(target)
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     strategy = strategy_named(args.strategy or resolved.strategy)
     live = target.live(args.live_secs, time.time())
@@ -125,7 +135,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     try:
         outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
     except PlanningError as error:
-        raise CliError(str(error)) from None
+        raise planning_failed(error) from None
     finally:
         session.close()
     result = outcome.result
@@ -176,6 +186,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
 def cmd_fork(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
+    require_direct(target)
     session = load_target(target)
     try:
         receipt = Publisher(open_vault()).fork(session)
@@ -214,7 +225,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
             raise CliError(f"no snapshot of {args.session!r} in the vault")
         entry = history[0] if args.sha is None else _pick_snapshot(history, args.sha)
     except VaultError as error:
-        raise CliError(str(error), EXIT_REFUSED) from None
+        raise CliError(str(error), vault_exit(error.code)) from None
     _confirm(
         f"restore snapshot {entry.sha256[:16]} ({entry.bytes:,} bytes, {entry.strategy}) into a "
         f"new fork beside {entry.path}?",

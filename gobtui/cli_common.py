@@ -17,12 +17,14 @@ from pydantic import BaseModel
 
 from adapters.config_file import ConfigError, LoadedConfig, ResolvedPolicy, load_config
 from adapters.paths import HomeError, Homes, resolve_homes
-from adapters.planning import LoadedSession, PlanningError, load_session
-from adapters.select import SelectError, load_summaries, select_session
+from adapters.planning import LoadedSession, PlanningError, PlanningErrorCode, load_session
+from adapters.select import SelectError, check_selector, load_summaries, select_session
 from core.model import Provider, SessionSummary
 from core.policy import PolicyConfig, capped_to_window
 from core.strategies import STRATEGIES
 from gobtui.cli import CliError
+from gobtui.exits import Exit
+from gobtui.safe_output import raw_stderr
 
 if TYPE_CHECKING:
     from adapters.vault import Vault
@@ -51,6 +53,7 @@ def resolve_target(args: Any, selector: str) -> Target:
     """An id prefix among the discovered sessions, or a transcript path."""
     homes = homes_of(args)
     try:
+        check_selector(selector)  # before any file system call sees it
         candidate = Path(selector).expanduser()
         summaries = [] if candidate.is_file() else load_summaries(homes, all_sessions=True)
         found = select_session(selector, summaries)
@@ -60,6 +63,20 @@ def resolve_target(args: Any, selector: str) -> Target:
     summary = found.summary or _summary_of(path, found.provider)
     session_id = summary.session_id if summary is not None else path.stem
     return Target(path, found.provider, session_id, summary)
+
+
+def require_direct(target: Target) -> None:
+    """A fork is published beside its source: a path reached through a symlink would put it
+    beside the link's target, somewhere the user did not name (discovery never follows one
+    either). Such a path is refused for apply, fork and undo, with the real one to use."""
+    path = target.path.absolute()
+    real = Path(os.path.realpath(path))
+    if real != path:
+        raise CliError(
+            f"{path} is reached through a symbolic link; a fork is published only beside the "
+            f"file itself: name {real}",
+            2,
+        )
 
 
 def file_named(selector: str) -> Path | None:
@@ -147,7 +164,17 @@ def load_target(
     try:
         return load_session(target.path, target.provider, probes=probes, scores_for=scores_for)
     except PlanningError as error:
-        raise CliError(str(error)) from None
+        raise planning_failed(error) from None
+
+
+def planning_failed(error: PlanningError) -> CliError:
+    """A planning error as the CLI reports it, with its exit code (gobtui.exits)."""
+    code = {
+        PlanningErrorCode.UNREADABLE: Exit.IO,
+        PlanningErrorCode.CHANGED: Exit.REFUSED,
+        PlanningErrorCode.EXTERNAL_FAILED: Exit.REFUSED,
+    }.get(error.code, Exit.USAGE)  # over a limit, an unknown strategy: the input
+    return CliError(str(error), code)
 
 
 def policy_config() -> LoadedConfig:
@@ -227,8 +254,9 @@ def add_limit_options(parser: Any) -> None:
 
 @contextmanager
 def progress_bar(label: str) -> Iterator[Callable[[int, int, str], None]]:
-    """A one-line progress bar on stderr when it is a terminal; silent otherwise."""
-    stream = sys.stderr
+    """A one-line progress bar on stderr when it is a terminal; silent otherwise (gobtui's
+    own text: it goes to the raw stream, its \r and line clearing as they are)."""
+    stream = raw_stderr()
     shown = stream.isatty()
     started = time.monotonic()
 

@@ -23,6 +23,7 @@ from gobtui.cli_common import (
     Target,
     add_limit_options,
     load_target,
+    planning_failed,
     policy_config,
     print_json,
     progress_bar,
@@ -125,7 +126,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
     except PlanningError as error:
-        raise CliError(str(error)) from None
+        raise planning_failed(error) from None
     finally:
         session.close()
     result = outcome.result
@@ -203,7 +204,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         try:
             rows = evaluate_session(session, resolved.policy, names, live, progress)
         except PlanningError as error:
-            raise CliError(str(error)) from None
+            raise planning_failed(error) from None
         finally:
             session.close()
     if args.json:
@@ -286,7 +287,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if not tuned.reasons:
         print("  nothing to change")
     print("\n# to pin these for this session in config.toml:")
-    print(f'[sessions."{target.session_id}"]')
+    print(f"[sessions.{fmt.toml_string(target.session_id)}]")
     print(f"trigger_tokens = {tuned.trigger}\nfloor_tokens = {tuned.floor}")
     return 0
 

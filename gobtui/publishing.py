@@ -117,6 +117,7 @@ class PublishController:
         """Plan (with the policy's strategy unless given), then ask; False when busy."""
         if self._refuse_while_busy():
             return False
+        self.app.hold_keys()  # for the question the plan leads to (released below)
         self._set_state(PublishState(f"planning {project_name(summary)}…"))
         self.app.run_worker(
             partial(self._plan, summary, session, strategy, policy, live),
@@ -175,6 +176,7 @@ class PublishController:
 
     def already_published(self, receipt: Receipt, source_path: str) -> None:
         self._set_state(None)
+        self.app.release_keys()
         self._receipts[source_path] = receipt
         self._receipts[receipt.source_path] = receipt
         self.app.notify(
@@ -206,9 +208,11 @@ class PublishController:
             )
 
         self.app.push_screen(ConfirmScreen("Apply", apply_question(request)), answered)
+        self.app.call_after_refresh(self.app.release_keys)  # a `y` typed ahead answers it
 
     def declined(self, label: str, reason: str) -> None:
         self._set_state(None)
+        self.app.release_keys()
         self.app.notify(
             f"No fork for {label}: {reason}",
             title="Nothing to apply",
