@@ -13,9 +13,10 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.theme import Theme
@@ -28,6 +29,7 @@ from adapters.store import SessionStore
 from adapters.watcher import watch_changes, watch_roots
 from core.limits import COMPLETE_MAX_BYTES
 from core.model import Coverage, SessionSummary
+from core.sanitize import one_line, terminal_safe
 from gobtui.commands import SessionCommands
 from gobtui.config import AppConfig
 from gobtui.messages import (
@@ -91,6 +93,8 @@ class GobtuiApp(App[None]):
             config.policy, config.clock, demo=demo_home is not None
         )
         self.runner: ClientRunner = run_client
+        self.held_keys: list[events.Key] | None = None
+        """Keys typed while a question is being prepared (hold_keys)."""
         self._stop_watch = asyncio.Event()
         self.sessions_changed: Signal[SessionsChanged] = Signal(self, "sessions-changed")
         """Republishes every SessionsChanged (the plan screens watch their own session)."""
@@ -143,9 +147,13 @@ class GobtuiApp(App[None]):
             self.post_message(ScanFailed(str(error)))
             return
         from adapters.operations import published_receipts  # (only once the scan is done)
+        from adapters.private_fs import PrivateError
 
-        for receipt in published_receipts():
-            self.forks.note(receipt)
+        try:
+            for receipt in published_receipts():
+                self.forks.note(receipt)
+        except (PrivateError, OSError) as error:  # checked at start-up; changed since
+            self.post_message(ScanFailed(str(error)))
         self.post_message(SessionsScanned(summaries))
 
     @work(thread=True, exclusive=True, group="history")
@@ -351,6 +359,63 @@ class GobtuiApp(App[None]):
             sessions.action_vault,
         )
         yield SystemCommand("Rescan sessions", "Read the homes again", self.scan_sessions)
+
+    # --- keys typed ahead of a question -----------------------------------------------------
+
+    def hold_keys(self) -> None:
+        """Keep the keys typed from now on until release_keys(): `a` plans before it asks, and
+        a `y` typed at once must answer the question, as a slow typist's would, not fall on
+        the board while the plan is being made."""
+        if self.held_keys is None:
+            self.held_keys = []
+
+    def release_keys(self) -> None:
+        """Hand the held keys on, to the screen now in front (the question, or the board)."""
+        keys, self.held_keys = self.held_keys or [], None
+        for key in keys:
+            self.post_message(events.Key(key.key, key.character))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self.held_keys is not None:
+                self.held_keys.append(event)
+                return
+            # Where the key goes now; if the focus has moved by the time it comes back up
+            # unhandled (see _on_key), it was typed ahead of that move.
+            event._gobtui_focus = self.focused  # type: ignore[attr-defined]
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key that comes back up unhandled after the focus moved (a burst: `/dov` reaches
+        the board's table before the `/` that focuses the filter box is handled) goes to the
+        focused widget, as a slow typist's would, instead of falling on the board's keys."""
+        if self.held_keys is not None:  # forwarded before the hold began: held all the same
+            event.prevent_default()
+            self.held_keys.append(events.Key(event.key, event.character))
+            return
+        sent_to = getattr(event, "_gobtui_focus", None)
+        if sent_to is not None and self.focused is not None and sent_to is not self.focused:
+            event.prevent_default()  # App's own handler would run the board's binding
+            self.post_message(events.Key(event.key, event.character))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast goes through here: its text is made safe to show (core.sanitize) and
+        never read as markup (a title such as "[@click=app.quit]" is text)."""
+        super().notify(
+            terminal_safe(message, multiline=True),
+            title=one_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def resume_session(self, summary: SessionSummary) -> None:
         """Hand the terminal to `claude --resume` / `codex resume` in the session's working

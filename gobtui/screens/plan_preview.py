@@ -242,7 +242,7 @@ class PlanPreviewScreen(Screen[None]):
         styles = band_styles(self.app)
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("PLAN ", style="reverse bold")
-        project = Path(self.summary.cwd).name if self.summary.cwd else ""
+        project = fmt.ellipsize(Path(self.summary.cwd).name, 40) if self.summary.cwd else ""
         title.append(f" {project or fmt.short_id(self.summary.session_id)}", style="bold")
         title.append(f" · {self.summary.provider.label} {fmt.short_id(self.summary.session_id)}")
         self.query_one("#plan-title", Static).update(title)
@@ -262,7 +262,11 @@ class PlanPreviewScreen(Screen[None]):
         self.dismiss(None)
 
     def action_strategy(self, step: int) -> None:
-        self.query_one("#plan-strategy", Select).value = next_strategy(self.strategy, step)
+        # From the Select's value, set at once, not self.strategy (set when its Changed
+        # message comes): `]]]` in one burst moves three strategies, as three slow presses do.
+        select = self.query_one("#plan-strategy", Select)
+        current = select.value if isinstance(select.value, str) else self.strategy
+        select.value = next_strategy(current, step)
 
     def set_strategy(self, strategy: str) -> None:
         if strategy in STRATEGY_IDS:

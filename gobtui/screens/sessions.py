@@ -344,7 +344,9 @@ class SessionsScreen(Screen[None]):
     def action_focus_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.display = True
-        box.focus()
+        # Now, not after this message (focus() waits for the next turn): the keys of `/dov`
+        # typed in one burst are already queued behind the `/`, and must reach the box.
+        self.set_focus(box)
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#filter", Input)
