@@ -8,7 +8,8 @@ palette or a CLI line shows it (`--json` output stays exact JSON).
 
 What changes: C0 controls and DEL become their visible Control Pictures (ESC -> ␛); C1
 controls, bidi controls, other invisible format characters and lone surrogates become
-U+FFFD; line and paragraph separators become a space. Kept: zero-width (non-)joiners and tag characters,
+U+FFFD; line and paragraph separators become a space. JSON for a terminal keeps every
+character but writes those (and only those) as \\u escapes (`json_escaped`). Kept: zero-width (non-)joiners and tag characters,
 which emoji and scripts need and which move no cursor. Newlines and tabs are kept only
 where the caller shows several lines.
 """
@@ -66,3 +67,23 @@ def one_line(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return terminal_safe(text.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells a character past the BMP as a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def json_escaped(encoded: str) -> str:
+    """Encoded JSON with every character terminal_safe() would change written as a \\u
+    escape: the same JSON value, nothing a terminal acts on. Outside strings JSON is ASCII,
+    so only string contents change (an encoder has already escaped C0 and the quote)."""
+    if encoded.isascii():
+        return encoded
+    return "".join(
+        _json_escape(char) if not char.isascii() and _shown(char) is not None else char
+        for char in encoded
+    )

@@ -15,8 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
-import orjson
-
 from adapters.cache import SummaryCache
 from adapters.discovery import discover
 from adapters.paths import HomeError, Homes, cache_dir, config_path, data_dir, resolve_homes
@@ -28,7 +26,7 @@ from core.report import detect_row
 from gobtui import __version__
 from gobtui import format as fmt
 from gobtui.exits import Exit
-from gobtui.safe_output import SafeStreams
+from gobtui.safe_output import SafeStreams, write_json
 
 if TYPE_CHECKING:
     from core.model import SessionSummary
@@ -229,7 +227,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     out = [detect_row(r) for r in rows]
     if args.json:
         data = [r.model_dump(mode="json") for r in out]
-        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        write_json(data)
         return 0
     if not out:
         print("no sessions found" + ("" if args.all else " in the last 7 days (try --all)"))

@@ -4,7 +4,6 @@ and a progress bar that shows only on a terminal."""
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import orjson
 from pydantic import BaseModel
 
 from adapters.config_file import ConfigError, LoadedConfig, ResolvedPolicy, load_config
@@ -24,7 +22,7 @@ from core.policy import PolicyConfig, capped_to_window
 from core.strategies import STRATEGIES
 from gobtui.cli import CliError
 from gobtui.exits import Exit
-from gobtui.safe_output import raw_stderr
+from gobtui.safe_output import raw_stderr, write_json
 
 if TYPE_CHECKING:
     from adapters.vault import Vault
@@ -220,8 +218,7 @@ def print_json(value: BaseModel | list[BaseModel] | dict[str, Any] | list[Any]) 
         return item.model_dump(mode="json") if isinstance(item, BaseModel) else item
 
     data = [plain(v) for v in value] if isinstance(value, list) else plain(value)
-    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
-    sys.stdout.flush()
+    write_json(data)
 
 
 def token_count(text: str, low: int = 0) -> int:

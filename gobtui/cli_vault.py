@@ -59,6 +59,7 @@ from gobtui.cli_common import (
 )
 from gobtui.exits import Exit
 from gobtui.format import human_bytes
+from gobtui.safe_output import write_json
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"
@@ -588,8 +589,7 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def _dump(value: BaseModel | list[Any]) -> int:
     data = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
-    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
-    sys.stdout.flush()
+    write_json(data)
     return 0
 
 

@@ -6,17 +6,15 @@ Exit status: 1 when any finding is an error, 0 otherwise (warnings included), 2 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from pathlib import Path
-
-import orjson
 
 from core.limits import VERIFY_MAX_BYTES
 from core.model import Provider
 from core.verify import VerifyReport, oversize_report, verify
 from gobtui import format as fmt
 from gobtui.cli import CliError
+from gobtui.safe_output import write_json
 
 EXIT_ERRORS = 1
 
@@ -41,8 +39,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     report = _verify_file(path, provider)
     if args.json:
         data = report.model_dump(mode="json")
-        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
-        sys.stdout.flush()
+        write_json(data)
     else:
         for line in render(report, path.name):
             print(line)

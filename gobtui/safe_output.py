@@ -1,15 +1,18 @@
 """The CLI's standard output and error as a terminal receives them: transcript text in a
 line (a title, a card, a path, a record page) is made safe to show (core.sanitize), so a
 session can neither move the cursor nor rename the pane nor write the clipboard. `--json`
-output goes out exact (JSON escapes what needs escaping)."""
+output goes out exact: the same JSON, with what a terminal would act on written as \\u
+escapes (write_json)."""
 
 from __future__ import annotations
 
 import io
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
-from core.sanitize import terminal_safe
+import orjson
+
+from core.sanitize import json_escaped, terminal_safe
 
 
 class SafeText(io.TextIOBase):
@@ -62,3 +65,13 @@ def raw_stderr() -> TextIO:
     """The terminal's own stderr, for what gobtui draws itself (a progress bar's \\r)."""
     stream = sys.stderr
     return stream.raw if isinstance(stream, SafeText) else stream
+
+
+def write_json(data: Any) -> None:
+    """`data` as indented JSON on stdout, safe to show on a terminal (json_escaped)."""
+    encoded = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8")
+    out = sys.stdout
+    raw = out.raw if isinstance(out, SafeText) else out
+    raw.flush()
+    raw.buffer.write(json_escaped(encoded).encode("utf-8") + b"\n")
+    raw.flush()

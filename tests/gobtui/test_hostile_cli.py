@@ -108,8 +108,13 @@ def test_a_hostile_selector_is_refused_on_one_clean_line(home: Home) -> None:
 def test_json_stays_exact(home: Home) -> None:
     code, out, _ = home.run("detect", "--all", "--json")
     assert code == 0
+    assert not found_forbidden(out)  # what a terminal acts on is written as \\u escapes
     rows = json.loads(out)
     assert any(PAYLOAD in (row["title"] or "") for row in rows)  # exact, escapes and all
+    for args in (("verify", str(home.claude_path)), ("plan", str(home.codex_path), *LOW)):
+        code, out, _ = home.run(*args, "--json")
+        assert code in (0, 1) and not found_forbidden(out), args
+        json.loads(out)
 
 
 def test_tune_prints_toml_that_stays_one_session_key(home: Home, tmp_path: Path) -> None:
