@@ -49,3 +49,6 @@ def isolated_dirs(
     monkeypatch.setenv("GOBTUI_CONFIG", str(base / "config.toml"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(base / "no-claude"))
     monkeypatch.setenv("CODEX_HOME", str(base / "no-codex"))
+
+
+pytest_plugins = ["tests.e2e.report"]  # the real-client table: the xdist controller prints it

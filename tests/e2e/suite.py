@@ -35,9 +35,9 @@ from tests.e2e.harness import (
     stable_blocks,
     untouched_missing,
 )
+from tests.e2e.report import RESULTS_DIR
 
 CARD_MARKER = "[gobtui state card]"
-RESULTS_DIR = Path(__file__).resolve().parents[2] / ".e2e" / "results"
 POLICY = """\
 [policy]
 keep_recent_tool_outputs = 2
