@@ -29,7 +29,6 @@ lint: $(STAMP)
 test: lint
 	@command -v npm >/dev/null || echo "note: npm is not on PATH, so the real-client suite (tests/e2e) is skipped"
 	$(BIN)/pytest -n 2 --dist loadfile -p no:cacheprovider
-	$(BIN)/pytest -p no:cacheprovider -p no:xdist -m forks tests/adapters
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run

@@ -30,7 +30,6 @@ from core.model import (
     Coverage,
     Provider,
     SessionSummary,
-    Transcript,
     claude_context_window,
 )
 
@@ -460,14 +459,3 @@ def _usage_from(value: Any) -> Usage | None:
         return None
     a, b, c, d = value
     return a, b, c, d
-
-
-def parse_transcript(path: str) -> Transcript:
-    """Every line of a transcript into items, plus the summary of the same records.
-
-    The summary comes from a ClaudeState fed the very records the items come from, so the
-    board's incremental figures and a full parse agree by construction.
-    """
-    from adapters.claude_parse import parse_file  # (it builds ClaudeStates: a cycle)
-
-    return parse_file(path)

@@ -7,13 +7,11 @@ itself (every line to the state and to an `ItemBuilder`) is adapters/claude_pars
 from __future__ import annotations
 
 import hashlib
-from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from adapters.full_parse import weighed_as
 from adapters.jsonl import serialized_len
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import ItemKind, TranscriptItem
@@ -117,16 +115,11 @@ def _shown_input(value: Any) -> str:
     return cut(data[: 4 * TOOL_INPUT_CHARS + 4].decode("utf-8", "ignore"), TOOL_INPUT_CHARS)
 
 
-Unresolved = tuple[int, tuple[str, ...], dict[str, Any], dict[str, tuple[str, str]]]
-"""(item position, the tool_use ids it named that were unknown, its record, the tools it
-named that were known)."""
-
-
 @dataclass(slots=True)
 class Siblings:
     """What branch marking reads besides the parent links (ItemBuilder._rescue_siblings), in
     parallel lists, in file order: no tuple an entry (a big file has a hundred thousand to
-    make, send to another process and free)."""
+    make and free)."""
 
     msg_uuids: list[str | None] = field(default_factory=list)
     """The assistant items with a message.id (streaming-split siblings share one) ..."""
@@ -143,43 +136,15 @@ class Siblings:
     answer_ids: list[tuple[str, ...]] = field(default_factory=list)
     """... and those ids."""
 
-    def extend(self, more: Siblings) -> None:
-        """`more` (of the records after these) after these."""
-        self.msg_uuids += more.msg_uuids
-        self.msg_keys += more.msg_keys
-        self.call_uuids += more.call_uuids
-        self.call_ids += more.call_ids
-        self.answer_uuids += more.answer_uuids
-        self.answer_parents += more.answer_parents
-        self.answer_ids += more.answer_ids
-
 
 class ItemBuilder:
     """Builds one item per conversation line; remembers what branch marking needs."""
 
-    __slots__ = (
-        "items",
-        "keep_unresolved",
-        "labels",
-        "redefined",
-        "siblings",
-        "sidechain",
-        "spans",
-        "tools",
-        "unresolved",
-        "uuids",
-        "weigh",
-    )
+    __slots__ = ("items", "labels", "siblings", "sidechain", "tools", "uuids")
 
     # Branch marking reads what it needs from these lists, not from the items: they were
     # allocated across the whole parse, and touching each again costs a cache miss.
-    def __init__(self, keep_unresolved: bool = False, weigh: bool = True) -> None:
-        self.weigh = weigh
-        """False: items get no est_tokens (0) nor payload_sha256 until weighed(), and `spans`
-        says where their lines are."""
-        self.spans = array("q")
-        """(byte offset, byte length) of each item's line, when not `weigh` (see
-        full_parse.Spans)."""
+    def __init__(self) -> None:
         self.items: list[TranscriptItem] = []
         self.labels: dict[str, str] = {}
         self.uuids: list[str | None] = []  # the items' uuids
@@ -188,13 +153,6 @@ class ItemBuilder:
         self.siblings = Siblings()
         self.sidechain: set[int] = set()
         """item positions of sidechain records in a main file."""
-        self.keep_unresolved = keep_unresolved
-        self.unresolved: list[Unresolved] = []
-        """Tool results naming a tool_use id not seen before, when `keep_unresolved`: a builder
-        that starts mid-file (adapters.claude_parse) has those items rebuilt once the lines
-        before it are read."""
-        self.redefined = False
-        """A tool_use id was seen twice (what an item names then depends on where it starts)."""
 
     def add(
         self,
@@ -203,11 +161,9 @@ class ItemBuilder:
         kind: Any,
         uuid: Any,
         parent: Any,
-        start: int = -1,
-        length: int = 0,
     ) -> None:
-        """One record, given its type, uuid and parentUuid (in file order), and where its line
-        is: an item when its type is one of ITEM_KINDS."""
+        """One record, given its type, uuid and parentUuid (in file order): an item when its
+        type is one of ITEM_KINDS."""
         uuid = uuid if type(uuid) is str else None
         parent = parent if type(parent) is str else None
         if kind == "assistant":
@@ -237,19 +193,15 @@ class ItemBuilder:
         label = item.label
         if len(label) > LABEL_MAX_CHARS:
             label = cut(label, LABEL_MAX_CHARS)
-        # One string a label (a handful of tool names): a Helper's answer pickles each once.
+        # One string a label (a handful of tool names), not one a record.
         item.label = self.labels.setdefault(label, label)
         if record.get("isSidechain") is True:
             self.sidechain.add(len(self.items))
         self.items.append(item)
         self.uuids.append(uuid)
-        if not self.weigh:
-            spans = self.spans
-            spans.append(start)
-            spans.append(length)
 
     def _estimate(self, record: dict[str, Any]) -> int:
-        return estimate(record) if self.weigh else 0
+        return estimate(record)
 
     def _tool(self, block: dict[str, Any]) -> tuple[str, str, str]:
         """Remember a tool_use block: (id or "", name, input cut to TOOL_INPUT_CHARS)."""
@@ -259,8 +211,6 @@ class ItemBuilder:
         shown = _shown_input(block.get("input"))
         if not isinstance(tid, str):
             return "", name, shown
-        if tid in self.tools:
-            self.redefined = True
         self.tools[tid] = (name, shown)
         return tid, name, shown
 
@@ -333,17 +283,12 @@ class ItemBuilder:
         ids: list[str] = []
         names: list[str] = []
         shown: list[str] = []
-        missed: list[str] = []
         tools = self.tools
         window = TOOL_OUTPUT_TAIL_CHARS * 4  # enough to survive whitespace collapsing
         for block in results:
             tid = block.get("tool_use_id")
             if type(tid) is str:
-                known = tools.get(tid)
-                if known is None:
-                    missed.append(tid)
-                    known = _UNKNOWN_TOOL
-                name, given = known
+                name, given = tools.get(tid, _UNKNOWN_TOOL)
                 ids.append(tid)
             else:
                 name, given = _UNKNOWN_TOOL
@@ -375,9 +320,6 @@ class ItemBuilder:
                 output = last[-window:] if len(last) >= window else "".join(texts)[-window:]
             shown.append(f"{name}({given}) => {_collapsed_tail(output, TOOL_OUTPUT_TAIL_CHARS)}")
         elidable = total > ELIDABLE_MIN_BYTES and not image
-        if missed and self.keep_unresolved:
-            named = {tid: tools[tid] for tid in ids if tid in tools}
-            self.unresolved.append((len(self.items), tuple(missed), record, named))
         answered = tuple(ids)
         if ids:
             siblings = self.siblings
@@ -393,7 +335,7 @@ class ItemBuilder:
             label="+".join(names),
             summary=cut("; ".join(shown), SUMMARY_MAX_CHARS),
             tool_use_ids=answered,
-            payload_sha256=_sha256(payload) if elidable and self.weigh else None,
+            payload_sha256=_sha256(payload) if elidable else None,
         )
 
     def _drift_call(self, index: int, record: dict[str, Any]) -> TranscriptItem:
@@ -426,8 +368,7 @@ class ItemBuilder:
                 dead = dead_labels.get(label)
                 if dead is None:
                     dead = dead_labels[label] = _suffixed(label, DEAD_SUFFIX)
-                # deactivate, inline, setting only what is set (an item weighed later has
-                # no estimate yet; few are elidable)
+                # deactivate, inline, setting only what is set (few are elidable)
                 item.active = False
                 item.label = dead
                 if item.est_tokens:
@@ -471,17 +412,6 @@ class ItemBuilder:
             ):
                 live.add(uuid)
                 open_calls.difference_update(ids)
-
-
-def weigh(item: TranscriptItem, record: dict[str, Any]) -> bool:
-    """Give an item built without weighing (ItemBuilder(weigh=False)) its est_tokens and
-    payload_sha256, from its record decoded again: False when the record is not the one the
-    item was built from (the file changed in place)."""
-    scale = ItemBuilder()
-    scale.add(
-        item.line_index, record, record.get("type"), record.get("uuid"), record.get("parentUuid")
-    )
-    return weighed_as(item, scale.items[0] if scale.items else None)
 
 
 def walk(parents: dict[str, str | None], leaf: str | None) -> set[str]:

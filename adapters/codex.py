@@ -17,7 +17,7 @@ from adapters.full_parse import file_facts
 from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from core.model import ContextState, Coverage, Provider, SessionSummary, Transcript
+from core.model import ContextState, Coverage, Provider, SessionSummary
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
@@ -324,11 +324,3 @@ class CodexState:
                 "parent_session_id": self.parent_session_id,
             }
         )
-
-
-def parse_transcript(path: str) -> Transcript:
-    """Every line of a rollout: its items, and the summary of the same records (see
-    adapters.codex_parse.parse_file)."""
-    from adapters import codex_parse  # (it builds CodexStates)
-
-    return codex_parse.parse_file(path, CodexState)

@@ -159,13 +159,10 @@ def note_call(payload: dict[str, Any], calls: Calls) -> tuple[str | None, str, s
     return cid, name, head
 
 
-def response_item(
-    index: int, payload: dict[str, Any], calls: Calls, weigh: bool = True
-) -> TranscriptItem:
-    """One response_item line to an item (still active; compaction is applied afterwards).
-    Not `weigh`: no est_tokens (0) nor payload_sha256 yet (see weigh())."""
+def response_item(index: int, payload: dict[str, Any], calls: Calls) -> TranscriptItem:
+    """One response_item line to an item (still active; compaction is applied afterwards)."""
     ptype = payload.get("type")
-    written = serialized_len(payload) if weigh else None
+    written = serialized_len(payload)
     size = written or 0
     est = estimate_tokens(size) if written is not None else 0  # (too deep to write: left as is)
     if ptype == "message":
@@ -186,7 +183,7 @@ def response_item(
         text = output_text(output)
         n_bytes = utf8_len(text) if text is not None else 0
         big = n_bytes > ELIDABLE_MIN_BYTES
-        if weigh and n_bytes > CODEX_SENT_OUTPUT_MAX_BYTES:  # the client sends only so much
+        if n_bytes > CODEX_SENT_OUTPUT_MAX_BYTES:  # the client sends only so much
             est = estimate_tokens(size - (n_bytes - CODEX_SENT_OUTPUT_MAX_BYTES))
         return TranscriptItem(
             index,
@@ -198,7 +195,7 @@ def response_item(
             summary=_result_summary(head or "?", text, output),
             tool_use_ids=(cid,) if cid else (),
             payload_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest()
-            if big and text and weigh
+            if big and text
             else None,
         )
     if ptype in CALL_TYPES:
@@ -215,7 +212,7 @@ def response_item(
         steps = content_text(payload.get("summary"), SUMMARY_BLOCK_TYPES)
         hidden = payload.get("encrypted_content")
         hidden_bytes = len(hidden) if type(hidden) is str else 0
-        if weigh and hidden_bytes:  # not counted as context by the provider
+        if hidden_bytes:  # not counted as context by the provider
             est = estimate_tokens(size - hidden_bytes)
         return TranscriptItem(
             index,
@@ -238,12 +235,11 @@ def response_item(
     return TranscriptItem(index, ItemKind.META, est, label=label)
 
 
-def compacted_item(index: int, payload: dict[str, Any], weigh: bool = True) -> TranscriptItem:
-    """A `compacted` line: one ToolResult whose elidable parts are its big history outputs.
-    Not `weigh`: as for response_item."""
+def compacted_item(index: int, payload: dict[str, Any]) -> TranscriptItem:
+    """A `compacted` line: one ToolResult whose elidable parts are its big history outputs."""
     history = payload.get("replacement_history")
     whole = history if isinstance(history, list) else payload
-    written = serialized_len(whole) if weigh else None
+    written = serialized_len(whole)
     est = estimate_tokens(written) if written is not None else 0
     total = 0
     texts: list[str] = []
@@ -269,7 +265,7 @@ def compacted_item(index: int, payload: dict[str, Any], weigh: bool = True) -> T
         if isinstance(message, str) and message
         else None,
         payload_sha256=hashlib.sha256("".join(texts).encode("utf-8")).hexdigest()
-        if texts and weigh
+        if texts
         else None,
     )
 

@@ -3,14 +3,7 @@
 An eval has three parts. Each strategy is planned (through the session's memo, so what auto
 and the others share is worked out once). Each admitted file plan is then built as an overlay
 of the source and verified line by line: the checks. Last, each plan's probe recall is scored
-against probes extracted meanwhile in a forked child (processes.Aside): one load_session
-started (probes=True, as `gobtui eval` loads), else one the eval starts.
-
-The checks of a big session (tens of thousands of rewritten lines) take as long as the
-planning, and each is independent of the others: when their rewritten lines add up to
-EVAL_SPLIT_MIN_LINES or more, a forked child takes about half of them (by lines), so both
-cores work. The rows are the same either way; only their durations differ. The probe scores
-need no check: they are worked out while the child finishes its share.
+against the session's probes (extracted once).
 """
 
 from __future__ import annotations
@@ -18,20 +11,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from adapters.full_parse import gc_paused
 from adapters.planning import LoadedSession, Progress, check_strategy, plan_session
-from adapters.processes import Aside
 from adapters.rewrite import RewriteError
 from core.admission import protected_tail_start
 from core.evaluation import EvalRow, RowStatus, mark_best
-from core.limits import EVAL_SPLIT_MIN_LINES
 from core.model import Transcript
 from core.plan import CompactionPlan, NoPlan
 from core.policy import PolicyConfig
 from core.probe_witness import ProbeWitness
-from core.probes import ProbeScore, extract_probes
+from core.probes import ProbeScore
 from core.strategies import STRATEGIES
 from core.strategies.common import prefix_tokens
 from core.verify import VerifyReport, accepts
@@ -71,33 +61,19 @@ def evaluate_session(
         if progress is not None:
             progress(done, total, what)
 
-    # Probes are only needed to score the rows: worked out aside (another core) meanwhile,
-    # since the load when it was asked to.
-    extracting = None
-    if session.probe_job is None:
-        extracting = Aside.start(partial(extract_probes, transcript, session.payloads))
     # Planning allocates much and makes no cycles: the collector would only rescan the heap.
     with gc_paused():
-        try:
-            tail_start = protected_tail_start(transcript, policy.keep_recent_tool_outputs)
-            source_report = session.source_checks.report()
-            planned: list[_Planned] = []
-            for done, name in enumerate(names):
-                report(done, name)
-                planned.append(_plan_row(session, name, policy, live))
-
-            def score_probes() -> None:
-                # Independent of the checks: done while a child finishes its share of them.
-                found = extracting.result() if extracting is not None else session.probes
-                witness = ProbeWitness(found, transcript, session.payloads)
-                for entry in planned:
-                    _score_probes(entry, witness, tail_start)
-
-            _check_all(session, planned, source_report, len(names), report, score_probes)
-            report(total, "probes")
-        finally:
-            if extracting is not None:
-                extracting.close()
+        tail_start = protected_tail_start(transcript, policy.keep_recent_tool_outputs)
+        source_report = session.source_checks.report()
+        planned: list[_Planned] = []
+        for done, name in enumerate(names):
+            report(done, name)
+            planned.append(_plan_row(session, name, policy, live))
+        _check_all(session, planned, source_report, len(names), report)
+        report(total, "probes")
+        witness = ProbeWitness(session.probes, transcript, session.payloads)
+        for entry in planned:
+            _score_probes(entry, witness, tail_start)
         rows = [_scored(entry, transcript) for entry in planned]
         report(total, "done")
         return mark_best(rows, policy.min_savings_tokens)
@@ -152,56 +128,22 @@ def _check_all(
     source_report: VerifyReport,
     done: int,
     report: Callable[[int, str], None],
-    meanwhile: Callable[[], None],
 ) -> None:
-    """Each admitted file plan's candidate built and verified, its row updated in place; the
-    bigger share of the work here, the rest in a forked child when it is worth one. Then
-    `meanwhile()`, before the child's share is waited for."""
+    """Each admitted file plan's candidate built and verified, its row updated in place."""
     waiting = [entry for entry in planned if entry.to_check]
     done += len(planned) - len(waiting)
-    here, aside = _split(waiting)
-    checking = Aside.start(partial(_checks, session, aside, source_report)) if aside else None
-    try:
-        for entry in here:
-            report(done, f"verify {entry.row.strategy}")
-            [(entry.row, seconds)] = _checks(session, [entry], source_report)
-            entry.seconds += seconds
-            done += 1
-        if checking is not None:
-            report(done, f"verify {len(aside)} more")
-        meanwhile()
-        if checking is not None:
-            for entry, (row, seconds) in zip(aside, checking.result(), strict=True):
-                entry.row = row
-                entry.seconds += seconds
-    finally:
-        if checking is not None:
-            checking.close()
-
-
-def _split(waiting: list[_Planned]) -> tuple[list[_Planned], list[_Planned]]:
-    """The checks this process does, and those a child may take: none when all of them
-    rewrite fewer than EVAL_SPLIT_MIN_LINES lines (a fork costs more than it saves)."""
-    work = [(len(entry.plan.elided_lines) if entry.plan else 0, entry) for entry in waiting]
-    if sum(lines for lines, _ in work) < EVAL_SPLIT_MIN_LINES:
-        return waiting, []
-    taken: set[int] = set()  # ids of the child's entries
-    here_lines = aside_lines = 0
-    # Biggest first, each to the lighter side (ties here): the two shares end up close.
-    for lines, entry in sorted(work, key=lambda pair: -pair[0]):
-        if here_lines <= aside_lines:
-            here_lines += lines
-        else:
-            aside_lines += lines
-            taken.add(id(entry))
-    return [e for e in waiting if id(e) not in taken], [e for e in waiting if id(e) in taken]
+    for entry in waiting:
+        report(done, f"verify {entry.row.strategy}")
+        [(entry.row, seconds)] = _checks(session, [entry], source_report)
+        entry.seconds += seconds
+        done += 1
 
 
 def _checks(
     session: LoadedSession, entries: Sequence[_Planned], source_report: VerifyReport
 ) -> list[tuple[EvalRow, float]]:
     """Each plan's candidate built as an overlay of the source and verified: its row with the
-    figures, and the seconds it took (picklable: a child may run this)."""
+    figures, and the seconds it took."""
     answers: list[tuple[EvalRow, float]] = []
     for entry in entries:
         started = time.perf_counter()

@@ -10,10 +10,6 @@ the card's scan of the file and verify's per-line facts come from that one pass.
 then keeps what its plans share: a PlanMemo (per-item card lines, each strategy's plan,
 admissions), a SourceRewriter (rewritten lines) and SourceChecks (the source's verify state),
 so an eval builds each candidate as an overlay of the source and verifies only its new lines.
-
-The other core is put to work where a CLI process can fork (processes.Aside): an eval's
-probes, and auto's scores on a big session, are worked out in children while this process
-reads the source or plans the other strategies.
 """
 
 from __future__ import annotations
@@ -23,16 +19,15 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 
 from adapters.config_file import ExternalCommand
 from adapters.external import STRATEGY_ID as EXTERNAL_ID
 from adapters.external import ExternalError, run_external
 from adapters.full_parse import gc_paused
-from adapters.processes import Aside
 from adapters.providers import parse_transcript
-from adapters.rewrite import CardScanner, payload_texts
+from adapters.rewrite import CardScanner
 from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
 from core.admission import Admission, admit
 from core.calibration import Calibration, calibrate
@@ -41,7 +36,6 @@ from core.limits import (
     EVAL_PAYLOAD_BYTES,
     MAX_PLAN_ITEMS,
     MAX_PLAN_SOURCE_BYTES,
-    SCORES_ASIDE_MIN_ITEMS,
 )
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, NoPlan, NoPlanReason
@@ -49,8 +43,6 @@ from core.policy import PolicyConfig
 from core.probes import Probe, extract_probes
 from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
 from core.strategies.common import admit_with
-from core.strategies.memo import Scores, ScoresKey
-from core.strategies.scored import Scored
 from core.verify import SourceChecks
 
 Progress = Callable[[int, int, str], None]
@@ -92,10 +84,6 @@ class LoadedSession:
     starts: list[int] | None = field(default=None, repr=False, compare=False)
     card_scan: CardScanner | None = field(default=None, repr=False, compare=False)
     checks: SourceChecks | None = field(default=None, repr=False, compare=False)
-    probe_job: Aside[list[Probe]] | None = field(default=None, repr=False, compare=False)
-    """The eval's probes, worked out in a child since the load (load_session(probes=True))."""
-    scores_job: Aside[Scores] | None = field(default=None, repr=False, compare=False)
-    """scored's scores, worked out in a child since the load (load_session(scores_for=...))."""
 
     @property
     def session_id(self) -> str:
@@ -111,20 +99,8 @@ class LoadedSession:
 
     @cached_property
     def probes(self) -> list[Probe]:
-        """extract_probes() over the payloads: the load's child's answer when there is one."""
-        job = self.probe_job
-        if job is None:
-            return extract_probes(self.transcript, self.payloads)
-        try:
-            return job.result()
-        finally:
-            job.close()
-
-    def close(self) -> None:
-        """Stop the children whose answers were never asked for."""
-        for job in (self.probe_job, self.scores_job):
-            if job is not None:
-                job.close()
+        """extract_probes() over the payloads, once."""
+        return extract_probes(self.transcript, self.payloads)
 
     @cached_property
     def memo(self) -> PlanMemo:
@@ -149,20 +125,8 @@ class LoadedSession:
         return SourceChecks(self.data, self.provider, None, self.lines.starts)
 
 
-def load_session(
-    path: Path,
-    provider: Provider,
-    *,
-    probes: bool = False,
-    scores_for: PolicyConfig | None = None,
-) -> LoadedSession:
-    """Read and parse `path` for planning; PlanningError when it cannot be planned.
-
-    With `probes` (an eval will follow) a forked child works the probes out meanwhile, from
-    the payloads it reads itself: the other core is idle while this one reads the source.
-    With `scores_for` (auto will be planned under that policy, the session not live) so does
-    one for scored's scores, which read no payload; they are offered to the session's memo.
-    Close the session when done with it (a child nobody asked is stopped)."""
+def load_session(path: Path, provider: Provider) -> LoadedSession:
+    """Read and parse `path` for planning; PlanningError when it cannot be planned."""
     try:
         size = os.stat(path).st_size
         if size > MAX_PLAN_SOURCE_BYTES:
@@ -180,23 +144,10 @@ def load_session(
             PlanningErrorCode.TOO_MANY_ITEMS,
             f"{len(transcript.items)} items, over the planning limit of {MAX_PLAN_ITEMS}",
         )
-    job = Aside.start(partial(_probes_of, data, provider, transcript)) if probes else None
-    if job is not None and not job.forked:
-        job = None  # no child (threads, one core): the eval extracts them from the payloads
-    scoring = None
-    if scores_for is not None:  # keyed alike in any memo of this transcript: offered below
-        scoring = _start_scores(transcript, scores_for, EvalContext(memo=PlanMemo(transcript)))
-    scores_job = scoring[1] if scoring is not None else None
-    try:
-        with gc_paused():
-            source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
-    except BaseException:
-        for child in (job, scores_job):
-            if child is not None:
-                child.close()
-        raise
+    with gc_paused():
+        source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
     transcript.calibration = calibration_of(transcript, source.scan)
-    session = LoadedSession(
+    return LoadedSession(
         path=path,
         provider=provider,
         data=data,
@@ -206,12 +157,7 @@ def load_session(
         starts=source.lines.starts,
         card_scan=source.scan,
         checks=source.checks,
-        probe_job=job,
-        scores_job=scores_job,
     )
-    if scoring is not None:
-        session.memo.offer_scores(scoring[0], scoring[1].result)
-    return session
 
 
 def calibration_of(transcript: Transcript, scan: CardScanner) -> Calibration:
@@ -237,11 +183,6 @@ def _read_consistently(path: Path, provider: Provider) -> tuple[Transcript, byte
     raise PlanningError(
         PlanningErrorCode.CHANGED, f"{path} changed while it was read (rewritten?); try again"
     )
-
-
-def _probes_of(data: bytes, provider: Provider, transcript: Transcript) -> list[Probe]:
-    elidable = [item.line_index for item in transcript.items if item.elidable]
-    return extract_probes(transcript, payload_texts(data, provider, elidable, EVAL_PAYLOAD_BYTES))
 
 
 @dataclass(frozen=True)
@@ -288,51 +229,10 @@ def plan_session(
         return _plan_external(session, policy, external)
     ctx = session.context(live)
     with gc_paused():  # planning allocates much, and cycles none: no need to rescan the heap
-        scoring = offer_scores_aside(session, policy, live) if strategy == "auto" else None
-        try:
-            result = plan_for(strategy, session.transcript, policy, ctx)
-        finally:
-            if scoring is not None:
-                scoring.close()
+        result = plan_for(strategy, session.transcript, policy, ctx)
         if isinstance(result, NoPlan):
             return PlanOutcome(strategy, result, None)
         return PlanOutcome(strategy, result, admit_with(result, session.transcript, policy, ctx))
-
-
-def offer_scores_aside(
-    session: LoadedSession, policy: PolicyConfig, live: bool
-) -> Aside[Scores] | None:
-    """scored's scores (auto's costliest part) worked out in a forked child and offered to the
-    session's memo, so they come while auto plans the other strategies; None when the load
-    did so already, the session is too small for it to pay, or no child can be forked.
-    Close it when planned."""
-    if live:
-        return None
-    started = _start_scores(session.transcript, policy, session.context(live))
-    if started is None:
-        return None
-    key, job = started
-    session.memo.offer_scores(key, job.result)
-    return job
-
-
-def _start_scores(
-    transcript: Transcript, policy: PolicyConfig, ctx: EvalContext
-) -> tuple[ScoresKey, Aside[Scores]] | None:
-    """The scores scored would ask `ctx`'s memo for under `policy`, being worked out in a
-    forked child (see offer_scores_aside)."""
-    if len(transcript.items) < SCORES_ASIDE_MIN_ITEMS:
-        return None
-    scored = STRATEGIES["scored"]
-    if not isinstance(scored, Scored):
-        return None
-    request = scored.scores_request(transcript, policy, ctx)
-    if request is None:
-        return None
-    job = Aside.start(request.compute)
-    if not job.forked:
-        return None
-    return request.key, job
 
 
 def _plan_external(

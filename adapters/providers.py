@@ -21,12 +21,12 @@ def state_class(provider: Provider) -> type[TailState]:
 def parse_transcript(provider: Provider, path: str) -> Transcript:
     """A full parse (every line) into items, for planning and the oracle."""
     if provider is Provider.CLAUDE:
-        from adapters import claude
+        from adapters import claude_parse
 
-        return claude.parse_transcript(path)
-    from adapters import codex
+        return claude_parse.parse_transcript(path)
+    from adapters import codex_parse
 
-    return codex.parse_transcript(path)
+    return codex_parse.parse_transcript(path)
 
 
 def sniff_record(record: dict[str, Any]) -> Provider | None:

@@ -3,24 +3,20 @@
 A FileCursor remembers how far a file was read and the provider's running state, so an append
 costs only the appended bytes. A file that shrank or was replaced (new inode) is read again
 from 0. Big files are summarised cold from their head and tail only; the cursor then goes on
-from the end like any other. Many cold reads at once (a first start) are shared with a helper
-process on the other core (`read_cold`).
+from the end like any other. Many cold reads at once (a first start) are announced to the
+kernel first (`hint_cold_reads`), so a cold disk fetches them side by side.
 """
 
 from __future__ import annotations
 
 import os
-import struct
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
-import orjson
-
 from adapters.full_parse import Summarising
 from adapters.jsonl import LineCursor, Record, feed_bytes, torn_tail
-from adapters.processes import Child, cores, single_threaded, write_all
 from core.limits import (
     FULL_READ_MAX_BYTES,
     HEAD_SCAN_BYTES,
@@ -239,67 +235,21 @@ def _read_to_end(fd: int, cursor: FileCursor, size: int) -> None:
     cursor.size = max(cursor.size, pos)
 
 
-# -- cold reads shared with a helper process ---------------------------------------------------
+# -- cold reads ---------------------------------------------------------------------------------
 
-ColdJob = tuple[str, Provider]
 Rows = tuple[bytes, bytes]
 """A cursor's cache rows, head and body (adapters.cache.encode_entry)."""
 StateFor = Callable[[Provider], type[TailState]]
 
-COLD_FORK_MIN_FILES = 24
-"""Cold reads use a forked helper from this many files on (a fork costs a few ms)..."""
-COLD_SPAWN_MIN_FILES = 500
-"""... and a spawned one (a fresh interpreter, ~0.3 s of the other core) from this many."""
-COLD_PIPE_BYTES = 1024 * 1024
-"""Room asked for in the helper's pipe, so it rarely waits for the reader between files."""
-_FRAME = struct.Struct("<III")
-"""A helper's answer: job index, head and body lengths, then the rows (lengths 0: not read)."""
-_COLD_MAIN = """
-import sys
-from adapters.reader import serve_cold
-serve_cold(sys.stdin.buffer.read(), 1)
-"""
 
-
-def read_cold(
-    jobs: Sequence[ColdJob], read_here: Callable[[int], None], state_for: StateFor
-) -> dict[int, Rows]:
-    """Read `jobs` cold: `read_here(i)` for each from the front, while a helper process (when
-    there are enough jobs and a core to spare) reads them from the back and answers with each
-    cursor's cache rows. Returns those answers by index; read_here was called for every other.
-
-    Nobody waits: this side stops where the helper's answers begin, the helper is killed then,
-    and a job the helper failed on is read here (so errors surface as without it).
-    """
-    _hint(jobs)
-    helper = _ColdHelper.start(jobs, state_for)
-    if helper is None:
-        for index in range(len(jobs)):
-            read_here(index)
-        return {}
-    try:
-        index = 0
-        while index < helper.low:
-            read_here(index)
-            index += 1
-            helper.poll()
-    finally:
-        helper.stop()
-    answers = {k: rows for k, rows in helper.answers.items() if k >= index}
-    for k in range(index, len(jobs)):
-        if k not in answers:
-            read_here(k)
-    return answers
-
-
-def _hint(jobs: Sequence[ColdJob]) -> None:
-    """Ask the kernel for every window the reads below will want (a small file whole, a big
-    one's head and first tail window), all at once: on a cold disk they are then fetched side
-    by side instead of one request at a time as each file's turn comes. Warm, ~10 µs a file."""
+def hint_cold_reads(paths: Iterable[str]) -> None:
+    """Ask the kernel for every window the cold reads to come will want (a small file whole,
+    a big one's head and first tail window), all at once: on a cold disk they are then
+    fetched side by side instead of one request at a time as each file's turn comes."""
     advise = getattr(os, "posix_fadvise", None)
     if advise is None:
         return
-    for path, _provider in jobs:
+    for path in paths:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
@@ -318,100 +268,6 @@ def _hint(jobs: Sequence[ColdJob]) -> None:
             os.close(fd)
 
 
-def _read_encoded(job: ColdJob, state_for: StateFor) -> Rows:
-    from adapters.cache import encode_entry  # (the cache imports this module)
-
-    path, provider = job
-    cursor = open_cursor(path, provider, cast(TailStateFactory, state_for(provider)))
-    return encode_entry(cursor, cursor.summary())
-
-
-def _serve(jobs: Sequence[ColdJob], state_for: StateFor, out: int) -> None:
-    """The helper's side: the jobs from the back, an answer (frame) each."""
-    for index in range(len(jobs) - 1, -1, -1):
-        try:
-            head, body = _read_encoded(jobs[index], state_for)
-        except Exception:  # the reader's side reads it again and reports it
-            head = body = b""
-        write_all(out, _FRAME.pack(index, len(head), len(body)) + head + body)
-
-
-def serve_cold(jobs_json: bytes, out: int) -> None:
-    """A spawned helper's main: the jobs as JSON [[path, provider], ...], answers to `out`."""
-    from adapters.providers import state_class
-
-    jobs = [(str(path), Provider(provider)) for path, provider in orjson.loads(jobs_json)]
-    _serve(jobs, state_class, out)
-
-
-class _ColdHelper:
-    """The other side of read_cold: a child process and the answers read from it so far."""
-
-    def __init__(self, child: Child, count: int) -> None:
-        self._child = child
-        self._buffer = bytearray()
-        self.low = count
-        """Every job from here on is answered (or failed) by the helper."""
-        self.answers: dict[int, Rows] = {}
-
-    @classmethod
-    def start(cls, jobs: Sequence[ColdJob], state_for: StateFor) -> _ColdHelper | None:
-        if len(jobs) < COLD_FORK_MIN_FILES or os.name != "posix" or cores() < 2:
-            return None
-        child: Child | None = None
-        if single_threaded():  # fork: no start-up cost, and the child has state_for already
-            child = Child.fork(lambda out: _serve(jobs, state_for, out))
-        elif len(jobs) >= COLD_SPAWN_MIN_FILES and _is_default(state_for):
-            import tempfile
-
-            with tempfile.TemporaryFile() as payload:  # a pipe could block on a long list
-                payload.write(orjson.dumps([[path, provider.value] for path, provider in jobs]))
-                payload.seek(0)
-                child = Child.spawn(_COLD_MAIN, [], stdin=payload)
-        if child is None:
-            return None
-        try:
-            os.set_blocking(child.fd, False)
-        except OSError:
-            child.stop()
-            return None
-        _widen(child.fd)
-        return cls(child, len(jobs))
-
-    def poll(self) -> None:
-        """Take in what the helper wrote so far, without waiting."""
-        if self._child.fd < 0:
-            return
-        try:
-            while chunk := os.read(self._child.fd, COLD_PIPE_BYTES):
-                self._buffer += chunk
-        except BlockingIOError:
-            pass
-        except OSError:
-            self._child.stop()
-        buffer, pos = self._buffer, 0
-        while len(buffer) - pos >= _FRAME.size:
-            index, head_len, body_len = _FRAME.unpack_from(buffer, pos)
-            start = pos + _FRAME.size
-            end = start + head_len + body_len
-            if end > len(buffer):
-                break
-            if not 0 <= index < self.low:  # answers come from the back, one each
-                self._child.stop()
-                break
-            if head_len:
-                self.answers[index] = (
-                    bytes(buffer[start : start + head_len]),
-                    bytes(buffer[start + head_len : end]),
-                )
-            self.low = index
-            pos = end
-        del buffer[:pos]
-
-    def stop(self) -> None:
-        self._child.stop()
-
-
 def _no_readahead(fd: int) -> None:
     """Head and tail reads of a big file: the kernel's readahead would fetch far more than
     the window from a cold disk."""
@@ -424,19 +280,3 @@ def _readahead(fd: int) -> None:
     advise = getattr(os, "posix_fadvise", None)
     if advise is not None:
         advise(fd, 0, 0, os.POSIX_FADV_NORMAL)
-
-
-def _widen(fd: int) -> None:
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), COLD_PIPE_BYTES)
-    except (ImportError, OSError):
-        pass  # the default size works, with more waiting
-
-
-def _is_default(state_for: StateFor) -> bool:
-    """A spawned helper knows only the real providers' states."""
-    from adapters.providers import state_class
-
-    return state_for is state_class

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
-from adapters.cache import CachedCursor, SummaryCache, decode_rows
+from adapters.cache import CachedCursor, SummaryCache
 from adapters.discovery import (
     DiscoveryReport,
     Found,
@@ -34,8 +34,8 @@ from adapters.reader import (
     StateFor,
     TailStateFactory,
     advance,
+    hint_cold_reads,
     open_cursor,
-    read_cold,
 )
 from core.model import Coverage, Provider, SessionSummary, SubagentRef
 
@@ -214,32 +214,24 @@ class SessionStore:
             return self.all()
 
     def _read_cold(self, cold: list[Found]) -> tuple[list[_Entry], int]:
-        """Cold reads, shared with a helper process when there are many (adapters.reader.
-        read_cold): the entries, and how many files could not be read."""
-        done: list[_Entry | None] = [None] * len(cold)
+        """Cold reads (announced to the kernel first): the entries, and how many files could
+        not be read."""
+        hint_cold_reads(found.path for found in cold)
+        done: list[_Entry] = []
         failed = 0
-
-        def read_here(index: int) -> None:
-            nonlocal failed
+        for found in cold:
             try:
-                done[index] = self._refresh(cold[index], None)
+                entry = self._refresh(found, None)
             except OSError:
                 failed += 1
-            except Exception:  # one bad file must not blank the whole board
-                self._reader_failed(cold[index].path)
-                failed += 1
-
-        jobs = [(found.path, found.provider) for found in cold]
-        for index, rows in read_cold(jobs, read_here, self._state_for).items():
-            found = cold[index]
-            try:
-                cached = decode_rows(found.path, rows, self._state_for)
-            except Exception:  # rows this very code made: short of a bug, never
-                read_here(index)
                 continue
-            self.stats.cold_reads += 1
-            done[index] = _Entry(found, cached.cursor, _summary(cached, cached.cursor), rows)
-        return [entry for entry in done if entry is not None], failed
+            except Exception:  # one bad file must not blank the whole board
+                self._reader_failed(found.path)
+                failed += 1
+                continue
+            if entry is not None:
+                done.append(entry)
+        return done, failed
 
     def update(self, paths: Iterable[str], now: float) -> list[SessionSummary]:
         """Re-read only `paths`; the top-level summaries that changed."""

@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
     gc.collect()
 
     started = time.perf_counter()  # g2: what `gobtui eval` costs from the file
-    evaluated = load_session(path, provider, probes=True, scores_for=POLICY)  # as gobtui eval
+    evaluated = load_session(path, provider)  # as gobtui eval
     file_load_s = time.perf_counter() - started
     rows = evaluate_session(evaluated, POLICY)
     file_eval_s = time.perf_counter() - started

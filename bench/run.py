@@ -356,8 +356,7 @@ SETTLE_MAX_SECS = 90.0
 
 def settle() -> None:
     """Wait (up to SETTLE_MAX_SECS) for the 1-minute load average to drop under SETTLE_LOAD:
-    gobtui leaves a second core alone when the machine looks busy (adapters.processes), so
-    a bench started right after another heavy job would measure a one-core gobtui."""
+    a bench started right after another heavy job would measure the other job too."""
     deadline = time.monotonic() + SETTLE_MAX_SECS
     load = os.getloadavg()[0]
     if load >= SETTLE_LOAD:

@@ -31,23 +31,11 @@ RECENT_LINK_WINDOW = 4096
 USAGE_HISTORY_MAX = 120
 """Usage samples kept per session for the sparkline (as wide as a wide pane) and burn rate."""
 COMPACTION_EVENTS_MAX = 64
-CLAUDE_JOIN_REBUILD_MAX = 1024
-"""A two-process Claude parse sends at most this many of the tail's tool results that name a
-call it has not seen (normally the few answering the head's last calls); more, and this
-process reads the tail itself."""
 TITLE_MAX_CHARS = 120
 LABEL_MAX_CHARS = 80
 SUMMARY_MAX_CHARS = 240
 ELIDABLE_MIN_BYTES = 256
 """Only tool outputs larger than this are elidable."""
-STEAL_MIN_BYTES = 8 * 1024 * 1024
-"""A forked Helper that finishes its part of a full parse first takes over part of what this
-process has left to read, when at least this much is left (below, the hand-over costs more
-than it saves)."""
-WEIGH_LATER_MIN_BYTES = 16 * 1024 * 1024
-"""A full parse of a file this big weighs (token estimate, payload fingerprint) only the items
-still in context, once the live branch is known, from their lines read again: a transcript
-this long is mostly compacted history, and the live part is bounded by the context window."""
 STUB_BUDGET_BYTES = 96
 """What one stub is assumed to cost when estimating elision savings."""
 
@@ -175,12 +163,6 @@ MAX_MISSED_PROBES_SHOWN = 8
 """An eval row lists at most this many probes the plan loses."""
 EVAL_PAYLOAD_BYTES = 16 * 1024
 """Of each elidable output, this head is read for probes and the state card's salient lines."""
-EVAL_SPLIT_MIN_LINES = 4_000
-"""An eval's checks that rewrite at least this many lines in all are shared with a forked
-child (about 25 µs a line each side; a fork of a big process costs some tens of ms)."""
-SCORES_ASIDE_MIN_ITEMS = 10_000
-"""Auto on a transcript of at least this many items has scored's scores (about 20 µs an item)
-worked out in a forked child while it plans the other strategies."""
 MAX_PLAN_SOURCE_BYTES = 512 * 1024 * 1024
 """A transcript above this size is not planned (it is read whole into memory)."""
 

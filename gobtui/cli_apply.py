@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from adapters.paths import data_dir
-from adapters.planning import PlanningError, plan_session
 from adapters.publish import Publisher, PublishError, PublishErrorCode
 from adapters.select import SelectError, check_selector
 from adapters.vault import Vault
@@ -23,16 +21,13 @@ from gobtui.cli_common import (
     homes_of,
     load_target,
     one_file,
-    planning_failed,
+    plan_target,
     print_json,
     progress_bar,
     recorded_file,
     require_direct,
-    resolve_policy,
     resolve_target,
-    scores_for,
     snapshots_of,
-    strategy_named,
 )
 from gobtui.cli_vault import vault_exit
 from gobtui.exits import Exit
@@ -128,16 +123,9 @@ def _publish_error(error: PublishError) -> CliError:
 def cmd_apply(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     require_direct(target)
-    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
-    strategy = strategy_named(args.strategy or resolved.strategy)
-    live = target.live(args.live_secs, time.time())
-    session = load_target(target, scores_for=scores_for(resolved.policy, live, [strategy]))
-    try:
-        outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
-    except PlanningError as error:
-        raise planning_failed(error) from None
-    finally:
-        session.close()
+    planned = plan_target(args, target)
+    resolved, live, session = planned.resolved, planned.live, planned.session
+    outcome = planned.outcome
     result = outcome.result
     if isinstance(result, NoPlan):
         raise CliError(

@@ -15,10 +15,17 @@ from pydantic import BaseModel
 
 from adapters.config_file import ConfigError, LoadedConfig, ResolvedPolicy, load_config
 from adapters.paths import HomeError, Homes, resolve_homes
-from adapters.planning import LoadedSession, PlanningError, PlanningErrorCode, load_session
+from adapters.planning import (
+    LoadedSession,
+    PlanningError,
+    PlanningErrorCode,
+    PlanOutcome,
+    load_session,
+    plan_session,
+)
 from adapters.select import SelectError, check_selector, load_summaries, select_session
 from core.model import Provider, SessionSummary
-from core.policy import PolicyConfig, capped_to_window
+from core.policy import capped_to_window
 from core.strategies import STRATEGIES
 from gobtui.cli import CliError
 from gobtui.exits import Exit
@@ -149,20 +156,37 @@ def strategy_named(strategy: str) -> str:
     return strategy
 
 
-def scores_for(policy: PolicyConfig, live: bool, strategies: list[str]) -> PolicyConfig | None:
-    """The policy auto's scores are worked out under while the session loads: when auto is
-    among `strategies` and the session is idle (a live one gets provider controls)."""
-    return policy if "auto" in strategies and not live else None
-
-
-def load_target(
-    target: Target, probes: bool = False, scores_for: PolicyConfig | None = None
-) -> LoadedSession:
-    """The target loaded for planning (see load_session for `probes` and `scores_for`)."""
+def load_target(target: Target) -> LoadedSession:
+    """The target loaded for planning."""
     try:
-        return load_session(target.path, target.provider, probes=probes, scores_for=scores_for)
+        return load_session(target.path, target.provider)
     except PlanningError as error:
         raise planning_failed(error) from None
+
+
+@dataclass(frozen=True)
+class PlannedTarget:
+    """What `plan` and `apply` work from: the resolved policy, the strategy, whether the
+    session is live, the loaded session and the strategy's outcome."""
+
+    resolved: ResolvedPolicy
+    strategy: str
+    live: bool
+    session: LoadedSession
+    outcome: PlanOutcome
+
+
+def plan_target(args: Any, target: Target) -> PlannedTarget:
+    """The target's plan under the CLI's flags (--strategy, --preset, --trigger, ...)."""
+    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
+    strategy = strategy_named(args.strategy or resolved.strategy)
+    live = target.live(args.live_secs, time.time())
+    session = load_target(target)
+    try:
+        outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
+    except PlanningError as error:
+        raise planning_failed(error) from None
+    return PlannedTarget(resolved, strategy, live, session, outcome)
 
 
 def planning_failed(error: PlanningError) -> CliError:

@@ -8,7 +8,7 @@ from typing import Any
 
 from adapters.eval_session import evaluate_session
 from adapters.events import read_events
-from adapters.planning import PlanningError, plan_session
+from adapters.planning import PlanningError
 from adapters.select import SelectError, check_selector
 from core.evaluation import EvalRow, RowStatus
 from core.model import Provider
@@ -23,13 +23,13 @@ from gobtui.cli_common import (
     Target,
     add_limit_options,
     load_target,
+    plan_target,
     planning_failed,
     policy_config,
     print_json,
     progress_bar,
     resolve_policy,
     resolve_target,
-    scores_for,
     strategy_named,
     token_count,
 )
@@ -119,16 +119,9 @@ def _plan_json(plan: CompactionPlan, codes: list[str]) -> dict[str, Any]:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
-    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
-    strategy = strategy_named(args.strategy or resolved.strategy)
-    live = target.live(args.live_secs, time.time())
-    session = load_target(target, scores_for=scores_for(resolved.policy, live, [strategy]))
-    try:
-        outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
-    except PlanningError as error:
-        raise planning_failed(error) from None
-    finally:
-        session.close()
+    planned = plan_target(args, target)
+    strategy, live = planned.strategy, planned.live
+    outcome = planned.outcome
     result = outcome.result
     codes = [code.value for code in outcome.admission.codes] if outcome.admission else []
     if args.json:
@@ -199,14 +192,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     live = target.live(args.live_secs, time.time())
     with progress_bar("eval") as progress:
         progress(0, 1, "reading")
-        auto_policy = scores_for(resolved.policy, live, names or ["auto"])
-        session = load_target(target, probes=True, scores_for=auto_policy)
+        session = load_target(target)
         try:
             rows = evaluate_session(session, resolved.policy, names, live, progress)
         except PlanningError as error:
             raise planning_failed(error) from None
-        finally:
-            session.close()
     if args.json:
         print_json(rows)
         return 0

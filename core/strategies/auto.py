@@ -8,9 +8,7 @@ savings x (prefix / before)^3 wins (the earlier strategy on a tie). The winner i
 `auto`. The cube rewards leaving the prompt-cache prefix intact.
 
 Its strategies are evaluated and admitted through the context's memo: an eval that also runs
-them on their own (the registry hands auto its own instances) computes each plan once. A
-strategy marked `costly` (scored) is planned last, so a host that works out its scores on
-another core (adapters.planning.offer_scores_aside) has them by then.
+them on their own (the registry hands auto its own instances) computes each plan once.
 """
 
 from __future__ import annotations
@@ -64,11 +62,6 @@ def select(transcript: Transcript, live: bool) -> str:
     return "structured"
 
 
-def _costly(strategy: Strategy) -> bool:
-    """A strategy that says it is costly to plan (scored: its scorer reads every item)."""
-    return bool(getattr(strategy, "costly", False))
-
-
 class Auto:
     id = "auto"
 
@@ -102,15 +95,10 @@ class Auto:
             return None
         if ctx.live or not transcript.items:
             return self._live(transcript, policy, ctx)
-        # Planned the costly last (a host may be working out their part on another core
-        # meanwhile), then ranked in the listed order: the order decides ties.
-        plans = {
-            id(strategy): evaluate_with(strategy, transcript, policy, ctx)
-            for strategy in sorted(self.idle, key=_costly)
-        }
+        # Ranked in the listed order: the order decides ties.
         best: tuple[tuple[bool, float], Strategy, CompactionPlan] | None = None
         for strategy in self.idle:
-            plan = plans[id(strategy)]
+            plan = evaluate_with(strategy, transcript, policy, ctx)
             if plan is None or not admit_with(plan, transcript, policy, ctx).admitted:
                 continue
             gate = policy.accepts_savings(plan.context_tokens_before, plan.context_tokens_after)

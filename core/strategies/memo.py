@@ -33,7 +33,7 @@ class PlanMemo:
     check `serves` first (the helpers of core.strategies.common do).
     """
 
-    __slots__ = ("_admissions", "_candidates", "_offered", "_plans", "_scores", "cards")
+    __slots__ = ("_admissions", "_candidates", "_plans", "_scores", "cards")
 
     def __init__(self, transcript: Transcript, payloads: Mapping[int, str] | None = None) -> None:
         self.cards = CardMemo(transcript, payloads)
@@ -41,7 +41,6 @@ class PlanMemo:
         self._admissions: dict[AdmissionKey, tuple[list[Edit], Admission]] = {}
         self._candidates: dict[int, list[TranscriptItem]] = {}
         self._scores: dict[ScoresKey, tuple[object, Scores]] = {}
-        self._offered: dict[ScoresKey, Callable[[], Scores]] = {}
 
     @property
     def transcript(self) -> Transcript:
@@ -82,24 +81,12 @@ class PlanMemo:
     def scores(
         self, scorer: object, pool: Sequence[TranscriptItem], compute: Callable[[], Scores]
     ) -> Scores:
-        """The scorer's keep-probabilities for these candidates, computed once; from what a
-        host offered for them (offer_scores) when it did."""
+        """The scorer's keep-probabilities for these candidates, computed once."""
         key = self.scores_key(scorer, pool)
         found = self._scores.get(key)
         if found is None:
-            supplier = self._offered.pop(key, compute)
-            found = self._scores[key] = (scorer, supplier())
+            found = self._scores[key] = (scorer, compute())
         return found[1]
-
-    def has_scores(self, scorer: object, pool: Sequence[TranscriptItem]) -> bool:
-        key = self.scores_key(scorer, pool)
-        return key in self._scores or key in self._offered
-
-    def offer_scores(self, key: ScoresKey, supplier: Callable[[], Scores]) -> None:
-        """`supplier()` will answer scores(...) for `key`: a host works the scores out
-        elsewhere (another core) while the other strategies are planned. It must give what
-        the scorer gives."""
-        self._offered[key] = supplier
 
     def admission(self, plan: CompactionPlan, policy: PolicyConfig) -> Admission:
         """admit(plan, ...), once per edit list: admission reads a plan's edits and its token

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
 from functools import partial
-from typing import NamedTuple
 
 from core.model import Transcript, TranscriptItem
 from core.plan import CompactionPlan
@@ -29,7 +27,6 @@ from core.strategies.common import (
     elision_savings,
     state_card,
 )
-from core.strategies.memo import Scores, ScoresKey
 
 SCORE_SCALE = 1_000_000
 MISSING_SCORE = 0.5
@@ -39,37 +36,11 @@ def _valid(score: float | None) -> bool:
     return score is not None and math.isfinite(score) and 0.0 <= score <= 1.0
 
 
-class ScoresRequest(NamedTuple):
-    """What evaluate() will ask the memo to score: its key, and the computation."""
-
-    key: ScoresKey
-    compute: Callable[[], Scores]
-
-
 class Scored:
     id = "scored"
-    costly = True
-    """Its scorer reads every live item: auto plans it after the others (see auto.py)."""
 
     def __init__(self, scorer: Scorer | None = None) -> None:
         self.scorer: Scorer = scorer if scorer is not None else HeuristicScorer()
-
-    def scores_request(
-        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext
-    ) -> ScoresRequest | None:
-        """The scores evaluate() would ask the context's memo for, if it would and the memo
-        has none yet: a host may work them out elsewhere and offer them to the memo."""
-        memo = ctx.memo_for(transcript)
-        if memo is None or not above_trigger(transcript, policy):
-            return None
-        pool = candidates(transcript, policy, ctx)
-        if transcript.context_tokens() - policy.floor_tokens <= 0 or not pool:
-            return None
-        if memo.has_scores(self.scorer, pool):
-            return None
-        return ScoresRequest(
-            memo.scores_key(self.scorer, pool), partial(self.scorer.score, transcript, pool)
-        )
 
     def evaluate(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT

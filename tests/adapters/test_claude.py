@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import json
 import os
-import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -20,16 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters import claude as claude_mod
-from adapters import claude_items, claude_parse, jsonl, processes, reader
-from adapters import steal as steal_mod
-from adapters.claude import ClaudeState, parse_transcript
-from adapters.full_parse import Tally
+from adapters import claude_items, jsonl, reader
+from adapters.claude import ClaudeState
+from adapters.claude_parse import parse_transcript
 from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
 from adapters.timefmt import parse_ts
 from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
-from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary, Transcript
-from tests.adapters.stealing import force_steal, spy
+from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary
 
 Copy = Callable[..., Path]
 
@@ -651,150 +647,7 @@ def test_tool_result_with_image_is_not_elidable(tmp_path: Path) -> None:
     assert item.summary.startswith('Screenshot({"q":1}) => …') and len(item.summary) <= 240
 
 
-# -- a full parse with a helper process; the shortcuts are exact -----------------------------
-
-
-def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
-    assert transcript.summary is not None
-    return [dataclasses.astuple(i) for i in transcript.items], transcript.summary.model_dump()
-
-
-def helper_parts(monkeypatch: pytest.MonkeyPatch) -> list[list[tuple[int, Any]]]:
-    """Each parse's parts from its Helper (where each starts, its answer), as they come."""
-    parts: list[list[tuple[int, Any]]] = []
-    real = claude_parse._parts
-    monkeypatch.setattr(claude_parse, "_parts", lambda *a: parts.append(real(*a)) or parts[-1])
-    return parts
-
-
-@pytest.mark.forks
-@pytest.mark.parametrize("relative", [MAROT_MAIN, EDGE_CASES, TOOL_HEAVY])
-def test_a_helper_taking_part_of_the_head_parses_the_same(
-    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = str(fixtures_dir / relative)
-    alone = dump(parse_transcript(path))
-    given = force_steal(monkeypatch, claude_parse, "HEAD_SHARE")
-    calls = spy(monkeypatch, claude_parse, "_join")
-    assert dump(parse_transcript(path)) == alone
-    joins = [joined for _, joined in calls]
-    # the end of the head too, joined (the edge cases reuse a uuid across the tail's start:
-    # that join is refused, and the tail read here)
-    assert given[0] > 0 and joins[0] and joins == [True, relative != EDGE_CASES]
-
-
-@pytest.mark.forks
-def test_a_failed_extra_part_is_read_here(
-    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = str(fixtures_dir / MAROT_MAIN)
-    alone = dump(parse_transcript(path))
-    given = force_steal(monkeypatch, claude_parse, "HEAD_SHARE")
-    real = claude_parse._part
-
-    def damaged(*args: Any, with_tools: bool = False) -> Any:
-        answer = real(*args, with_tools=with_tools)
-        return (*answer[:14], None) if with_tools else answer  # its tool calls not sent
-
-    monkeypatch.setattr(claude_parse, "_part", damaged)
-    assert dump(parse_transcript(path)) == alone and given[0] > 0
-
-
-@pytest.mark.forks
-@pytest.mark.parametrize("forked", [True, False], ids=["forked", "spawned"])
-@pytest.mark.parametrize("relative", [MAROT_MAIN, MAROT_SUB, BRANCH, EDGE_CASES])
-def test_helper_parse_equals_one_pass(
-    fixtures_dir: Path, relative: str, forked: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if forked and not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    path = str(fixtures_dir / relative)
-    alone = dump(parse_transcript(path))
-    parts = helper_parts(monkeypatch)
-    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
-    monkeypatch.setattr(processes, "single_threaded", lambda: forked)
-    assert dump(parse_transcript(path)) == alone
-    assert len(parts) == 1 and isinstance(parts[0][-1][1][8], Tally)  # it read the tail
-
-
-@pytest.mark.parametrize("relative", [MAROT_MAIN, MAROT_SUB, BRANCH, EDGE_CASES, TOOL_HEAVY])
-def test_weighing_later_equals_weighing_each_item(fixtures_dir: Path, relative: str) -> None:
-    # A big file's items are weighed once the branch is known, only the live ones: the same
-    # estimates and fingerprints, the dead ones 0 as before.
-    path = str(fixtures_dir / relative)
-    eager = claude_parse.parse_file(path, weigh_later=False)
-    later = claude_parse.parse_file(path, weigh_later=True)
-    assert dump(later) == dump(eager)
-    assert any(i.active and i.payload_sha256 for i in eager.items) or relative != TOOL_HEAVY
-
-
-@pytest.mark.forks
-def test_weighing_later_with_a_helper(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    path = str(fixtures_dir / MAROT_MAIN)
-    alone = dump(parse_transcript(path))
-    parts = helper_parts(monkeypatch)
-    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(processes, "_busy", lambda: False)
-    monkeypatch.setattr(claude_parse, "WEIGH_LATER_MIN_BYTES", 0)
-    assert dump(parse_transcript(path)) == alone
-    spans = parts[0][-1][1][10]  # the tail's items came unweighed, with their places
-    pairs = list(zip(spans[::2], spans[1::2], strict=True))
-    assert pairs and pairs == sorted(pairs) and all(length > 0 for _, length in pairs)
-
-
-def test_a_file_changed_in_place_before_weighing_is_read_again(
-    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "s.jsonl"
-    path.write_bytes((fixtures_dir / TOOL_HEAVY).read_bytes())
-    changed = (fixtures_dir / MAROT_MAIN).read_bytes()
-    mark = claude_items.ItemBuilder.mark_branch
-
-    def mark_then_rewrite(builder: claude_items.ItemBuilder, *args: Any) -> None:
-        mark(builder, *args)
-        if not builder.weigh:  # the same inode, other lines: what an in-place rewrite does
-            with path.open("r+b") as handle:
-                handle.write(changed)
-                handle.truncate()
-
-    monkeypatch.setattr(claude_items.ItemBuilder, "mark_branch", mark_then_rewrite)
-    got = claude_parse.parse_file(str(path), weigh_later=True)
-    monkeypatch.undo()
-    assert dump(got)[0] == dump(claude_parse.parse_file(str(path), weigh_later=False))[0]
-    assert (
-        got.items
-        and got.items
-        != claude_parse.parse_file(str(fixtures_dir / TOOL_HEAVY), weigh_later=False).items
-    )
-
-
-def test_helper_failures_fall_back(fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = str(fixtures_dir / TOOL_HEAVY)
-    want = dump(parse_transcript(path))
-    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(processes, "_busy", lambda: False)
-    with monkeypatch.context() as patch:  # no interpreter to run it
-        patch.setattr(processes, "single_threaded", lambda: False)
-        patch.setattr(sys, "executable", "/nonexistent/python3")
-        assert dump(parse_transcript(path)) == want
-    with monkeypatch.context() as patch:  # it dies
-        patch.setattr(processes, "single_threaded", lambda: False)
-        patch.setattr(processes, "_HELPER_MAIN", "import sys; sys.exit(3)")
-        assert dump(parse_transcript(path)) == want
-    if processes.single_threaded():
-        with monkeypatch.context() as patch:  # a forked one dies before it answers
-            patch.setattr(processes, "write_all", lambda fd, data: os._exit(3))
-            patch.setattr(steal_mod, "write_all", lambda fd, data: os._exit(3))
-            assert dump(parse_transcript(path)) == want
-        with monkeypatch.context() as patch:  # ... or once it handed its part over
-            patch.setattr(processes, "write_all", lambda fd, data: os._exit(3))
-            assert dump(parse_transcript(path)) == want
-    with monkeypatch.context() as patch:  # it answers something else
-        patch.setattr(processes.Helper, "result", lambda _: (ClaudeState(path), None))
-        assert dump(parse_transcript(path)) == want
+# -- the shortcuts are exact ------------------------------------------------------------------
 
 
 def stamps() -> st.SearchStrategy[Any]:
@@ -875,37 +728,6 @@ def test_item_kinds_are_what_becomes_an_item() -> None:
     for index, kind in enumerate(kinds):
         builder.add(index, {"type": kind, "message": {"content": "x"}}, kind, f"u{index}", None)
     assert [i.line_index for i in builder.items] == list(range(len(claude_items.ITEM_KINDS)))
-
-
-def test_no_descriptors_left_for_stealing_parses_the_same(
-    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = str(fixtures_dir / TOOL_HEAVY)
-    alone = dump(parse_transcript(path))
-    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(processes, "_busy", lambda: False)
-    made: list[int] = []
-    real_pipe = os.pipe
-
-    def pipe() -> tuple[int, int]:
-        if made:  # the second pipe fails
-            raise OSError(24, "Too many open files")
-        made.extend(real_pipe())
-        return made[0], made[1]
-
-    monkeypatch.setattr(os, "pipe", pipe)
-    assert steal_mod.Steal.open(0) is None
-    assert all(not _is_open(fd) for fd in made)  # the first one closed again
-    made.clear()
-    assert dump(parse_transcript(path)) == alone
-
-
-def _is_open(fd: int) -> bool:
-    try:
-        os.fstat(fd)
-    except OSError:
-        return False
-    return True
 
 
 def test_a_session_past_200k_has_the_1m_window(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import json
@@ -17,16 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import codex_items, codex_parse, processes, reader
-from adapters import steal as steal_mod
-from adapters.codex import CodexState, parse_transcript, session_id_from_path
-from adapters.codex_parse import items_loads
-from adapters.full_parse import Tally
+from adapters import codex_items, reader
+from adapters.codex import CodexState, session_id_from_path
+from adapters.codex_parse import parse_transcript
 from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
 from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from core.model import ContextState, Coverage, ItemKind, Provider, Transcript
-from tests.adapters.stealing import force_steal, spy
+from core.model import ContextState, Coverage, ItemKind, Provider
 
 Copy = Callable[..., Path]
 L_04 = "codex/madshn__localpush__rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
@@ -496,168 +492,7 @@ def test_big_file_cold_read_is_head_and_tail(fixtures_dir: Path, tmp_path: Path)
     assert parse_transcript(str(path)).context_tokens() == 124245
 
 
-# -- a full parse with a helper process; the shortcuts are exact -----------------------------
-
-
-def dump(transcript: Transcript) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
-    assert transcript.summary is not None
-    return [dataclasses.astuple(i) for i in transcript.items], transcript.summary.model_dump()
-
-
-@pytest.mark.forks
-@pytest.mark.parametrize("forked", [True, False], ids=["forked", "spawned"])
-@pytest.mark.parametrize("relative", [L_34, WINDOW, KV_COMPACT, LEGACY])
-def test_helper_parse_equals_one_pass(
-    fixtures_dir: Path, relative: str, forked: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if forked and not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    monkeypatch.setattr(processes, "single_threaded", lambda: forked)
-    path = str(fixtures_dir / relative)
-    alone = dump(parse_transcript(path))
-    answers: list[Any] = []
-    # a forked Helper hands its answer over through adapters.steal, a spawned one returns it
-    owner, name = (steal_mod.Steal, "answer") if forked else (processes.Helper, "result")
-    real = getattr(owner, name)
-
-    def answer(self: Any) -> Any:
-        answers.append(real(self))
-        return answers[-1]
-
-    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(processes, "_busy", lambda: False)  # whatever else the machine runs
-    monkeypatch.setattr(owner, name, answer)
-    monkeypatch.setattr(codex_parse, "ITEMS_HEAD_SHARE", 0.6)  # a tail of several lines
-    assert dump(parse_transcript(path)) == alone
-    # (taken once: a forked one's may be read while this process still reads its part)
-    assert answers and all(got is answers[0] for got in answers)
-    assert isinstance(answers[0][3], Tally)  # the helper did the state
-    assert answers[0][1] is not None  # and the items of the file's tail
-    # a helper answering for other bytes is not believed
-    monkeypatch.setattr(
-        owner, name, lambda _: (CodexState(path), None, Tally(records=1), Tally(records=1))
-    )
-    assert dump(parse_transcript(path)) == alone
-
-
-@pytest.mark.forks
-@pytest.mark.parametrize("helper", [False, True], ids=["alone", "helper"])
-@pytest.mark.parametrize("relative", [L_34, WINDOW, KV_COMPACT, LEGACY])
-def test_weighing_later_equals_weighing_each_item(
-    fixtures_dir: Path, relative: str, helper: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A big file's items are weighed once the newest compaction is applied, only the live
-    # ones: the same estimates and fingerprints, the others 0 as before.
-    if helper and not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    path = str(fixtures_dir / relative)
-    eager = dump(parse_transcript(path))
-    weighed: list[int] = []
-    real = codex_parse.weigh
-    monkeypatch.setattr(codex_parse, "WEIGH_LATER_MIN_BYTES", 0)
-    monkeypatch.setattr(
-        codex_parse, "weigh", lambda i, r: weighed.append(i.line_index) or real(i, r)
-    )
-    if helper:  # its tail's items come unweighed too
-        monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-        monkeypatch.setattr(processes, "_busy", lambda: False)
-        monkeypatch.setattr(codex_parse, "ITEMS_HEAD_SHARE", 0.6)
-    assert dump(parse_transcript(path)) == eager
-    assert weighed == [i[0] for i in eager[0] if i[3]]  # each active item, once, in order
-
-
-def test_a_rollout_changed_in_place_before_weighing_is_read_again(
-    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "rollout.jsonl"
-    path.write_bytes((fixtures_dir / KV_COMPACT).read_bytes())
-    changed = (fixtures_dir / L_34).read_bytes()
-    finish = codex_parse._finish
-
-    def finish_then_rewrite(*args: Any) -> Any:
-        got = finish(*args)
-        if got[1]:  # unweighed items: the same inode gets other lines
-            with path.open("r+b") as handle:
-                handle.write(changed)
-                handle.truncate()
-        return got
-
-    monkeypatch.setattr(codex_parse, "WEIGH_LATER_MIN_BYTES", 0)
-    monkeypatch.setattr(codex_parse, "_finish", finish_then_rewrite)
-    got = dump(parse_transcript(str(path)))
-    monkeypatch.undo()
-    assert got == dump(parse_transcript(str(path)))
-    assert got != dump(parse_transcript(str(fixtures_dir / KV_COMPACT)))
-
-
-@pytest.mark.forks
-@pytest.mark.parametrize("relative", [L_34, KV_COMPACT, WINDOW])
-def test_a_helper_taking_part_of_the_head_parses_the_same(
-    fixtures_dir: Path, relative: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = str(fixtures_dir / relative)
-    alone = dump(parse_transcript(path))
-    given = force_steal(monkeypatch, codex_parse, "ITEMS_HEAD_SHARE")
-    calls = spy(monkeypatch, codex_parse, "_finish")
-    assert dump(parse_transcript(path)) == alone
-    extras = [args[3] for args, _ in calls]
-    assert given[0] > 0 and extras[0] is not None and extras[0][1] == given[0]
-
-
-@pytest.mark.forks
-def test_a_helper_takes_nothing_when_a_call_was_made_twice(
-    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Which call an output is named by would depend on where the extra part starts.
-    lines = (fixtures_dir / L_34).read_bytes().splitlines(keepends=True)
-    call = next(line for line in lines if b'"type":"function_call"' in line)
-    path = tmp_path / "rollout.jsonl"
-    path.write_bytes(b"".join([*lines[:2], call, *lines[2:]]))
-    alone = dump(parse_transcript(str(path)))
-    given = force_steal(monkeypatch, codex_parse, "ITEMS_HEAD_SHARE")
-    assert dump(parse_transcript(str(path))) == alone
-    assert given and not any(given)
-
-
-def test_items_loads_skips_only_lines_whose_own_type_makes_no_item() -> None:
-    event = b'{"timestamp":"2026-01-01T00:00:00.000Z","type":"event_msg","payload":{"type":"x"}}'
-    assert items_loads(event) == {"type": "event_msg"}
-    item = b'{"timestamp":"t","type":"response_item","payload":{"type":"message"}}'
-    assert items_loads(item) == orjson.loads(item)
-    # "type" not the second member, or a timestamp with an escape: decoded for real
-    other = b'{"type":"event_msg","timestamp":"t","payload":{}}'
-    assert items_loads(other) == orjson.loads(other)
-    escaped = b'{"timestamp":"a\\"b","type":"event_msg","payload":{}}'
-    assert items_loads(escaped) == orjson.loads(escaped)
-
-
-@pytest.mark.forks
-def test_helper_parse_with_a_damaged_skipped_line_equals_one_pass(
-    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A damaged event_msg line the items pass does not decode: the Helper counts it bad, the
-    tallies differ, and the parse is done again decoding every line."""
-    if not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    lines = (fixtures_dir / L_34).read_bytes().splitlines(keepends=True)
-    at = next(i for i, line in enumerate(lines) if b'"type":"event_msg"' in line[:60])
-    lines.insert(at + 1, lines[at][: len(lines[at]) // 2] + b"\n")  # a torn write, then more
-    path = tmp_path / L_34.split("/")[-1]
-    path.write_bytes(b"".join(lines))
-    alone = dump(parse_transcript(str(path)))
-    assert alone[1]["bad_reasons"] == {"not_json": 1}
-    passes: list[bool] = []
-    real = codex_parse._items_pass
-
-    def items_pass(fd: int, size: int, state: CodexState | None, *rest: Any) -> Any:
-        passes.append(state is None)
-        return real(fd, size, state, *rest)
-
-    monkeypatch.setattr(processes, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(processes, "_busy", lambda: False)
-    monkeypatch.setattr(codex_parse, "_items_pass", items_pass)
-    assert dump(parse_transcript(str(path))) == alone
-    assert passes == [True, False]  # the skipping pass, then everything again
+# -- the shortcuts are exact ------------------------------------------------------------------
 
 
 @settings(max_examples=300, deadline=None)
@@ -666,17 +501,3 @@ def test_cut_shortcut_is_exact(text: str, limit: int) -> None:
     flat = " ".join(text[: 4 * limit].split())
     want = flat if len(flat) <= limit else flat[: limit - 1] + "…"
     assert codex_items.cut(text, limit) == want
-
-
-def test_items_loads_reads_a_repeated_item_type_key_as_a_parser_does() -> None:
-    """A parser keeps the last of a repeated key: such a line is decoded for real."""
-    line = b'{"timestamp":"t","type":"event_msg","payload":{},"type":"response_item"}'
-    assert (
-        items_loads(line)
-        == orjson.loads(line)
-        == {
-            "timestamp": "t",
-            "type": "response_item",
-            "payload": {},
-        }
-    )

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import eval_session, planning, processes
+from adapters import planning
 from adapters.eval_session import evaluate_session
-from adapters.planning import load_session, plan_session
+from adapters.planning import load_session
 from adapters.rewrite import RewriteError, apply_plan, payload_texts, split_lines
 from adapters.rewrite_lines import SourceRewriter, read_source
 from core.admission import admit, protected_tail_start
@@ -162,7 +162,6 @@ def test_read_source_scan_is_the_scan_of_the_lines(name: str, fixture_copy: obje
 def test_a_session_growing_while_loaded_is_cut_where_its_parse_stopped(
     fixture_copy: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from adapters import planning
 
     path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
     original = path.read_bytes()
@@ -183,7 +182,6 @@ def test_a_session_growing_while_loaded_is_cut_where_its_parse_stopped(
 def test_a_session_shrinking_while_loaded_is_an_error(
     fixture_copy: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from adapters import planning
 
     path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
     parse = planning.parse_transcript
@@ -343,108 +341,20 @@ def test_probe_witnesses_give_probe_recall_scores(draw: st.DataObject) -> None:
         assert witness.score(plan, tail) == probe_recall(probes, t, plan, tail, payloads)
 
 
-@pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every child forked from here on, forked for real; skips when forking is unsafe."""
-    if not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    forked: list[object] = []
-    real = processes.Child.fork
-
-    def fork(work: object, **how: bool) -> object:
-        forked.append(work)
-        return real(work, **how)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(processes, "_busy", lambda: False)
-    monkeypatch.setattr(processes.Child, "fork", fork)
-    return forked
-
-
-@pytest.mark.forks
-@pytest.mark.parametrize(("name", "provider"), FIXTURES[:2])
-def test_eval_with_probes_extracted_aside_equals_the_one_shot_rows(
-    name: str, provider: Provider, fixture_copy: object, forks: list[object]
+def test_eval_reports_its_progress_in_order_and_gives_the_one_shot_rows(
+    fixture_copy: object,
 ) -> None:
-    """In a single-threaded process the probes come from a forked child: same rows."""
-    path = fixture_copy(name)  # type: ignore[operator]
-    rows = evaluate_session(load_session(path, provider), LOW)
-    assert len(forks) == 1  # too few rewritten lines to share the checks
-    assert _without_durations(rows) == _without_durations(reference_rows(path, provider, LOW))
-
-
-@pytest.mark.forks
-@pytest.mark.parametrize("at_load", [False, True], ids=["probes-in-eval", "probes-at-load"])
-def test_eval_checks_shared_with_a_child_give_the_one_shot_rows(
-    at_load: bool, fixture_copy: object, forks: list[object], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Checks over the split size: a second child verifies about half of the candidates;
-    the probes come from a child started by the eval, or by the load (gobtui eval's way)."""
-    monkeypatch.setattr(eval_session, "EVAL_SPLIT_MIN_LINES", 10)
+    """Each strategy's plan, then each check, then the probes: steps only ever go up, and the
+    rows are those of planning and verifying each candidate on its own."""
     path = fixture_copy(BIG_FIXTURE)  # type: ignore[operator]
     policy = LOW.model_copy(update={"keep_recent_tool_outputs": 0})
     steps: list[tuple[int, int, str]] = []
-    session = load_session(path, Provider.CLAUDE, probes=at_load)
-    assert (session.probe_job is not None) is at_load and len(forks) == int(at_load)
+    session = load_session(path, Provider.CLAUDE)
     rows = evaluate_session(session, policy, progress=lambda *step: steps.append(step))
-    assert len(forks) == 2  # the probes, and half of the checks
     expected = reference_rows(path, Provider.CLAUDE, policy)
     assert _without_durations(rows) == _without_durations(expected)
     assert sum(row.bytes_after is not None for row in rows) >= 5
     verifying = [what for _, _, what in steps if what.startswith("verify ")]
-    assert len(verifying) >= 2
+    assert len(verifying) >= 5
     assert [step[0] for step in steps] == sorted(step[0] for step in steps)
     assert steps[-1] == (2 * len(rows), 2 * len(rows), "done")
-
-
-@pytest.mark.forks
-def test_auto_with_scores_from_a_child_equals_the_one_shot_plan(
-    fixture_copy: object, forks: list[object], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Over the size for it, auto's scores come from a forked child while it plans the other
-    strategies: the same plan, the same eval rows."""
-    monkeypatch.setattr(planning, "SCORES_ASIDE_MIN_ITEMS", 0)
-    path = fixture_copy(BIG_FIXTURE)  # type: ignore[operator]
-    policy = LOW.model_copy(update={"keep_recent_tool_outputs": 2})
-    session = load_session(path, Provider.CLAUDE)
-    one_shot = EvalContext(payloads=session.payloads)
-    auto = plan_session(session, "auto", policy)
-    assert len(forks) == 1
-    assert auto.result == plan_for("auto", session.transcript, policy, one_shot)
-    scored = plan_session(session, "scored", policy)  # the memo has the child's scores
-    assert len(forks) == 1
-    assert scored.result == plan_for("scored", session.transcript, policy, one_shot)
-    rows = evaluate_session(load_session(path, Provider.CLAUDE), policy)
-    assert len(forks) == 3  # the probes, and the scores
-    expected = reference_rows(path, Provider.CLAUDE, policy)
-    assert _without_durations(rows) == _without_durations(expected)
-
-
-@pytest.mark.forks
-def test_scores_worked_out_while_the_session_loads_serve_auto(
-    fixture_copy: object, forks: list[object], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """load_session(scores_for=...) (gobtui plan, apply and eval with auto) forks the scores'
-    child before reading the source; auto then takes them from the memo, forking no other."""
-    monkeypatch.setattr(planning, "SCORES_ASIDE_MIN_ITEMS", 0)
-    path = fixture_copy(BIG_FIXTURE)  # type: ignore[operator]
-    policy = LOW.model_copy(update={"keep_recent_tool_outputs": 2})
-    session = load_session(path, Provider.CLAUDE, scores_for=policy)
-    assert len(forks) == 1 and session.scores_job is not None
-    auto = plan_session(session, "auto", policy)
-    assert len(forks) == 1
-    one_shot = EvalContext(payloads=session.payloads)
-    assert auto.result == plan_for("auto", session.transcript, policy, one_shot)
-    session.close()
-    # an eval loaded that way forks the probes' child at the load as well, and no other
-    evaluated = load_session(path, Provider.CLAUDE, probes=True, scores_for=policy)
-    assert len(forks) == 3
-    rows = evaluate_session(evaluated, policy)
-    evaluated.close()
-    assert len(forks) == 3
-    expected = reference_rows(path, Provider.CLAUDE, policy)
-    assert _without_durations(rows) == _without_durations(expected)
-    # a session loaded for scores nobody asks for stops the child when closed
-    unused = load_session(path, Provider.CLAUDE, scores_for=policy)
-    assert len(forks) == 4 and unused.scores_job is not None and unused.scores_job.forked
-    unused.close()
-    assert not unused.scores_job.forked

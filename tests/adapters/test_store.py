@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import select
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from adapters import processes, reader
+from adapters import reader
 from adapters import store as store_module
 from adapters.cache import SummaryCache
 from adapters.paths import Homes
@@ -376,146 +375,15 @@ def many_tiny(homes: Homes, count: int) -> None:
         write(homes.codex / "sessions" / "2026" / f"r{i}.jsonl", codex_line(id=f"r{i}", tokens=i))
 
 
-class ColdCounter:
-    """How read_cold split its jobs: (read here, answered by the helper), each scan. This side
-    starts reading only once the helper has answered (the helper's start is not awaited for
-    real), so a test knows there is something to split."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.splits: list[tuple[int, int]] = []
-        real = reader.read_cold
-        real_start = reader._ColdHelper.start
-
-        def start_and_wait(jobs: Any, state_for: Any) -> reader._ColdHelper | None:
-            helper = real_start(jobs, state_for)
-            if helper is not None:
-                select.select([helper._child.fd], [], [], 120)
-            return helper
-
-        monkeypatch.setattr(reader._ColdHelper, "start", start_and_wait)
-
-        def counting(jobs: Any, read_here: Any, state_for: Any) -> dict[int, Any]:
-            here: list[int] = []
-
-            def counted(index: int) -> None:
-                here.append(index)
-                read_here(index)
-
-            answers = real(jobs, counted, state_for)
-            self.splits.append((len(here), len(answers)))
-            return answers
-
-        monkeypatch.setattr(store_module, "read_cold", counting)
-
-
-def alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reader, "COLD_FORK_MIN_FILES", 10**9)
-
-
 def scan_all(store: SessionStore) -> list[Any]:
     store.scan(NOW)
     return [(path, store.get(path)) for path in store.paths()]
 
 
-def forking(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not processes.single_threaded():
-        pytest.skip("forking needs a single-threaded test process")
-    monkeypatch.setattr(reader, "COLD_FORK_MIN_FILES", 2)
-
-
-@pytest.mark.forks
-def test_cold_reads_with_a_forked_helper_equal_reading_alone(
-    homes: Homes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    many_tiny(homes, 30)
-    with monkeypatch.context() as patch:
-        alone(patch)
-        want = scan_all(tiny_store(homes, None))
-    forking(monkeypatch)
-    counter = ColdCounter(monkeypatch)
-    with SummaryCache(tmp_path / "cache", state_for=tiny_state_for) as cache:
-        store = tiny_store(homes, cache)
-        assert scan_all(store) == want
-        assert store.stats.cold_reads == 60
-    ((here, helped),) = counter.splits
-    assert here + helped == 60 and helped > 0  # (a helper that never answers fails this)
-    with SummaryCache(tmp_path / "cache", state_for=tiny_state_for) as cache:
-        reads = ReadCounter(monkeypatch)
-        warm = tiny_store(homes, cache)
-        assert scan_all(warm) == want  # every row reached the cache, the helper's too
-        assert (reads.opens, warm.stats.cold_reads) == (0, 0)
-
-
-def test_cold_reads_with_a_spawned_helper_equal_reading_alone(
-    homes: Homes, tmp_path: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    real_home(homes, fixtures_dir)
-    with monkeypatch.context() as patch:
-        alone(patch)
-        want = scan_all(SessionStore(homes, None, max_age_secs=None))
-    monkeypatch.setattr(reader, "COLD_FORK_MIN_FILES", 2)
-    monkeypatch.setattr(reader, "COLD_SPAWN_MIN_FILES", 2)
-    monkeypatch.setattr(reader, "single_threaded", lambda: False)  # as in the dashboard
-    counter = ColdCounter(monkeypatch)
-    with SummaryCache(tmp_path / "cache") as cache:
-        assert scan_all(SessionStore(homes, cache, max_age_secs=None)) == want
-    ((here, helped),) = counter.splits
-    assert helped > 0 and here + helped == len(want)
-    with SummaryCache(tmp_path / "cache") as cache:
-        assert scan_all(SessionStore(homes, cache, max_age_secs=None)) == want
-
-
-@pytest.mark.forks
-def test_a_file_the_helper_fails_on_is_read_here(
-    homes: Homes, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    many_tiny(homes, 15)
-    with monkeypatch.context() as patch:
-        alone(patch)
-        want = scan_all(tiny_store(homes, None))
-    forking(monkeypatch)
-    real = reader._read_encoded
-
-    def flaky(job: Any, state_for: Any) -> Any:
-        if job[0].endswith(("r3.jsonl", "s7.jsonl")):
-            raise RuntimeError("the helper's read failed")
-        return real(job, state_for)
-
-    monkeypatch.setattr(reader, "_read_encoded", flaky)  # (the forked helper has it too)
-    store = tiny_store(homes, None)
-    assert scan_all(store) == want
-    assert (store.stats.errors, store.skipped) == (0, 0)
-
-
-@pytest.mark.forks
-def test_a_helper_that_dies_leaves_the_rest_to_this_side(
-    homes: Homes, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    many_tiny(homes, 15)
-    with monkeypatch.context() as patch:
-        alone(patch)
-        want = scan_all(tiny_store(homes, None))
-    forking(monkeypatch)
-    sent: list[int] = []
-
-    def dies_after_three(fd: int, data: bytes) -> None:
-        if len(sent) == 3:
-            os._exit(1)
-        sent.append(len(data))
-        processes.write_all(fd, data)
-
-    monkeypatch.setattr(reader, "write_all", dies_after_three)
-    counter = ColdCounter(monkeypatch)
-    assert scan_all(tiny_store(homes, None)) == want
-    assert counter.splits[0][0] + counter.splits[0][1] == 30 and counter.splits[0][1] <= 3
-
-
-@pytest.mark.forks
-def test_a_reader_bug_with_a_helper_skips_the_file_only(
+def test_a_reader_bug_on_a_cold_read_skips_the_file_only(
     homes: Homes, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     many_tiny(homes, 15)
-    forking(monkeypatch)
     real = reader.open_cursor
 
     def broken(path: str, *args: Any, **kwargs: Any) -> Any:
@@ -529,7 +397,7 @@ def test_a_reader_bug_with_a_helper_skips_the_file_only(
     paths = [path for path, _ in scan_all(store)]
     assert len(paths) == 29 and not any(p.endswith("/s4.jsonl") for p in paths)
     assert (store.stats.errors, store.skipped) == (1, 1)
-    assert caplog.text.count("s4.jsonl failed") == 1  # logged once, by this side
+    assert caplog.text.count("s4.jsonl failed") == 1  # logged once
 
 
 def test_cold_read_hints_skip_what_cannot_be_opened(tmp_path: Path) -> None:
@@ -540,7 +408,6 @@ def test_cold_read_hints_skip_what_cannot_be_opened(tmp_path: Path) -> None:
     big = tmp_path / "big.jsonl"
     big.write_bytes(b'{"type":"user"}\n' * 20_000)  # over FULL_READ_MAX_BYTES: head and tail
     missing = tmp_path / "gone.jsonl"
-    jobs = [(str(p), Provider.CLAUDE) for p in (small, missing, big, tmp_path)]
     before = len(os.listdir("/proc/self/fd"))
-    reader._hint(jobs)  # neither raises nor leaks a descriptor
+    reader.hint_cold_reads(str(p) for p in (small, missing, big, tmp_path))  # no raise, no leak
     assert len(os.listdir("/proc/self/fd")) == before

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters import claude
+from adapters import claude_parse
 from core import probes as probes_module
 from core.limits import MAX_PROBES
 from core.model import ItemKind, Transcript
@@ -129,7 +129,7 @@ def test_extraction_is_deterministic_and_bounded(t: Transcript) -> None:
 
 
 def test_real_fixture_recall(fixtures_dir: Path) -> None:
-    t = claude.parse_transcript(
+    t = claude_parse.parse_transcript(
         str(fixtures_dir / "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
     )
     probes = extract_probes(t)

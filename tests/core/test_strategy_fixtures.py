@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters import claude, codex
+from adapters import claude_parse, codex_parse
 from core.admission import admit
 from core.model import Transcript
 from core.plan import ElideEdit
@@ -22,8 +22,8 @@ SPOTTER = "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 def parse(fixtures_dir: Path, relative: str) -> Transcript:
     path = str(fixtures_dir / relative)
     if relative.startswith("codex/") or relative.endswith("codex-window.jsonl"):
-        return codex.parse_transcript(path)
-    return claude.parse_transcript(path)
+        return codex_parse.parse_transcript(path)
+    return claude_parse.parse_transcript(path)
 
 
 def all_fixtures(fixtures_dir: Path) -> list[str]:
