@@ -3,25 +3,29 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run demo test lint bench screenshots clean
-
-$(STAMP): pyproject.toml
+# `make run` installs what running needs; the other targets add the test tools.
+$(RUN_STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "python3 (>= 3.11) is required"; exit 1; }
 	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $(RUN_STAMP)
 
-run: $(STAMP)
+$(DEV_STAMP): $(RUN_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(DEV_STAMP)
+
+run: $(RUN_STAMP)
 	$(BIN)/gobtui --auto-demo
 
-demo: $(STAMP)
+demo: $(RUN_STAMP)
 	$(BIN)/gobtui --demo
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check core adapters gobtui tests bench
 	$(BIN)/ruff format --check core adapters gobtui tests bench
 	$(BIN)/mypy
@@ -30,11 +34,11 @@ test: lint
 	@command -v npm >/dev/null || echo "note: npm is not on PATH, so the real-client suite (tests/e2e) is skipped"
 	$(BIN)/pytest -n 2 --dist loadfile -p no:cacheprovider
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.more
 
-screenshots: $(STAMP)
+screenshots: $(DEV_STAMP)
 	$(BIN)/python -m gobtui.screenshots screenshots
 
 clean:

@@ -53,7 +53,16 @@ if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
     from gobtui.demo import DemoHome
     from gobtui.demo_live import DemoAppender
 
-STYLES = Path(__file__).resolve().parent.parent / "styles"
+
+def styles_dir() -> Path:
+    """The TCSS files: installed, the package's own gobtui/styles (pyproject maps the
+    top-level styles/ folder there); in a checkout, that top-level folder itself."""
+    here = Path(__file__).resolve().parent
+    installed = here / "styles"
+    return installed if installed.is_dir() else here.parent / "styles"
+
+
+STYLES = styles_dir()
 
 HISTORY_BATCH_FILES = 64
 HISTORY_BATCH_BYTES = 32 * 1024 * 1024

@@ -1,0 +1,102 @@
+"""The built wheel: what it holds, and that the dashboard starts from it with its styles.
+
+The wheel is built from a copy of this checkout (pip, isolated, as `pip install .` and pipx
+build it: a copy, so no build/ folder left by an earlier build can add stale files) and unpacked into a temporary folder that a fresh interpreter imports gobtui from, in a
+folder far from the checkout, so nothing of the checkout's tree can stand in for it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+UNBUILT = shutil.ignore_patterns(
+    ".git", ".venv", ".e2e", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
+    ".hypothesis", ".corpus", "results", "__snapshots__", "screenshots",
+)  # fmt: skip
+"""What a build never reads (and the big folders a checkout gathers)."""
+
+STARTS = """
+import asyncio, pathlib, sys
+import gobtui.app
+from gobtui.app import make_app
+from gobtui.config import AppConfig
+
+assert not pathlib.Path(gobtui.app.__file__).is_relative_to(sys.argv[1]), gobtui.app.__file__
+
+async def main():
+    config = AppConfig(demo=True, demo_root=pathlib.Path(sys.argv[2]), demo_ticks=False,
+                       watch=False, use_cache=False, clock=lambda: 1_795_000_000.0)
+    app = make_app(config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        await pilot.pause()
+        board = app.screen.query_one("DataTable")
+        print("rows", board.row_count, "css", app.CSS_PATH, app.stylesheet.rules != [])
+
+asyncio.run(main())
+"""
+
+
+def _packages_on_disk() -> set[str]:
+    found = set()
+    for top in ("core", "adapters", "gobtui"):
+        for init in (REPO / top).rglob("__init__.py"):
+            found.add(".".join(init.parent.relative_to(REPO).parts))
+    return found
+
+
+def test_the_listed_packages_are_every_package_and_the_styles() -> None:
+    """pyproject lists its packages (the styles are mapped into gobtui): none forgotten."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert set(config["packages"]) == _packages_on_disk() | {"gobtui.styles"}
+    assert config["package-dir"] == {"gobtui.styles": "styles"}
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    source = out / "source"
+    shutil.copytree(REPO, source, ignore=UNBUILT, symlinks=True)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(source)],
+        capture_output=True, text=True, timeout=600, cwd=out,
+    )  # fmt: skip
+    if built.returncode != 0 and "No matching distribution" in built.stderr:
+        pytest.skip(f"pip could not fetch the build backend: {built.stderr.strip()[-300:]}")
+    assert built.returncode == 0, built.stderr[-2000:]
+    assert "warning" not in built.stderr.lower(), built.stderr[-2000:]
+    [path] = out.glob("gobtui-*.whl")
+    return path
+
+
+def test_the_wheel_holds_the_styles_and_no_tests(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "gobtui/styles/app.tcss" in names
+    assert "gobtui/app.py" in names and "core/model.py" in names
+    assert not [n for n in names if n.startswith(("tests/", "bench/", "styles/"))]
+
+
+def test_the_dashboard_starts_from_the_wheel_with_its_styles(wheel: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GOBTUI_")}
+    env.update(
+        PYTHONPATH=str(site), GOBTUI_DATA_DIR=str(tmp_path / "data"),
+        GOBTUI_CACHE_DIR=str(tmp_path / "cache"), GOBTUI_CONFIG=str(tmp_path / "none.toml"),
+    )  # fmt: skip
+    ran = subprocess.run(
+        [sys.executable, "-c", STARTS, str(REPO), str(tmp_path / "demo")],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    words = ran.stdout.split()
+    assert words[0] == "rows" and int(words[1]) > 0, ran.stdout
+    assert Path(words[3]) == site / "gobtui" / "styles" / "app.tcss" and words[4] == "True"
