@@ -52,7 +52,8 @@ def describe(error: OSError) -> str:
 
 
 def fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    """Make the names just linked or removed in `directory` durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     try:
         os.fsync(fd)
     finally:
@@ -84,14 +85,18 @@ def clear_leftovers(directory: Path, tag: str, now: float) -> int:
     return removed
 
 
+def write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
+    """Every byte of `data` to `fd` (os.write may write fewer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def _write_temp(directory: Path, data: bytes | bytearray, mode: int, tag: str = "") -> Path:
     temp = directory / f"{TEMP_PREFIX}{tag}-{secrets.token_hex(8)}{TEMP_SUFFIX}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, data)
         os.fsync(fd)
     except BaseException:
         os.close(fd)

@@ -15,7 +15,7 @@ from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-from adapters.claude_items import collapse, has_tool_result, user_text
+from adapters.claude_items import has_tool_result, user_text
 from adapters.full_parse import file_facts
 from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
@@ -32,6 +32,7 @@ from core.model import (
     SessionSummary,
     claude_context_window,
 )
+from core.text import collapse
 
 Usage = tuple[int | None, int | None, int | None, int | None]
 """(input, cache_creation, cache_read, output): missing counts 0, null or odd is None."""

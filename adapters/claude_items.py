@@ -15,6 +15,7 @@ import orjson
 from adapters.jsonl import serialized_len
 from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from core.model import ItemKind, TranscriptItem
+from core.text import collapse, cut, utf8_len
 
 PROMPT_SUMMARY_CHARS = 200
 TOOL_INPUT_CHARS = 80
@@ -24,23 +25,6 @@ ITEM_KINDS = frozenset({"user", "assistant", "system", "attachment", "tool_use",
 DEAD_SUFFIX = " (dead branch)"
 _UNKNOWN_TOOL = ("tool", "")
 SIDECHAIN_SUFFIX = " (sidechain)"
-
-
-def cut(text: str, limit: int) -> str:
-    """At most `limit` characters, an ellipsis marking a cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def collapse(text: str, limit: int) -> str:
-    """Whitespace collapsed, cut to `limit`. Only a prefix is scanned: texts can be huge."""
-    quick = limit + limit // 2
-    if len(text) > quick:
-        # The collapse of a prefix is a prefix of the collapse of the whole (a word it cuts
-        # short is a prefix of that word): once longer than `limit` it decides the cut.
-        head = " ".join(text[:quick].split())
-        if len(head) > limit:
-            return head[: limit - 1] + "…"
-    return cut(" ".join(text[: limit * 4].split()), limit)
 
 
 def _collapsed_tail(text: str, limit: int) -> str:
@@ -53,11 +37,6 @@ def _collapsed_tail(text: str, limit: int) -> str:
             return "…" + end[-limit:]
     tail = " ".join(text.split())
     return tail if len(tail) <= limit else "…" + tail[-limit:]
-
-
-def utf8_len(text: str) -> int:
-    # isascii() is O(1) on CPython; most payloads are ASCII, so no copy.
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def user_text(content: Any) -> str | None:

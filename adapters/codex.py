@@ -12,12 +12,13 @@ import re
 from collections import deque
 from typing import Any, ClassVar
 
-from adapters.codex_items import content_text, cut
+from adapters.codex_items import content_text
 from adapters.full_parse import file_facts
 from adapters.jsonl import Record
 from adapters.timefmt import parse_ts
 from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, Provider, SessionSummary
+from core.text import collapse
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
@@ -47,7 +48,7 @@ def _sample_ts(sample: tuple[Any, int, bool]) -> float | None:
 
 
 def _title(text: str) -> str | None:
-    return cut(text, TITLE_MAX_CHARS) or None
+    return collapse(text, TITLE_MAX_CHARS) or None
 
 
 def _is_real_prompt(text: str) -> bool:

@@ -20,6 +20,7 @@ from core.limits import (
     SUMMARY_MAX_CHARS,
 )
 from core.model import ItemKind, TranscriptItem
+from core.text import collapse, utf8_len
 from core.tokens import estimate_tokens
 
 ARGS_MAX_CHARS = 80
@@ -34,23 +35,6 @@ ROLE_KINDS = {"user": ItemKind.USER, "assistant": ItemKind.ASSISTANT}
 
 Calls = dict[str, str]
 """call_id -> "name(args)" of the calls seen so far, to name their outputs."""
-
-
-def cut(text: str, limit: int) -> str:
-    """Whitespace collapsed, at most `limit` characters (an ellipsis marks a cut)."""
-    quick = limit + limit // 2
-    if len(text) > quick:
-        # The collapse of a prefix is a prefix of the collapse of the whole (a word it cuts
-        # short is a prefix of that word): once longer than `limit` it decides the cut.
-        head = " ".join(text[:quick].split())
-        if len(head) > limit:
-            return head[: limit - 1] + "…"
-    flat = " ".join((text if len(text) <= 4 * limit else text[: 4 * limit]).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def utf8_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def content_text(content: Any, types: frozenset[str] = TEXT_BLOCK_TYPES) -> str:
@@ -115,7 +99,7 @@ def tool_name(payload: dict[str, Any]) -> str:
         command = command[0]
     words = command.split() if type(command) is str else ()
     if words:
-        return cut(words[0], LABEL_MAX_CHARS)
+        return collapse(words[0], LABEL_MAX_CHARS)
     ptype = payload.get("type")
     return ptype[:LABEL_MAX_CHARS] if type(ptype) is str else ""
 
@@ -129,7 +113,7 @@ def call_args(payload: dict[str, Any]) -> str:
         args = action.get("command") if type(action) is dict else payload.get("command")
     if type(args) is list:
         args = " ".join(str(a) for a in args)
-    return cut(args, ARGS_MAX_CHARS) if type(args) is str else ""
+    return collapse(args, ARGS_MAX_CHARS) if type(args) is str else ""
 
 
 def _result_summary(head: str, text: str | None, output: Any) -> str:
@@ -174,7 +158,7 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
             ROLE_KINDS.get(role, ItemKind.SYSTEM),
             est,
             label=role,
-            summary=cut(content_text(payload.get("content")), TEXT_SUMMARY_MAX_CHARS) or None,
+            summary=collapse(content_text(payload.get("content")), TEXT_SUMMARY_MAX_CHARS) or None,
         )
     if ptype in OUTPUT_TYPES:
         cid = call_id_of(payload)
@@ -219,7 +203,7 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
             ItemKind.REASONING,
             est,
             label="reasoning",
-            summary=cut(steps, TEXT_SUMMARY_MAX_CHARS) or None,
+            summary=collapse(steps, TEXT_SUMMARY_MAX_CHARS) or None,
             hidden_bytes=hidden_bytes,
         )
     if ptype == "agent_message":
@@ -229,7 +213,7 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
             ItemKind.ASSISTANT,
             est,
             label="assistant",
-            summary=cut(content_text(message), TEXT_SUMMARY_MAX_CHARS) or None,
+            summary=collapse(content_text(message), TEXT_SUMMARY_MAX_CHARS) or None,
         )
     label = ptype[:LABEL_MAX_CHARS] if type(ptype) is str else ""
     return TranscriptItem(index, ItemKind.META, est, label=label)
@@ -261,7 +245,7 @@ def compacted_item(index: int, payload: dict[str, Any]) -> TranscriptItem:
         elidable_bytes=total or None,
         elidable_parts=len(texts),
         label="compacted",
-        summary=cut(message, TEXT_SUMMARY_MAX_CHARS)
+        summary=collapse(message, TEXT_SUMMARY_MAX_CHARS)
         if isinstance(message, str) and message
         else None,
         payload_sha256=hashlib.sha256("".join(texts).encode("utf-8")).hexdigest()

@@ -32,6 +32,7 @@ from adapters.jsonl import Record, decode_line
 from core.limits import SESSION_ID_MAX_CHARS
 from core.model import BadLine, Provider, Transcript, TranscriptItem
 from core.plan import CompactionPlan, ElideEdit, InjectDigestEdit
+from core.text import utf8_len
 
 StubMaker = Callable[[int], str]
 """The stub text for an output of so many bytes."""
@@ -151,10 +152,6 @@ def append_records(lines: list[bytes], records: list[Record]) -> None:
 
 
 # -- payload parts -----------------------------------------------------------------------------
-
-
-def utf8_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def text_positions(blocks: list[Any], text_types: frozenset[str]) -> list[int]:

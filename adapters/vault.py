@@ -40,7 +40,9 @@ from typing import TYPE_CHECKING
 import orjson
 
 from adapters import vault_fs as fs
+from adapters.atomic import fsync_dir, write_all
 from adapters.paths import data_dir
+from adapters.private_fs import PrivateError, PrivateErrorCode, private_dir
 from adapters.vault_reader import VaultReader, io_errors
 from core.limits import (
     VAULT_CHUNK_BYTES,
@@ -244,12 +246,12 @@ class Vault:
                 )
             with self.reading() as reader:
                 manifest = reader.manifest(sha)
-                published = fs.publish_new(target, reader.chunks(sha, manifest), target.parent)
+                published = fs.store_new(target, reader.chunks(sha, manifest), target.parent)
                 if not published:
                     raise VaultError(
                         VaultErrorCode.TARGET_EXISTS, f"{target} appeared while restoring"
                     )
-                fs.fsync_dir(target.parent)
+                fsync_dir(target.parent)
             return RestoreReport(
                 snapshot_sha256=sha,
                 source_sha256=manifest.source_sha256,
@@ -275,11 +277,16 @@ class Vault:
         return repair(self, dry_run=dry_run, locate=locate)
 
     def _prepare(self) -> None:
-        parent = self.root.parent
-        if not parent.is_dir():
-            os.makedirs(parent, mode=0o700, exist_ok=True)
         for directory in (self.root, self.chunks_dir, self.manifests_dir, self.tmp_dir):
-            fs.private_dir(directory)
+            try:
+                private_dir(directory, "vault folder", root=self.root)
+            except PrivateError as error:  # a symlink, a file, someone else's: fail closed
+                code = (
+                    VaultErrorCode.IO
+                    if error.code is PrivateErrorCode.IO
+                    else VaultErrorCode.DAMAGED_LAYOUT
+                )
+                raise VaultError(code, str(error)) from None
 
     def _store_chunks(self, fd: int, size: int, progress: Progress | None) -> tuple[Manifest, int]:
         """Read, hash and store every chunk.
@@ -341,13 +348,13 @@ class Vault:
         records = record_count_of(newlines, size, last == b"\n")
         if records > VAULT_MAX_RECORDS:
             raise _too_many_records()
-        fs.fsync_dir(self.chunks_dir)
+        fsync_dir(self.chunks_dir)
         return Manifest(source_sha256=source.hexdigest(), bytes=size, chunks=digests), records
 
     def _put_chunk(self, sha: str, data: bytes) -> bool:
         """Store one chunk; True when new. An existing one must hold exactly these bytes."""
         final = self.chunks_dir / sha
-        if not os.path.lexists(final) and fs.publish_new(final, (data,), self.tmp_dir):
+        if not os.path.lexists(final) and fs.store_new(final, (data,), self.tmp_dir):
             return True
         try:
             existing = fs.read_small(final, VAULT_CHUNK_BYTES)
@@ -365,7 +372,7 @@ class Vault:
             raise VaultError(VaultErrorCode.LIMIT, "the snapshot needs too large a manifest")
         sha = hashlib.sha256(data).hexdigest()
         final = self.manifests_dir / sha
-        if os.path.lexists(final) or not fs.publish_new(final, (data,), self.tmp_dir):
+        if os.path.lexists(final) or not fs.store_new(final, (data,), self.tmp_dir):
             try:
                 existing = fs.read_small(final, VAULT_MANIFEST_MAX_BYTES)
             except fs.NotRegular:
@@ -375,7 +382,7 @@ class Vault:
                     VaultErrorCode.DAMAGED_MANIFEST,
                     f"manifest {sha} does not hold the bytes it is named for",
                 )
-        fs.fsync_dir(self.manifests_dir)
+        fsync_dir(self.manifests_dir)
         return sha
 
     def _begin(self) -> int:
@@ -391,7 +398,7 @@ class Vault:
             entryless = b"\n" not in fs.read_fd(fd, VAULT_INDEX_LINE_MAX_BYTES)
             if entryless and not fs.hex_names(self.manifests_dir):
                 fs.touch_private(self.never_indexed_path)
-                fs.fsync_dir(self.root)  # the index and marker must outlast the manifest
+                fsync_dir(self.root)  # the index and marker must outlast the manifest
         finally:
             os.close(fd)
         return intact
@@ -428,7 +435,7 @@ class Vault:
             if view.torn:
                 os.ftruncate(fd, view.intact)
             try:
-                fs.write_all(fd, line)
+                write_all(fd, line)
                 os.fsync(fd)
             except BaseException:
                 _truncate_back(fd, view.intact)
@@ -436,7 +443,7 @@ class Vault:
             fs.unlink_quietly(self.never_indexed_path)
         finally:
             os.close(fd)
-        fs.fsync_dir(self.root)
+        fsync_dir(self.root)
 
 
 def _truncate_back(fd: int, length: int) -> None:

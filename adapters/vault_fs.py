@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from adapters.atomic import write_all
 from core.vault_model import VaultError, VaultErrorCode
 
 try:
@@ -35,17 +36,6 @@ class NotRegular(OSError):
     """A vault path that should be a plain file is something else (a symlink, a directory...)."""
 
 
-def private_dir(path: Path) -> None:
-    """Create `path` (mode 0700) or check that it is a real directory and make it private."""
-    with suppress(FileExistsError):
-        os.mkdir(path, 0o700)
-    st = os.lstat(path)
-    if not stat.S_ISDIR(st.st_mode):
-        raise VaultError(VaultErrorCode.DAMAGED_LAYOUT, f"{path} is not a directory")
-    if stat.S_IMODE(st.st_mode) != 0o700:
-        os.chmod(path, 0o700)
-
-
 def is_real_dir(path: Path) -> bool:
     """True for a directory, False when nothing is there; a symlink or file is damage."""
     try:
@@ -55,14 +45,6 @@ def is_real_dir(path: Path) -> bool:
     if not stat.S_ISDIR(st.st_mode):
         raise VaultError(VaultErrorCode.DAMAGED_LAYOUT, f"{path} is not a directory")
     return True
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def open_regular(path: Path) -> int:
@@ -102,12 +84,6 @@ def read_fd(fd: int, limit: int, offset: int = 0) -> bytes:
     return b"".join(parts)
 
 
-def write_all(fd: int, data: bytes | memoryview) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 def create_temp(directory: Path, hint: str) -> tuple[int, Path]:
     """A new private (0600) file in `directory`, opened for writing; the caller removes it."""
     for _ in range(8):
@@ -141,9 +117,11 @@ def link_new(temp: Path, final: Path) -> bool:
     return True
 
 
-def publish_new(final: Path, parts: Iterable[bytes], temp_dir: Path) -> bool:
+def store_new(final: Path, parts: Iterable[bytes], temp_dir: Path) -> bool:
     """Write `parts` to a new file named `final`, durably; False (nothing written) if the name
-    is already taken. The directory of `final` is not fsynced: callers batch that."""
+    is already taken, which in a content-addressed store means it is stored already (unlike
+    adapters.atomic.publish_new, whose taken name is an error). The directory of `final` is
+    not fsynced: callers batch that (atomic.fsync_dir)."""
     fd, temp = create_temp(temp_dir, final.name)
     try:
         try:

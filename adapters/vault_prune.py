@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from adapters import vault_fs as fs
+from adapters.atomic import fsync_dir, write_all
 from core.limits import VAULT_INDEX_MAX_BYTES, VAULT_PRUNE_KEEP_MAX
 from core.model import Provider
 from core.vault_model import (
@@ -154,14 +155,14 @@ def _replace_index(vault: Vault, lines: list[bytes]) -> None:
     try:
         try:
             for line in lines:
-                fs.write_all(fd, line)
+                write_all(fd, line)
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(temp, vault.index_path)
     finally:
         fs.unlink_quietly(temp)
-    fs.fsync_dir(vault.root)
+    fsync_dir(vault.root)
 
 
 def _unlink_all(directory: Path, names: list[str]) -> None:
@@ -169,7 +170,7 @@ def _unlink_all(directory: Path, names: list[str]) -> None:
         return
     for name in names:
         fs.unlink_quietly(directory / name)
-    fs.fsync_dir(directory)
+    fsync_dir(directory)
 
 
 # --- repair ----------------------------------------------------------------------------------
@@ -232,7 +233,7 @@ def repair(vault: Vault, *, dry_run: bool, locate: Locate | None = None) -> Repa
             _replace_index(vault, [entry.to_line() for entry in final])
             if final:
                 fs.unlink_quietly(vault.never_indexed_path)
-                fs.fsync_dir(vault.root)
+                fsync_dir(vault.root)
         return RepairReport(
             dry_run=dry_run,
             changed=changed,
@@ -395,5 +396,5 @@ def _keep_old(vault: Vault, data: bytes | None) -> Path | None:
     if not data:
         return None
     name = f"index.jsonl.{hashlib.sha256(data).hexdigest()[:16]}.before-repair"
-    fs.publish_new(vault.root / name, (data,), vault.tmp_dir)
+    fs.store_new(vault.root / name, (data,), vault.tmp_dir)
     return vault.root / name

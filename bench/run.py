@@ -7,7 +7,7 @@ Rows (each isolated: one failing prints its error and the others still run):
   b. warm detect, same command again                              target < 1 s
   c. append latency: store + watcher, one record appended to a >200 MB session, until the
      update with the new context arrives (median, p90 of 20)     target < 150 ms
-  d. full parse of a ~200 MB transcript (median of 5 subprocesses)  target >= 100 MB/s, RSS < 3x
+  d. full parse of a ~200 MB transcript (median of 5 subprocesses)  RSS < 3x; the rate is information
   e. dashboard first paint, 2,000 sessions, warm cache            target < 1.5 s, < 400 MB
 Results go to stdout (a table) and bench/results/latest.json. Never part of `make test`.
 """
@@ -298,7 +298,7 @@ def row_parse(corpus: Corpus, env: dict[str, str], provider: str, key: str) -> R
     rss_mb = max(run[2].rss_mb for run in runs)
     ratio = rss_mb * 1.048576 / size_mb
     return Row(key, f"full parse, {provider} {size_mb:.0f} MB", rate, "MB/s",
-               ">= 100 MB/s, RSS < 3x", rate >= 100 and ratio < 3, {
+               "RSS < 3x (rate: information)", ratio < 3, {
                    "parse_s": round(seconds, 2), "runs_s": [round(r[0], 2) for r in runs],
                    "items": items, "cpu_s": round(child.cpu_s, 2), "rss_mb": round(rss_mb),
                    "rss_x_file": round(ratio, 2)})  # fmt: skip

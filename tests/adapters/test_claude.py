@@ -24,6 +24,7 @@ from adapters.claude_parse import parse_transcript
 from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
 from adapters.timefmt import parse_ts
+from core import text as text_mod
 from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary
 
@@ -712,12 +713,12 @@ def test_restored_state_goes_on_exactly() -> None:
 @given(st.text(alphabet=st.sampled_from("ab é\n\t  "), max_size=1200), st.integers(1, 250))
 def test_collapsing_shortcuts_are_exact(text: str, limit: int) -> None:
     flat = " ".join(text[: limit * 4].split())
-    assert claude_items.collapse(text, limit) == claude_items.cut(flat, limit)
+    assert text_mod.collapse(text, limit) == text_mod.cut(flat, limit)
     tail = " ".join(text.split())
     assert claude_items._collapsed_tail(text, limit) == (
         tail if len(tail) <= limit else "…" + tail[-limit:]
     )
-    shown = claude_items.cut(orjson.dumps({"text": text}).decode(), claude_items.TOOL_INPUT_CHARS)
+    shown = text_mod.cut(orjson.dumps({"text": text}).decode(), claude_items.TOOL_INPUT_CHARS)
     assert claude_items._shown_input({"text": text}) == shown
 
 

@@ -16,11 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import codex_items, reader
+from adapters import reader
 from adapters.codex import CodexState, session_id_from_path
 from adapters.codex_parse import parse_transcript
 from adapters.jsonl import LineCursor
 from adapters.reader import FileCursor, advance, open_cursor
+from core import text as text_mod
 from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider
 
@@ -500,4 +501,4 @@ def test_big_file_cold_read_is_head_and_tail(fixtures_dir: Path, tmp_path: Path)
 def test_cut_shortcut_is_exact(text: str, limit: int) -> None:
     flat = " ".join(text[: 4 * limit].split())
     want = flat if len(flat) <= limit else flat[: limit - 1] + "…"
-    assert codex_items.cut(text, limit) == want
+    assert text_mod.collapse(text, limit) == want

@@ -537,8 +537,8 @@ def test_a_symlinked_vault_root_is_refused(tmp_path: Path) -> None:
     shutil.rmtree(real)
 
 
-def test_publish_new_never_replaces(tmp_path: Path) -> None:
+def test_store_new_never_replaces(tmp_path: Path) -> None:
     final = tmp_path / "f"
     final.write_bytes(b"old")
-    assert vault_fs.publish_new(final, (b"new",), tmp_path) is False
+    assert vault_fs.store_new(final, (b"new",), tmp_path) is False
     assert final.read_bytes() == b"old" and os.listdir(tmp_path) == ["f"]
