@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from adapters.full_parse import gc_paused
 from adapters.planning import LoadedSession, Progress, check_strategy, plan_session
-from adapters.rewrite import RewriteError
+from adapters.rewrite_records import RewriteError
 from core.admission import protected_tail_start
 from core.evaluation import EvalRow, RowStatus, mark_best
 from core.model import Transcript

@@ -28,7 +28,8 @@ from adapters.operations import (
     write_receipt,
 )
 from adapters.planning import LoadedSession
-from adapters.rewrite import RewriteError, rewrite_identity
+from adapters.rewrite import rewrite_identity
+from adapters.rewrite_records import RewriteError
 from adapters.vault import Vault
 from core.admission import admit
 from core.model import Provider

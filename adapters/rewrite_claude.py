@@ -17,7 +17,7 @@ from typing import Any
 
 from adapters.claude import ClaudeState, usage_of, usage_total
 from adapters.jsonl import Record, decode_line
-from adapters.rewrite import (
+from adapters.rewrite_records import (
     ForkUsage,
     RewriteCode,
     RewriteError,

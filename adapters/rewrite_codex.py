@@ -15,7 +15,7 @@ import orjson
 
 from adapters.codex_items import OUTPUT_TYPES, TEXT_BLOCK_TYPES, output_text
 from adapters.jsonl import Record, decode_line
-from adapters.rewrite import ForkUsage, RewriteCode, RewriteError, StubMaker, stub_output
+from adapters.rewrite_records import ForkUsage, RewriteCode, RewriteError, StubMaker, stub_output
 from core.limits import ELIDABLE_MIN_BYTES
 from core.model import Transcript
 from core.text import utf8_len

@@ -25,16 +25,18 @@ from typing import overload
 from adapters.jsonl import Record, decode_line
 from adapters.rewrite import (
     CardScanner,
-    RewriteCode,
-    RewriteError,
     _elide_line,
     _elide_targets,
+    fork_usage_target,
+    provider_half,
+)
+from adapters.rewrite_records import (
+    RewriteCode,
+    RewriteError,
     cut_utf8,
     encode_line,
-    fork_usage_target,
     line_ending,
     plan_seed_of,
-    provider_half,
     require_whole_tail,
 )
 from core.model import Provider, Transcript, TranscriptItem

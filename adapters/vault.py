@@ -53,15 +53,12 @@ from core.limits import (
     VAULT_LOCK_WAIT_SECS,
     VAULT_MANIFEST_MAX_BYTES,
     VAULT_MAX_RECORDS,
-    VAULT_PRUNE_KEEP_DEFAULT,
     VAULT_TRANSCRIPT_MAX_BYTES,
 )
 from core.model import Provider
 from core.vault_model import (
     IndexEntry,
     Manifest,
-    PruneReport,
-    RepairReport,
     RestoreReport,
     SnapshotDiff,
     VaultError,
@@ -75,7 +72,7 @@ from core.vault_model import (
 from core.vault_records import diff_records, record_type
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    pass
 
 Progress = Callable[[int, int], None]
 """progress(bytes done, bytes in all) while a snapshot streams."""
@@ -258,23 +255,6 @@ class Vault:
                 bytes=manifest.bytes,
                 path=str(target),
             )
-
-    def prune(
-        self,
-        keep: int = VAULT_PRUNE_KEEP_DEFAULT,
-        dry_run: bool = True,
-        extra_roots: Iterable[str] = (),
-    ) -> PruneReport:
-        """Keep the newest `keep` snapshots of every stream (see adapters.vault_prune)."""
-        from adapters.vault_prune import prune
-
-        return prune(self, keep, dry_run=dry_run, extra_roots=extra_roots)
-
-    def repair(self, *, dry_run: bool = True, locate: Locate | None = None) -> RepairReport:
-        """Rebuild the index from the manifests (see adapters.vault_prune.repair)."""
-        from adapters.vault_prune import repair
-
-        return repair(self, dry_run=dry_run, locate=locate)
 
     def _prepare(self) -> None:
         for directory in (self.root, self.chunks_dir, self.manifests_dir, self.tmp_dir):

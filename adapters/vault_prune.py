@@ -21,13 +21,14 @@ import stat
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import orjson
 
 from adapters import vault_fs as fs
 from adapters.atomic import fsync_dir, write_all
-from core.limits import VAULT_INDEX_MAX_BYTES, VAULT_PRUNE_KEEP_MAX
+from adapters.vault import Locate, Vault
+from adapters.vault_reader import VaultReader
+from core.limits import VAULT_INDEX_MAX_BYTES, VAULT_PRUNE_KEEP_DEFAULT, VAULT_PRUNE_KEEP_MAX
 from core.model import Provider
 from core.vault_model import (
     RECOVERED_LABEL,
@@ -50,13 +51,12 @@ from core.vault_model import (
     validate_entry,
 )
 
-if TYPE_CHECKING:
-    from adapters.vault import Locate, Vault
-    from adapters.vault_reader import VaultReader
-
 
 def prune(
-    vault: Vault, keep: int, *, dry_run: bool, extra_roots: Iterable[str] = ()
+    vault: Vault,
+    keep: int = VAULT_PRUNE_KEEP_DEFAULT,
+    dry_run: bool = True,
+    extra_roots: Iterable[str] = (),
 ) -> PruneReport:
     """Keep the newest `keep` snapshots per (provider, path, session) stream.
 
@@ -176,7 +176,7 @@ def _unlink_all(directory: Path, names: list[str]) -> None:
 # --- repair ----------------------------------------------------------------------------------
 
 
-def repair(vault: Vault, *, dry_run: bool, locate: Locate | None = None) -> RepairReport:
+def repair(vault: Vault, *, dry_run: bool = True, locate: Locate | None = None) -> RepairReport:
     """Rebuild index.jsonl from the manifests, losing no snapshot that still reads back.
 
     Lines that are valid, bound or legacy, and agree with a sound manifest are kept, in

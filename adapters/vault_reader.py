@@ -15,7 +15,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from adapters import vault_fs as fs
 from core.limits import (
@@ -41,8 +42,18 @@ from core.vault_model import (
     require_sha256,
 )
 
-if TYPE_CHECKING:
-    from adapters.vault import Vault
+
+class VaultLayout(Protocol):
+    """Where a vault keeps its files (adapters.vault.Vault is one): all a reader needs."""
+
+    @property
+    def index_path(self) -> Path: ...
+    @property
+    def manifests_dir(self) -> Path: ...
+    @property
+    def chunks_dir(self) -> Path: ...
+    @property
+    def never_indexed_path(self) -> Path: ...
 
 
 @contextmanager
@@ -56,7 +67,7 @@ def io_errors() -> Iterator[None]:
 
 
 class VaultReader:
-    def __init__(self, vault: Vault, *, exists: bool) -> None:
+    def __init__(self, vault: VaultLayout, *, exists: bool) -> None:
         self.vault = vault
         self.exists = exists
         self._index: tuple[bytes, IndexView] | None = None

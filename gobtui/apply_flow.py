@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.planning import LoadedSession, PlanningError, candidate_bytes, plan_session
-from adapters.rewrite import RewriteError
+from adapters.rewrite_records import RewriteError
 from core.board import project_name
 from core.model import SessionSummary
 from core.plan import CompactionPlan, NoPlan, NoPlanReason

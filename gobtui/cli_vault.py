@@ -28,6 +28,7 @@ from pydantic import BaseModel
 
 from adapters.select import SelectError, check_selector
 from adapters.vault import Vault
+from adapters.vault_prune import prune, repair
 from adapters.vault_recovery import read_record, recall, search
 from core.limits import (
     VAULT_PRUNE_KEEP_DEFAULT,
@@ -314,7 +315,7 @@ def _stats(vault: Vault, args: argparse.Namespace) -> int:
 
 def _repair(vault: Vault, args: argparse.Namespace) -> int:
     try:
-        report = vault.repair(dry_run=not args.yes, locate=_locator(args))
+        report = repair(vault, dry_run=not args.yes, locate=_locator(args))
     except VaultError as error:
         if not error.damaged:
             raise
@@ -496,7 +497,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
         roots = receipt_roots()
     except PublishError as error:
         raise CliError(f"{error}; prune needs every receipt readable", Exit.DAMAGED) from None
-    report = _vault().prune(keep=args.keep, dry_run=not args.yes, extra_roots=roots)
+    report = prune(_vault(), keep=args.keep, dry_run=not args.yes, extra_roots=roots)
     if args.json:
         return _dump(report)
     verb = "would drop" if report.dry_run else "dropped"

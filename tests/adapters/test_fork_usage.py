@@ -6,11 +6,11 @@ from __future__ import annotations
 import orjson
 
 from adapters.jsonl import decode_line
-from adapters.rewrite import split_lines
 from adapters.rewrite_claude import INTERRUPTED_RESULT, CardScan, card_records, restate
 from adapters.rewrite_claude import fork_usage as claude_fork_usage
 from adapters.rewrite_codex import CardScan as CodexScan
 from adapters.rewrite_codex import fork_usage as codex_fork_usage
+from adapters.rewrite_records import split_lines
 from core.model import Provider, Transcript
 from tests.corpus.sessions import claude_interrupted, claude_work_session, codex_work_session
 

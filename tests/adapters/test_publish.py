@@ -17,6 +17,7 @@ from adapters.planning import LoadedSession, load_session, plan_session
 from adapters.providers import parse_transcript
 from adapters.publish import STEPS, Publisher, PublishError, PublishErrorCode, operations_dir
 from adapters.vault import Vault
+from adapters.vault_prune import prune
 from core.model import Provider
 from core.plan import CompactionPlan
 from core.policy import PolicyConfig
@@ -345,5 +346,5 @@ def test_prune_keeps_the_snapshots_receipts_point_at(
     vault.snapshot(claude_source, Provider.CLAUDE, SPOTTER, "manual", 1_764_400_100.0)
     roots = receipt_roots(tmp_path / "data")
     assert roots == {receipt.snapshot_manifest_sha256}
-    vault.prune(keep=1, dry_run=False, extra_roots=roots)
+    prune(vault, keep=1, dry_run=False, extra_roots=roots)
     assert vault.read_bytes(receipt.snapshot_manifest_sha256)  # still there, still verifies

@@ -16,15 +16,9 @@ import pytest
 from adapters import rewrite_codex
 from adapters.jsonl import decode_line
 from adapters.providers import parse_transcript
-from adapters.rewrite import (
-    RewriteCode,
-    RewriteError,
-    apply_plan,
-    payload_texts,
-    rewrite_identity,
-    split_lines,
-)
+from adapters.rewrite import apply_plan, payload_texts, rewrite_identity
 from adapters.rewrite_lines import SourceRewriter
+from adapters.rewrite_records import RewriteCode, RewriteError, split_lines
 from core.admission import admit, protected_lines
 from core.model import Provider
 from core.plan import (

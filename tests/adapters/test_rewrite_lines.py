@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from adapters import planning
 from adapters.eval_session import evaluate_session
 from adapters.planning import load_session
-from adapters.rewrite import RewriteError, apply_plan, payload_texts, split_lines
+from adapters.rewrite import apply_plan, payload_texts
 from adapters.rewrite_lines import SourceRewriter, read_source
+from adapters.rewrite_records import RewriteError, split_lines
 from core.admission import admit, protected_tail_start
 from core.evaluation import EvalRow, RowStatus, mark_best
 from core.limits import EVAL_PAYLOAD_BYTES

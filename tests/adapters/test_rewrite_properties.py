@@ -15,14 +15,8 @@ from hypothesis import strategies as st
 
 from adapters.jsonl import decode_line
 from adapters.providers import parse_transcript
-from adapters.rewrite import (
-    RewriteCode,
-    RewriteError,
-    apply_plan,
-    rewrite_identity,
-    split_lines,
-    stub_output,
-)
+from adapters.rewrite import apply_plan, rewrite_identity
+from adapters.rewrite_records import RewriteCode, RewriteError, split_lines, stub_output
 from core.admission import admit, protected_lines
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, ElideEdit

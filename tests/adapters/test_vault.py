@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from adapters import vault_fs
 from adapters.vault import Vault
+from adapters.vault_prune import prune
 from adapters.vault_reader import VaultReader
 from core.limits import VAULT_CHUNK_BYTES, VAULT_MAX_RECORDS
 from core.model import Provider
@@ -215,7 +216,7 @@ def test_modes_are_private_even_with_a_permissive_umask(vault: Vault, fixture_co
 def test_reading_an_absent_vault_is_empty_and_creates_nothing(vault: Vault) -> None:
     assert vault.entries() == [] and vault.history("x") == []
     assert vault.stats().snapshots == 0
-    assert vault.prune(keep=1, dry_run=False).dropped_entries == 0
+    assert prune(vault, keep=1, dry_run=False).dropped_entries == 0
     assert errors_of(lambda: vault.read_bytes("a" * 64)).code is VaultErrorCode.NOT_FOUND
     assert not vault.root.exists()
 
@@ -286,7 +287,7 @@ def test_a_flipped_byte_in_a_chunk_fails_closed_everywhere(
         lambda: list(vault.iter_records(entry.sha256)),
         lambda: vault.restore_to(entry.sha256, target),
         lambda: vault.diff(entry.sha256, entry.sha256),
-        lambda: vault.prune(keep=1, dry_run=True),
+        lambda: prune(vault, keep=1, dry_run=True),
         lambda: snap(vault, source),  # reusing a damaged chunk is refused too
     ]
     for read in readers:
@@ -343,7 +344,7 @@ def test_a_garbage_index_line_stops_every_command(stored: tuple[Vault, IndexEntr
         lambda: vault.history(entry.session_id),
         lambda: vault.read_bytes(entry.sha256),
         lambda: snap(vault, source),
-        lambda: vault.prune(keep=1, dry_run=False),
+        lambda: prune(vault, keep=1, dry_run=False),
     ):
         error = errors_of(call)
         assert error.code is VaultErrorCode.DAMAGED_INDEX and "index line 2" in str(error)
@@ -365,7 +366,7 @@ def test_stray_files_in_the_object_directories_are_damage(
 ) -> None:
     vault, _, _ = stored
     (vault.chunks_dir / "notes.txt").write_text("hello")
-    for call in (vault.stats, lambda: vault.prune(keep=1, dry_run=True)):
+    for call in (vault.stats, lambda: prune(vault, keep=1, dry_run=True)):
         assert errors_of(call).code is VaultErrorCode.DAMAGED_LAYOUT
 
 
@@ -454,7 +455,7 @@ def _tree(vault: Vault) -> dict[str, bytes]:
 def test_prune_dry_run_changes_nothing(streams: tuple[Vault, Path, Path]) -> None:
     vault, _, _ = streams
     before = _tree(vault)
-    report = vault.prune(keep=1, dry_run=True)
+    report = prune(vault, keep=1, dry_run=True)
     assert (report.dry_run, report.streams, report.kept_entries, report.dropped_entries) == (
         True, 2, 2, 2)  # fmt: skip
     assert report.manifests_removed == 2 and report.chunks_removed == 6
@@ -466,10 +467,10 @@ def test_prune_keeps_the_newest_of_each_stream_and_reclaims_the_rest(
     streams: tuple[Vault, Path, Path], tmp_path: Path
 ) -> None:
     vault, a, b = streams
-    planned = vault.prune(keep=1, dry_run=True)
+    planned = prune(vault, keep=1, dry_run=True)
     with (vault.tmp_dir / ".left.123.tmp").open("wb") as leftover:
         leftover.write(b"partial")
-    report = vault.prune(keep=1, dry_run=False)
+    report = prune(vault, keep=1, dry_run=False)
     assert report.model_dump(exclude={"dry_run", "temps_removed"}) == planned.model_dump(
         exclude={"dry_run", "temps_removed"}
     )
@@ -482,7 +483,7 @@ def test_prune_keeps_the_newest_of_each_stream_and_reclaims_the_rest(
     on_disk = chunk_files(vault)
     needed = {c for e in entries for c in _manifest_chunks(vault, e.sha256)}
     assert on_disk == needed
-    assert vault.prune(keep=1, dry_run=False).dropped_entries == 0
+    assert prune(vault, keep=1, dry_run=False).dropped_entries == 0
 
 
 def test_prune_keeps_a_manifest_still_shared_with_a_kept_entry(
@@ -495,7 +496,7 @@ def test_prune_keeps_a_manifest_still_shared_with_a_kept_entry(
     snap(vault, b, "b")
     a.write_bytes(b"shared\nnew\n")
     snap(vault, a, "a")
-    report = vault.prune(keep=1, dry_run=False)
+    report = prune(vault, keep=1, dry_run=False)
     assert (report.dropped_entries, report.manifests_removed) == (1, 0)
     assert vault.read_bytes(shared) == b"shared\n"
 
@@ -507,7 +508,7 @@ def test_prune_refuses_a_damaged_vault_without_deleting(
     newest = vault.entries()[0]
     (vault.manifests_dir / newest.sha256).write_bytes(b"{broken")
     before = _tree(vault)
-    error = errors_of(lambda: vault.prune(keep=1, dry_run=False))
+    error = errors_of(lambda: prune(vault, keep=1, dry_run=False))
     assert error.code is VaultErrorCode.DAMAGED_MANIFEST
     assert _tree(vault) == before
 
@@ -517,12 +518,12 @@ def test_prune_waits_for_readers_and_gives_up_with_locked(
 ) -> None:
     vault, _, _ = streams
     with vault.reading():
-        error = errors_of(lambda: vault.prune(keep=1, dry_run=False))
+        error = errors_of(lambda: prune(vault, keep=1, dry_run=False))
         assert error.code is VaultErrorCode.LOCKED
     with vault.reading(exclusive=True):  # prune running: a snapshot or reader waits, then fails
         assert errors_of(vault.entries).code is VaultErrorCode.LOCKED
     assert len(vault.entries()) == 4
-    assert errors_of(lambda: vault.prune(keep=0)).code is VaultErrorCode.INVALID_INPUT
+    assert errors_of(lambda: prune(vault, keep=0)).code is VaultErrorCode.INVALID_INPUT
 
 
 def test_a_symlinked_vault_root_is_refused(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from adapters.vault import Vault
+from adapters.vault_prune import prune
 from core.model import Provider
 from core.vault_model import IndexEntry, VaultErrorCode
 from tests.adapters.vault_helpers import error_of, tree
@@ -199,7 +200,7 @@ def test_a_torn_last_line_is_ignored_by_readers_and_cut_by_the_next_writer(
     second = snap(vault, source, ts=NOW + 2)
     assert vault.index_path.read_bytes() == intact + second.to_line()
     vault.index_path.write_bytes(vault.index_path.read_bytes() + remnant)
-    report = vault.prune(keep=5, dry_run=False)  # prune is a writer too
+    report = prune(vault, keep=5, dry_run=False)  # prune is a writer too
     assert report.index_torn_bytes == len(remnant)
     assert vault.index_path.read_bytes() == intact + second.to_line()
 
@@ -236,7 +237,7 @@ def test_a_complete_bad_line_before_a_torn_tail_still_fails_closed(
     first = snap(vault, source)
     vault.index_path.write_bytes(first.to_line() + b"{garbage}\n" + first.to_line()[:20])
     before = tree(vault)
-    for call in (vault.entries, lambda: snap(vault, source), lambda: vault.prune(1, False)):
+    for call in (vault.entries, lambda: snap(vault, source), lambda: prune(vault, 1, False)):
         error = error_of(call)
         assert error.code is VaultErrorCode.DAMAGED_INDEX and "index line 2 is invalid" in str(
             error
@@ -310,7 +311,7 @@ def test_an_edited_field_is_caught_on_every_read_naming_the_line(
         lambda: vault.read_bytes(first.sha256),
         lambda: vault.restore_to(second.sha256, target),
         vault.stats,
-        lambda: vault.prune(1, False),
+        lambda: prune(vault, 1, False),
     ):
         error = error_of(call)
         assert error.code is VaultErrorCode.DAMAGED_INDEX
@@ -358,8 +359,8 @@ def test_a_deleted_or_emptied_index_with_manifests_is_damage(
         vault.entries,
         lambda: vault.history(SESSION),
         vault.stats,
-        lambda: vault.prune(1, dry_run=True),
-        lambda: vault.prune(1, dry_run=False),
+        lambda: prune(vault, 1, dry_run=True),
+        lambda: prune(vault, 1, dry_run=False),
         lambda: snap(vault, source, ts=NOW + 5),
     ):
         error = error_of(call)

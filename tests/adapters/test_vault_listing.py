@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from adapters.vault import Vault
+from adapters.vault_prune import prune
 from core.model import Provider
 from core.vault_model import IndexEntry, VaultError, VaultErrorCode
 
@@ -137,9 +138,9 @@ def test_listings_and_prune_fail_closed_naming_the_piece(
         vault.entries,
         lambda: vault.history("s-1"),
         vault.stats,
-        lambda: vault.prune(keep=1, dry_run=True),
-        lambda: vault.prune(keep=1, dry_run=False),  # would drop line 1, keep line 2
-        lambda: vault.prune(keep=2, dry_run=False),  # would keep both
+        lambda: prune(vault, keep=1, dry_run=True),
+        lambda: prune(vault, keep=1, dry_run=False),  # would drop line 1, keep line 2
+        lambda: prune(vault, keep=2, dry_run=False),  # would keep both
     ):
         error = _error(call)
         assert error.code in codes and error.damaged, name

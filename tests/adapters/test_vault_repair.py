@@ -13,6 +13,7 @@ import pytest
 import adapters.vault_prune
 from adapters.operations import operations_dir, receipt_roots, write_receipt
 from adapters.vault import Vault
+from adapters.vault_prune import prune, repair
 from core.model import Provider
 from core.receipt import OperationKind, Receipt
 from core.vault_model import (
@@ -124,11 +125,11 @@ def test_repair_rebuilds_a_deleted_index_from_the_manifests(
     os.unlink(vault.index_path)
     assert error_of(vault.entries).code is VaultErrorCode.DAMAGED_INDEX
     before = tree(vault)
-    planned = vault.repair(dry_run=True)
+    planned = repair(vault, dry_run=True)
     assert tree(vault) == before  # a dry run writes nothing
     assert planned.changed and planned.entries == 3 and planned.lines_read == 0
     located = {(Provider.CLAUDE, CLAUDE_ID): str(claude)}
-    report = vault.repair(dry_run=False, locate=lambda p, s: located.get((p, s)))
+    report = repair(vault, dry_run=False, locate=lambda p, s: located.get((p, s)))
     assert report.model_dump(exclude={"dry_run", "recovered"}) == planned.model_dump(
         exclude={"dry_run", "recovered"}
     )
@@ -155,7 +156,7 @@ def test_repair_rebuilds_a_deleted_index_from_the_manifests(
     for entry in listed:
         vault.read_bytes(entry.sha256)
     assert vault.stats(deep=True).damaged == []
-    assert not vault.repair(dry_run=False).changed  # a sound index: nothing to do
+    assert not repair(vault, dry_run=False).changed  # a sound index: nothing to do
 
 
 def test_repair_keeps_valid_lines_drops_bad_ones_and_cuts_a_torn_tail(
@@ -173,7 +174,7 @@ def test_repair_keeps_valid_lines_drops_bad_ones_and_cuts_a_torn_tail(
     assert error_of(vault.entries).message == (
         f"index line 1 fails its checksum (snapshot {first.sha256[:12]})"
     )
-    report = vault.repair(dry_run=False)
+    report = repair(vault, dry_run=False)
     assert (report.lines_read, report.kept_lines, report.torn_bytes) == (3, 2, 40)
     assert [(d.line, d.sha256) for d in report.dropped] == [(1, first.sha256)]
     assert "fails its checksum" in report.dropped[0].reason
@@ -196,7 +197,7 @@ def test_repair_binds_legacy_lines_as_they_read(
         del record["line_sha256"]
     vault.index_path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in legacy))
     assert vault.stats().unbound_entries == 3
-    report = vault.repair(dry_run=False)
+    report = repair(vault, dry_run=False)
     assert (report.kept_lines, report.legacy_lines_bound, report.recovered) == (3, 3, [])
     assert vault.entries() == entries[::-1] and vault.stats().unbound_entries == 0
 
@@ -208,14 +209,14 @@ def test_repair_leaves_a_damaged_snapshot_out_and_its_files_in_place(
     manifest = vault.manifests_dir / third.sha256
     flip_bit(manifest, 10)
     assert error_of(vault.entries).code is VaultErrorCode.DAMAGED_MANIFEST
-    report = vault.repair(dry_run=False)
+    report = repair(vault, dry_run=False)
     assert [(d.sha256, d.code) for d in report.damaged] == [
         (third.sha256, VaultErrorCode.DAMAGED_MANIFEST)
     ]
     assert [d.reason for d in report.dropped] == ["its snapshot is damaged"]
     assert vault.entries() == [second, first] and manifest.exists()
     # prune still refuses to run over a damaged manifest, even one nothing names
-    assert error_of(lambda: vault.prune(1, False)).code is VaultErrorCode.DAMAGED_MANIFEST
+    assert error_of(lambda: prune(vault, 1, False)).code is VaultErrorCode.DAMAGED_MANIFEST
 
 
 def test_repair_names_an_unknown_session_with_a_stand_in(vault: Vault, tmp_path: Path) -> None:
@@ -223,14 +224,14 @@ def test_repair_names_an_unknown_session_with_a_stand_in(vault: Vault, tmp_path:
     plain.write_bytes(b"not json\n{}\n")
     entry = vault.snapshot(plain, Provider.CODEX, "x-1", "manual", NOW)
     vault.index_path.write_bytes(b"")
-    [item] = vault.repair(dry_run=False).recovered
+    [item] = repair(vault, dry_run=False).recovered
     assert item.entry.session_id == f"unknown-{entry.sha256[:12]}"
     assert item.sources["session_id"] is FieldSource.PLACEHOLDER
     assert item.entry.path == f"/unknown/{entry.sha256}.jsonl" and item.entry.record_count == 2
 
 
 def test_repair_of_a_vault_that_does_not_exist_does_nothing(vault: Vault) -> None:
-    report = vault.repair(dry_run=False)
+    report = repair(vault, dry_run=False)
     assert not report.changed and not vault.root.exists()
 
 
@@ -267,11 +268,11 @@ def test_an_interrupted_prune_leaves_orphans_the_next_prune_removes(
 
     monkeypatch.setattr(adapters.vault_prune, "_unlink_all", crash)
     with pytest.raises(KeyboardInterrupt):
-        vault.prune(keep=1, dry_run=False, extra_roots=roots)
+        prune(vault, keep=1, dry_run=False, extra_roots=roots)
     monkeypatch.undo()
     assert [e.sha256 for e in vault.entries()] == [versions[3].sha256]
     assert len(os.listdir(vault.manifests_dir)) == 4  # retired manifests nothing names
-    planned = vault.prune(keep=1, dry_run=True, extra_roots=roots)
+    planned = prune(vault, keep=1, dry_run=True, extra_roots=roots)
     assert (planned.dropped_entries, planned.manifests_removed, planned.orphan_manifests) == (
         0, 2, 2)  # fmt: skip
     retired = [versions[0].sha256, versions[2].sha256]
@@ -279,12 +280,12 @@ def test_an_interrupted_prune_leaves_orphans_the_next_prune_removes(
         c for sha in (versions[1].sha256, versions[3].sha256) for c in chunks_of(vault, sha)
     }
     assert planned.chunks_removed == len(only_theirs) > 0
-    report = vault.prune(keep=1, dry_run=False, extra_roots=roots)
+    report = prune(vault, keep=1, dry_run=False, extra_roots=roots)
     assert report.model_dump(exclude={"dry_run"}) == planned.model_dump(exclude={"dry_run"})
     assert sorted(os.listdir(vault.manifests_dir)) == sorted(
         [versions[1].sha256, versions[3].sha256]
     )
     assert not only_theirs & set(os.listdir(vault.chunks_dir))
     assert vault.read_bytes(versions[1].sha256)  # the receipt's snapshot still reads back
-    again = vault.prune(keep=1, dry_run=False, extra_roots=roots)
+    again = prune(vault, keep=1, dry_run=False, extra_roots=roots)
     assert (again.manifests_removed, again.chunks_removed) == (0, 0)

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from adapters.jsonl import decode_line
 from adapters.providers import parse_transcript
-from adapters.rewrite import fork_usage_target, line_ending, split_lines
+from adapters.rewrite import fork_usage_target
+from adapters.rewrite_records import line_ending, split_lines
 from core.model import Provider, Transcript
 from core.plan import CompactionPlan, DigestBlock
 
