@@ -16,9 +16,9 @@ from adapters.full_parse import gc_paused
 from adapters.planning import LoadedSession, Progress, check_strategy, plan_session
 from adapters.rewrite_records import RewriteError
 from core.admission import protected_tail_start
+from core.edits import CompactionPlan, NoPlan
 from core.evaluation import EvalRow, RowStatus, mark_best
 from core.model import Transcript
-from core.plan import CompactionPlan, NoPlan
 from core.policy import PolicyConfig
 from core.probe_witness import ProbeWitness
 from core.probes import ProbeScore

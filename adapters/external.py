@@ -23,6 +23,7 @@ import orjson
 from pydantic import ValidationError
 
 from core.admission import AdmissionCode, admit
+from core.edits import EDITS_ADAPTER, CompactionPlan, NoPlan
 from core.limits import (
     EXTERNAL_MAX_ARGS,
     EXTERNAL_MAX_STDERR_BYTES,
@@ -31,7 +32,6 @@ from core.limits import (
     EXTERNAL_STDERR_EXCERPT_CHARS,
 )
 from core.model import Transcript
-from core.plan import EDITS_ADAPTER, CompactionPlan, NoPlan
 from core.policy import PolicyConfig
 from core.strategies.external import plan_from_edits
 

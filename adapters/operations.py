@@ -23,9 +23,9 @@ import orjson
 from adapters.atomic import replace_private
 from adapters.paths import data_dir
 from adapters.private_fs import PrivateError, open_private, private_dir
+from core.edits import Edit
 from core.limits import RECEIPT_MAX_BYTES
 from core.model import Provider
-from core.plan import Edit
 from core.projection import Projection
 from core.receipt import OperationKind, Receipt, fork_session_id, operation_id
 from core.vault_model import VaultErrorCode

@@ -31,6 +31,7 @@ from adapters.rewrite import CardScanner
 from adapters.rewrite_lines import SourceLines, SourceRewriter, read_source
 from core.admission import Admission, admit
 from core.calibration import Calibration, calibrate
+from core.edits import CompactionPlan, NoPlan, NoPlanReason
 from core.limits import (
     DEFAULT_SLOPE,
     EVAL_PAYLOAD_BYTES,
@@ -38,7 +39,6 @@ from core.limits import (
     MAX_PLAN_SOURCE_BYTES,
 )
 from core.model import Provider, Transcript
-from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
 from core.probes import Probe, extract_probes
 from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for

@@ -32,8 +32,8 @@ from adapters.rewrite import rewrite_identity
 from adapters.rewrite_records import RewriteError
 from adapters.vault import Vault
 from core.admission import admit
+from core.edits import CompactionPlan
 from core.model import Provider
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.receipt import OperationKind, Receipt, items_covered
 from core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity

@@ -41,9 +41,9 @@ from adapters.rewrite_records import (
     require_whole_tail,
     split_lines,
 )
+from core.edits import CompactionPlan, ElideEdit, InjectDigestEdit
 from core.limits import SESSION_ID_MAX_CHARS
 from core.model import BadLine, Provider, Transcript, TranscriptItem
-from core.plan import CompactionPlan, ElideEdit, InjectDigestEdit
 
 # -- applying a plan ---------------------------------------------------------------------------
 

@@ -39,8 +39,8 @@ from adapters.rewrite_records import (
     plan_seed_of,
     require_whole_tail,
 )
+from core.edits import CompactionPlan, ElideEdit, InjectDigestEdit
 from core.model import Provider, Transcript, TranscriptItem
-from core.plan import CompactionPlan, ElideEdit, InjectDigestEdit
 from core.verify import SourceChecks
 from core.verify_lines import LineFact, fact_reader, read_value
 

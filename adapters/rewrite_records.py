@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 
 from adapters.jsonl import Record, decode_line
+from core.edits import CompactionPlan
 from core.model import Provider
-from core.plan import CompactionPlan
 from core.text import utf8_len
 
 StubMaker = Callable[[int], str]

@@ -12,6 +12,7 @@ import hashlib
 import orjson
 
 from adapters.vault import Vault
+from core.edits import DigestBlock
 from core.limits import (
     VAULT_QUERY_MAX_BYTES,
     VAULT_QUERY_MIN_BYTES,
@@ -23,7 +24,6 @@ from core.limits import (
     VAULT_SEARCH_DEFAULT_RESULTS,
     VAULT_SEARCH_MAX_RESULTS,
 )
-from core.plan import DigestBlock
 from core.vault_model import (
     RecallHit,
     RecallResult,

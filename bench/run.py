@@ -309,7 +309,7 @@ import time
 started = time.perf_counter()
 import asyncio, json, sys
 from gobtui.app import make_app
-from gobtui.config import AppConfig
+from gobtui.run_settings import AppConfig
 imported = time.perf_counter()
 
 async def main():

@@ -10,6 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.edits import (
+    CacheEditEdit,
+    CompactionPlan,
+    ElideEdit,
+    InjectDigestEdit,
+    ProviderCompactEdit,
+    has_line_break,
+)
 from core.limits import (
     MAX_CONTROL_CHARS,
     MAX_DIGEST_BYTES,
@@ -19,14 +27,6 @@ from core.limits import (
     MAX_TOOL_USE_IDS,
 )
 from core.model import Provider, Transcript, TranscriptItem
-from core.plan import (
-    CacheEditEdit,
-    CompactionPlan,
-    ElideEdit,
-    InjectDigestEdit,
-    ProviderCompactEdit,
-    has_line_break,
-)
 from core.policy import PolicyConfig
 
 

@@ -48,6 +48,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from core.edits import CARD_MARKERS, DigestBlock
 from core.limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
@@ -55,7 +56,6 @@ from core.limits import (
     MAX_DIGEST_BYTES,
 )
 from core.model import ItemKind, Transcript, TranscriptItem
-from core.plan import CARD_MARKERS, DigestBlock
 from core.salience import Salience, salience, salient_payload_lines, without_file_lines
 
 _TOOL_NAME_END = re.compile(r"[( ]")

@@ -15,8 +15,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping
 
+from core.edits import CompactionPlan
 from core.model import Transcript
-from core.plan import CompactionPlan
 from core.probes import Probe, ProbeScore, probe_recall, removed_lines, score_of
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from core.edits import CacheEditEdit, CompactionPlan
 from core.limits import (
     MAX_PROBES,
     PROBE_BLOCK_ITEMS,
@@ -24,7 +25,6 @@ from core.limits import (
     PROBES_PER_KIND_PER_LINE,
 )
 from core.model import Transcript
-from core.plan import CacheEditEdit, CompactionPlan
 
 MAX_MISSED_PROBES = 8
 

@@ -14,8 +14,8 @@ from enum import StrEnum
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.edits import Edit, ElideEdit, InjectDigestEdit
 from core.model import Provider
-from core.plan import Edit, ElideEdit, InjectDigestEdit
 from core.projection import Projection
 
 _HEX64 = r"^[0-9a-f]{64}$"

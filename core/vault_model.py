@@ -18,6 +18,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.edits import DigestBlock
 from core.limits import (
     VAULT_CHUNK_BYTES,
     VAULT_INDEX_LINE_MAX_BYTES,
@@ -29,7 +30,6 @@ from core.limits import (
     VAULT_TRANSCRIPT_MAX_BYTES,
 )
 from core.model import Provider
-from core.plan import DigestBlock
 
 MANIFEST_SCHEMA_VERSION = 3
 CONTENT_TRUST = "untrusted_archived_data"

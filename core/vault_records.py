@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.plan import CARD_MARKERS, DigestBlock
+from core.edits import CARD_MARKERS, DigestBlock
 from core.vault_model import RecallHit, SnapshotDiff, VaultError, VaultErrorCode
 
 CARD_PREFILTER = b" state card]"

@@ -31,7 +31,6 @@ from core.limits import COMPLETE_MAX_BYTES
 from core.model import Coverage, SessionSummary
 from core.sanitize import one_line, terminal_safe
 from gobtui.commands import SessionCommands
-from gobtui.config import AppConfig
 from gobtui.messages import (
     ApplyAlreadyPublished,
     ApplyDeclined,
@@ -45,6 +44,7 @@ from gobtui.messages import (
 from gobtui.published_forks import PublishedForks
 from gobtui.publishing import PublishController
 from gobtui.resume import ClientRunner, resume_of, run_client
+from gobtui.run_settings import AppConfig
 from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
 

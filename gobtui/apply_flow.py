@@ -13,8 +13,8 @@ from pathlib import Path
 from adapters.planning import LoadedSession, PlanningError, candidate_bytes, plan_session
 from adapters.rewrite_records import RewriteError
 from core.board import project_name
+from core.edits import CompactionPlan, NoPlan, NoPlanReason
 from core.model import SessionSummary
-from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
 from core.vault_model import IndexEntry
 from gobtui import format as fmt

@@ -30,8 +30,8 @@ from gobtui.safe_output import SafeStreams, write_json
 
 if TYPE_CHECKING:
     from core.model import SessionSummary
-    from gobtui.config import AppConfig
     from gobtui.policies import SessionPolicies
+    from gobtui.run_settings import AppConfig
 
 EXIT_USAGE = Exit.USAGE
 
@@ -252,8 +252,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from gobtui.config import AppConfig
     from gobtui.demo import default_demo_root
+    from gobtui.run_settings import AppConfig
 
     homes = _homes(args)
     session_policies = _session_policies()

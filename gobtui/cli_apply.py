@@ -10,7 +10,7 @@ from adapters.paths import data_dir
 from adapters.publish import Publisher, PublishError, PublishErrorCode
 from adapters.select import SelectError, check_selector
 from adapters.vault import Vault
-from core.plan import NoPlan
+from core.edits import NoPlan
 from core.receipt import Receipt
 from core.vault_model import IndexEntry, VaultError
 from gobtui import format as fmt

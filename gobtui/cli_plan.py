@@ -10,9 +10,9 @@ from adapters.eval_session import evaluate_session
 from adapters.events import read_events
 from adapters.planning import PlanningError
 from adapters.select import SelectError, check_selector
+from core.edits import CompactionPlan, NoPlan
 from core.evaluation import EvalRow, RowStatus
 from core.model import Provider
-from core.plan import CompactionPlan, NoPlan
 from core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
 from core.projection import client_compact_threshold
 from core.strategies.common import elidable_tokens

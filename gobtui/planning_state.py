@@ -16,9 +16,9 @@ from pathlib import Path
 from adapters.config_file import ConfigError
 from adapters.planning import LoadedSession, candidate_bytes, load_session, plan_session
 from core.admission import protected_tail_start
+from core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
 from core.limits import MAX_POLICY_TOKENS
 from core.model import ItemKind, SessionSummary
-from core.plan import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
 from core.policy import PolicyConfig, QuotaPressure, capped_to_window
 from core.probes import Probe, extract_probes, probe_recall
 from core.strategies import STRATEGIES

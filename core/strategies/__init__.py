@@ -6,8 +6,8 @@ needs process execution and lives outside core.
 
 from __future__ import annotations
 
+from core.edits import CompactionPlan, NoPlan, NoPlanReason
 from core.model import Provider, Transcript
-from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
 from core.projection import codex_reasoning_tokens, project
 from core.strategies.auto import Auto

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.edits import CompactionPlan
 from core.model import Provider, Transcript
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.cache_aware import CacheAware
 from core.strategies.cache_edits import CacheEdits

@@ -4,8 +4,8 @@ ones first, until the floor. Never rewrites the transcript; as a control edit it
 
 from __future__ import annotations
 
+from core.edits import CacheEditEdit, CompactionPlan
 from core.model import Provider, Transcript
-from core.plan import CacheEditEdit, CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.common import (
     NO_CONTEXT,

@@ -10,8 +10,8 @@ selects what one compaction of the source would.
 
 from __future__ import annotations
 
+from core.edits import CompactionPlan
 from core.model import ItemKind, Transcript
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.common import (
     NO_CONTEXT,

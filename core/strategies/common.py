@@ -9,9 +9,7 @@ from typing import Protocol
 
 from core.admission import Admission, admit, elidable_items, protected_of
 from core.digest import CardMemo, state_card_digest
-from core.limits import STUB_BUDGET_BYTES
-from core.model import Transcript, TranscriptItem
-from core.plan import (
+from core.edits import (
     DEFAULT_STUB,
     CompactionPlan,
     DigestBlock,
@@ -19,6 +17,8 @@ from core.plan import (
     ElideEdit,
     InjectDigestEdit,
 )
+from core.limits import STUB_BUDGET_BYTES
+from core.model import Transcript, TranscriptItem
 from core.policy import PolicyConfig
 from core.strategies.memo import PlanMemo
 from core.tokens import estimate_tokens

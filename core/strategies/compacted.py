@@ -7,8 +7,8 @@ adapter option, not a planning concern).
 
 from __future__ import annotations
 
+from core.edits import CompactionPlan
 from core.model import Transcript
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.common import (
     NO_CONTEXT,

@@ -8,8 +8,8 @@ first, through choose_with_digest.
 from __future__ import annotations
 
 from core.admission import elidable_items
+from core.edits import CompactionPlan
 from core.model import Transcript
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.common import (
     NO_CONTEXT,

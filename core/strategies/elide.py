@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from core.edits import CompactionPlan
 from core.model import Transcript
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.common import (
     NO_CONTEXT,

@@ -6,8 +6,7 @@ projects the proposal and names the no-plan outcomes. Admission still follows.
 
 from __future__ import annotations
 
-from core.model import Transcript
-from core.plan import (
+from core.edits import (
     CacheEditEdit,
     CompactionPlan,
     Edit,
@@ -17,6 +16,7 @@ from core.plan import (
     NoPlanReason,
     ProviderCompactEdit,
 )
+from core.model import Transcript
 from core.policy import PolicyConfig
 from core.strategies.common import card_tokens, elision_savings
 

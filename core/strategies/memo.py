@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from core.admission import Admission, admit
 from core.digest import CardMemo
+from core.edits import CompactionPlan, Edit
 from core.model import Transcript, TranscriptItem
-from core.plan import CompactionPlan, Edit
 from core.policy import PolicyConfig
 
 PlanKey = tuple[int, PolicyConfig, bool]

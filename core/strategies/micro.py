@@ -10,8 +10,8 @@ from collections import defaultdict
 
 from core.admission import elidable_items
 from core.digest import tool_name
+from core.edits import CompactionPlan
 from core.model import Transcript
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.common import (
     NO_CONTEXT,

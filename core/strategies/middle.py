@@ -4,8 +4,8 @@ the middle, oldest first: the task's setup and its latest state both stay verbat
 from __future__ import annotations
 
 from core.admission import elidable_items
+from core.edits import CompactionPlan
 from core.model import Transcript
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.common import (
     NO_CONTEXT,

@@ -5,8 +5,8 @@ The projection assumes the provider brings the context down to the floor.
 
 from __future__ import annotations
 
+from core.edits import CompactionPlan, ProviderCompactEdit
 from core.model import Transcript
-from core.plan import CompactionPlan, ProviderCompactEdit
 from core.policy import PROVIDER_CONTROLS, PolicyConfig
 from core.strategies.common import NO_CONTEXT, EvalContext, above_trigger
 

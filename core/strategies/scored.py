@@ -13,8 +13,8 @@ import heapq
 import math
 from functools import partial
 
+from core.edits import CompactionPlan
 from core.model import Transcript, TranscriptItem
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.scoring import HeuristicScorer, Scorer
 from core.strategies.common import (

@@ -4,8 +4,8 @@ stands in for what was masked (it is not semantic summarization)."""
 
 from __future__ import annotations
 
+from core.edits import CompactionPlan
 from core.model import Transcript
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.strategies.common import (
     NO_CONTEXT,

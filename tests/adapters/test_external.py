@@ -18,9 +18,9 @@ import pytest
 from adapters.external import ExternalError, ExternalErrorCode, run_external
 from adapters.providers import parse_transcript
 from core.admission import AdmissionCode
+from core.edits import CompactionPlan, NoPlan, NoPlanReason
 from core.limits import EXTERNAL_MAX_STDERR_BYTES, EXTERNAL_MAX_STDOUT_BYTES
 from core.model import Provider, Transcript
-from core.plan import CompactionPlan, NoPlan, NoPlanReason
 from core.policy import PolicyConfig
 
 # codex-window (oracle): elidable tool outputs on lines 3 and 7; 7 is the newest, so protected.

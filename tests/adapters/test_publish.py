@@ -18,8 +18,8 @@ from adapters.providers import parse_transcript
 from adapters.publish import STEPS, Publisher, PublishError, PublishErrorCode, operations_dir
 from adapters.vault import Vault
 from adapters.vault_prune import prune
+from core.edits import CompactionPlan
 from core.model import Provider
-from core.plan import CompactionPlan
 from core.policy import PolicyConfig
 from core.receipt import OperationKind, Receipt
 from core.verify import verify

@@ -20,8 +20,7 @@ from adapters.rewrite import apply_plan, payload_texts, rewrite_identity
 from adapters.rewrite_lines import SourceRewriter
 from adapters.rewrite_records import RewriteCode, RewriteError, split_lines
 from core.admission import admit, protected_lines
-from core.model import Provider
-from core.plan import (
+from core.edits import (
     CacheEditEdit,
     CompactionPlan,
     DigestBlock,
@@ -30,6 +29,7 @@ from core.plan import (
     InjectDigestEdit,
     ProviderCompactEdit,
 )
+from core.model import Provider
 from core.policy import PolicyConfig
 from core.strategies import STRATEGIES, plan_for
 from tests.adapters.transcript_files import check_rewritten, rehydrate

@@ -24,10 +24,10 @@ from adapters.rewrite import apply_plan, payload_texts
 from adapters.rewrite_lines import SourceRewriter, read_source
 from adapters.rewrite_records import RewriteError, split_lines
 from core.admission import admit, protected_tail_start
+from core.edits import CompactionPlan, DigestBlock, Edit, ElideEdit, InjectDigestEdit
 from core.evaluation import EvalRow, RowStatus, mark_best
 from core.limits import EVAL_PAYLOAD_BYTES
 from core.model import Provider, Transcript
-from core.plan import CompactionPlan, DigestBlock, Edit, ElideEdit, InjectDigestEdit
 from core.policy import PolicyConfig
 from core.probe_witness import ProbeWitness
 from core.probes import extract_probes, probe_recall

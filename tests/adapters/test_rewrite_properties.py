@@ -18,8 +18,8 @@ from adapters.providers import parse_transcript
 from adapters.rewrite import apply_plan, rewrite_identity
 from adapters.rewrite_records import RewriteCode, RewriteError, split_lines, stub_output
 from core.admission import admit, protected_lines
+from core.edits import CompactionPlan, ElideEdit
 from core.model import Provider, Transcript
-from core.plan import CompactionPlan, ElideEdit
 from core.policy import PolicyConfig
 from core.strategies import STRATEGIES, plan_for
 from core.strategies.common import candidates

@@ -14,8 +14,8 @@ import pytest
 
 from adapters.vault import Vault
 from adapters.vault_recovery import read_record, recall, search
+from core.edits import DigestBlock
 from core.model import Provider
-from core.plan import DigestBlock
 from core.vault_model import IndexEntry, VaultError, VaultErrorCode
 
 Copy = Callable[..., Path]

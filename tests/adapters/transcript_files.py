@@ -20,8 +20,8 @@ from adapters.jsonl import decode_line
 from adapters.providers import parse_transcript
 from adapters.rewrite import fork_usage_target
 from adapters.rewrite_records import line_ending, split_lines
+from core.edits import CompactionPlan, DigestBlock
 from core.model import Provider, Transcript
-from core.plan import CompactionPlan, DigestBlock
 
 Record = dict[str, Any]
 

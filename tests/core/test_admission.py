@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from core.admission import AdmissionCode, admit, protected_lines
-from core.limits import MAX_PLAN_ITEMS
-from core.model import ItemKind, Provider, TranscriptItem
-from core.plan import (
+from core.edits import (
     CacheEditEdit,
     CompactionPlan,
     DigestBlock,
@@ -14,6 +12,8 @@ from core.plan import (
     InjectDigestEdit,
     ProviderCompactEdit,
 )
+from core.limits import MAX_PLAN_ITEMS
+from core.model import ItemKind, Provider, TranscriptItem
 from core.policy import PolicyConfig
 from tests.core.transcripts import item, output, transcript, turns
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from core.digest import cut_utf8, state_card_digest, tool_name
+from core.edits import CARD_MARKER, DigestBlock
 from core.limits import MAX_DIGEST_BYTES
 from core.model import ItemKind, Provider, TranscriptItem
-from core.plan import CARD_MARKER, DigestBlock
 from core.salience import Salience, salience
 from tests.core.transcripts import item, output, transcript
 

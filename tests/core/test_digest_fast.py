@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from core import digest, salience
 from core.digest import CardMemo, state_card_digest
+from core.edits import DigestBlock
 from core.limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
@@ -24,7 +25,6 @@ from core.limits import (
     SALIENT_SCAN_BYTES,
 )
 from core.model import ItemKind, Transcript, TranscriptItem
-from core.plan import DigestBlock
 from core.salience import salient_payload_lines
 from tests.core.transcripts import item, output, transcript
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.admission import admit, protected_tail_start
-from core.plan import (
+from core.edits import (
     EDITS_ADAPTER,
     CacheEditEdit,
     CompactionPlan,

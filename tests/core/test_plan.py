@@ -1,4 +1,4 @@
-"""core.plan: the Edit IR shapes, the state card's rendering and its exact round trip."""
+"""core.edits: the Edit IR shapes, the state card's rendering and its exact round trip."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from core.plan import (
+from core.edits import (
     CARD_MARKER,
     EDITS_ADAPTER,
     CacheEditEdit,

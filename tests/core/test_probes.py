@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from adapters import claude_parse
 from core import probes as probes_module
+from core.edits import CacheEditEdit, CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
 from core.limits import MAX_PROBES
 from core.model import ItemKind, Transcript
-from core.plan import CacheEditEdit, CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
 from core.policy import PolicyConfig
 from core.probes import KIND_CAPS, Probe, ProbeKind, extract_probes, line_probes, probe_recall
 from core.strategies import get

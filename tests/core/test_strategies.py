@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.admission import admit
-from core.model import ItemKind, Provider, Transcript, TranscriptItem
-from core.plan import (
+from core.edits import (
     CacheEditEdit,
     CompactionPlan,
     ElideEdit,
@@ -19,6 +18,7 @@ from core.plan import (
     NoPlanReason,
     ProviderCompactEdit,
 )
+from core.model import ItemKind, Provider, Transcript, TranscriptItem
 from core.policy import PolicyConfig
 from core.strategies import (
     NO_CONTEXT,

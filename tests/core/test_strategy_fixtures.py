@@ -8,8 +8,8 @@ import pytest
 
 from adapters import claude_parse, codex_parse
 from core.admission import admit
+from core.edits import ElideEdit
 from core.model import Transcript
-from core.plan import ElideEdit
 from core.policy import PolicyConfig
 from core.strategies import STRATEGIES, EvalContext, get
 

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.admission import admit, protected_lines
+from core.edits import DigestBlock, ElideEdit
 from core.model import Transcript
-from core.plan import DigestBlock, ElideEdit
 from core.policy import PolicyConfig
 from core.strategies import STRATEGIES, EvalContext, plan_for
 from tests.core.transcripts import transcripts

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from core.edits import CARD_MARKER, REFERENCE_CARD_MARKER, DigestBlock
 from core.limits import VAULT_CHUNK_BYTES, VAULT_INDEX_LINE_MAX_BYTES
 from core.model import Provider
-from core.plan import CARD_MARKER, REFERENCE_CARD_MARKER, DigestBlock
 from core.vault_model import (
     IdentityScan,
     IndexEntry,

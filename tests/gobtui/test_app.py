@@ -21,8 +21,8 @@ from textual.widgets import DataTable, Static
 
 from core.model import Coverage, Provider
 from gobtui.app import GobtuiApp, _terminal_check, make_app
-from gobtui.config import AppConfig
 from gobtui.resume import Ran
+from gobtui.run_settings import AppConfig
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.sessions_table import SessionsTable

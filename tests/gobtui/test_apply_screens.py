@@ -25,8 +25,8 @@ from adapters.providers import parse_transcript
 from adapters.vault import Vault
 from adapters.vault_recovery import read_record, recall, search
 from core.board import BoardRow
+from core.edits import CompactionPlan
 from core.model import Provider
-from core.plan import CompactionPlan
 from core.receipt import OperationKind, Receipt
 from core.vault_model import IndexEntry, SnapshotDiff
 from gobtui import format as fmt

@@ -12,7 +12,7 @@ import pytest
 
 import gobtui.cli
 from adapters.paths import data_dir
-from core.plan import DigestBlock
+from core.edits import DigestBlock
 from gobtui.cli import main
 from gobtui.exits import Exit
 

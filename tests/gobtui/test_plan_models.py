@@ -263,8 +263,8 @@ def test_session_moved_on_only_when_its_file_did() -> None:
 
 def test_the_board_says_no_plan_reasons_in_words() -> None:
     """The CLI's JSON keeps the closed codes; the dashboard says what each means."""
+    from core.edits import NoPlanReason
     from core.evaluation import EvalRow, RowStatus
-    from core.plan import NoPlanReason
     from gobtui.eval_rows import row_note
     from gobtui.format import NO_PLAN_WORDS, no_plan_words
 

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Select, Static
 from adapters.eval_session import evaluate_session
 from adapters.planning import load_session, plan_session
 from core.board import BoardRow
-from core.plan import DEFAULT_STUB, CompactionPlan, NoPlan
+from core.edits import DEFAULT_STUB, CompactionPlan, NoPlan
 from core.strategies import STRATEGIES
 from gobtui import format as fmt
 from gobtui.app import GobtuiApp

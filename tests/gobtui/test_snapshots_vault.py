@@ -13,8 +13,8 @@ import pytest
 from textual.pilot import Pilot
 
 from adapters.vault import Vault
+from core.edits import DigestBlock
 from core.model import Provider
-from core.plan import DigestBlock
 from gobtui.app import GobtuiApp
 from gobtui.screens.confirm import ConfirmScreen
 from gobtui.screens.error import ErrorScreen
