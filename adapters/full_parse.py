@@ -19,7 +19,7 @@ from core.model import Coverage, Provider, SessionSummary, Transcript, Transcrip
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """The cyclic GC off, then as it was: a parse allocates millions of acyclic objects, and the
-    collector would only rescan the growing item list (about a sixth of the time)."""
+    collector would only rescan the growing item list, again and again."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -28,7 +28,7 @@ def gc_paused() -> Iterator[None]:
         if enabled:
             # Every tracked object (the parse's and any younger ones) joins the oldest
             # generation unscanned: the young collection due at once would otherwise scan all
-            # the parse allocated (a twentieth of the time).
+            # the parse allocated.
             gc.freeze()
             gc.unfreeze()
             gc.enable()

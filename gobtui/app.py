@@ -243,7 +243,7 @@ class GobtuiApp(App[None]):
         if not self.sessions_screen.loaded:
             # What start-up built (modules, styles, widgets, the summaries) lives as long as
             # the app: out of the GC's sight, so that filling the board does not set off a
-            # full collection scanning all of it (0.15 s of the first paint on 2,000 rows).
+            # full collection scanning all of it (a large share of a big board's first paint).
             # Given back to it when the app ends (on_unmount).
             gc.freeze()
         self.sessions_screen.replace_all(self.forks.mark(message.summaries), self.config.clock())

@@ -198,8 +198,7 @@ def _session_policies() -> SessionPolicies:
 def _detect_triggers() -> Callable[[SessionSummary], int] | None:
     """Each session's configured trigger, as the dashboard shows it. Without a config file
     that is the policy default, which is the board's own default too (a test checks they
-    agree): None then, because loading the config machinery would cost a status-line
-    `detect` about 90 ms."""
+    agree): None then, so a status-line `detect` does not load the config machinery at all."""
     try:
         os.stat(config_path())
     except (FileNotFoundError, NotADirectoryError):

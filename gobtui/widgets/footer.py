@@ -13,7 +13,7 @@ class KeyFooter(Footer):
 
     Textual's Footer queues a rebuild (every key widget composed and styled again) for each
     change; a screen's start changes its bindings several times in a row (focus, the table's
-    rows), which cost the first paint of the board 0.1 to 0.2 s. The queued rebuild reads the
+    rows), each a rebuild the first paint would wait for. The queued rebuild reads the
     bindings as they are when it runs, so one is enough.
     """
 

@@ -45,8 +45,8 @@ def _style(variables: dict[str, str], name: str, fallback: str) -> Style:
 
 
 _BY_APP: WeakKeyDictionary[App[object], tuple[str, BandStyles]] = WeakKeyDictionary()
-"""The styles of each app's current theme: working out the theme's variables takes ~4 ms,
-and the board asks every second."""
+"""The styles of each app's current theme, worked out once a theme: the board asks for them
+every second."""
 
 
 def band_styles(app: App[object]) -> BandStyles:

@@ -150,8 +150,8 @@ class SessionsTable(DataTable[Cell]):
         """Columns fit the current width and the rows are in."""
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
-        # DataTable renders every cell of every new row to measure it (0.1 s of the first
-        # paint of 2,000 rows). Here nothing of a row changes the table's dimensions: no
+        # DataTable renders every cell of every new row to measure it (work that grows with
+        # the board, at its first paint). Here nothing of a row changes the table's dimensions: no
         # row has a label, every row is one line high and every column has a set width.
         super()._update_dimensions(())
 
@@ -211,8 +211,9 @@ class SessionsTable(DataTable[Cell]):
 
     def _add_rows(self, new: list[tuple[str, tuple[Cell, ...]]]) -> None:
         """Rows at the bottom, as add_row adds them one by one (one line each, no label), with
-        the cursor re-clamped once: add_row sets its reactive for every row, a third of the
-        time of a 2,000-row first fill. (DataTable's own bookkeeping: textual is pinned.)"""
+        the cursor re-clamped once: add_row sets its reactive for every row, which a big
+        board's first fill would pay once a row. (DataTable's own bookkeeping: textual is
+        pinned.)"""
         if not new:
             return
         was_empty = self.row_count == 0
