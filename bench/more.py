@@ -45,9 +45,9 @@ BIG = Path(__file__).resolve().parent / ".corpus" / "big-claude-200mb.jsonl"
 APPLY_CHILD = """
 import json, sys, time
 from pathlib import Path
-from adapters.planning import load_session, plan_session
-from adapters.publish import Publisher
-from adapters.vault import Vault
+from adapters.planning.load import load_session, plan_session
+from adapters.publish.publisher import Publisher
+from adapters.vault.vault import Vault
 from core.model import Provider
 from core.policy import PolicyConfig
 started = time.perf_counter()

@@ -22,9 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-from adapters.eval_session import evaluate_session
-from adapters.planning import load_session, plan_session
-from adapters.providers import parse_transcript
+from adapters.planning.evaluate import evaluate_session
+from adapters.planning.load import load_session, plan_session
+from adapters.providers.registry import parse_transcript
 from core.digest import state_card_digest
 from core.model import Provider
 from core.policy import PolicyConfig

@@ -211,10 +211,10 @@ class _CountWarnings(logging.Handler):
 
 
 async def _append_latency(corpus: Corpus, cache: Path) -> Row:
-    from adapters.cache import SummaryCache
-    from adapters.paths import resolve_homes
-    from adapters.store import SessionStore
-    from adapters.watcher import watch_roots, watch_summaries
+    from adapters.config.paths import resolve_homes
+    from adapters.sessions.cache import SummaryCache
+    from adapters.sessions.store import SessionStore
+    from adapters.sessions.watcher import watch_roots, watch_summaries
 
     warnings = _CountWarnings()  # the adapters' log lines would drown the table: count them
     logging.getLogger("adapters").addHandler(warnings)
@@ -268,8 +268,8 @@ async def _append_latency(corpus: Corpus, cache: Path) -> Row:
 
 PARSE = """
 import sys, time
-import adapters.claude_parse, adapters.codex_parse  # imported, as in a running dashboard
-from adapters.providers import parse_transcript
+import adapters.providers.claude.parse, adapters.providers.codex.parse  # imported, as in a running dashboard
+from adapters.providers.registry import parse_transcript
 from core.model import Provider
 t = time.perf_counter()
 transcript = parse_transcript(Provider(sys.argv[1]), sys.argv[2])

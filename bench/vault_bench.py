@@ -34,8 +34,8 @@ from typing import Any
 
 import orjson
 
-from adapters.vault import Vault
-from adapters.vault_recovery import search
+from adapters.vault.recovery import search
+from adapters.vault.vault import Vault
 from bench.run import bench_env, run_child
 from core.limits import VAULT_CHUNK_BYTES
 from core.model import Provider
@@ -52,7 +52,7 @@ RUNS = 3
 SNAPSHOT_CHILD = """
 import json, sys, time
 from pathlib import Path
-from adapters.vault import Vault
+from adapters.vault.vault import Vault
 from core.model import Provider
 vault = Vault(Path(sys.argv[1]))
 started = time.perf_counter()
@@ -60,7 +60,7 @@ entry = vault.snapshot(Path(sys.argv[2]), Provider.CLAUDE, sys.argv[3], "bench",
 seconds = time.perf_counter() - started
 print(json.dumps({"seconds": seconds, "sha256": entry.sha256, "records": entry.record_count}))
 """
-IMPORT_CHILD = "import adapters.vault, core.model"
+IMPORT_CHILD = "import adapters.vault.vault, core.model"
 
 
 class _Turns:

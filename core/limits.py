@@ -227,7 +227,7 @@ VAULT_INFLIGHT_CHUNKS = 8
 VAULT_PREFETCH_CHUNKS = 2
 """Chunks read and verified ahead of the consumer when a snapshot is reconstructed."""
 
-# --- publication (adapters/atomic.py, adapters/publish.py) ---
+# --- publication (adapters/files/atomic.py, adapters/publish/publisher.py) ---
 RECEIPT_MAX_BYTES = 64 * 1024
 """A receipt is a few hundred bytes; a larger file in its place is not read whole."""
 STALE_TEMP_SECS = 3600

@@ -1,6 +1,6 @@
 """The snapshot vault's data model: codes, manifests, index entries and result shapes.
 
-Everything here works on values; adapters.vault does the files, the locks and the hashing of
+Everything here works on values; adapters.vault.vault does the files, the locks and the hashing of
 streams, and core.vault_records holds the pure rules over records (diff, cards, search,
 paging). A damaged vault is a VaultError with a closed code, never a partial answer.
 """

@@ -1,7 +1,7 @@
 """Claude Code checks of `verify`: uuid linkage, the chain head, tool pairing on the live branch.
 
-The live branch follows the rules of the transcript parser (adapters/claude.py and
-adapters/claude_items.py), reimplemented here because core does not import adapters:
+The live branch follows the rules of the transcript parser (adapters/providers/claude/state.py and
+adapters/providers/claude/items.py), reimplemented here because core does not import adapters:
 
 - the leaf is the leafUuid of the last `last-prompt` record when it names a known record and
   no user/assistant/attachment record with a uuid follows it, else the newest such record;

@@ -22,11 +22,11 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import get_current_worker
 
-from adapters.cache import SummaryCache
-from adapters.full_parse import gc_paused
-from adapters.paths import Homes, cache_dir, resolve_homes
-from adapters.store import SessionStore
-from adapters.watcher import watch_changes, watch_roots
+from adapters.config.paths import Homes, cache_dir, resolve_homes
+from adapters.providers.full_parse import gc_paused
+from adapters.sessions.cache import SummaryCache
+from adapters.sessions.store import SessionStore
+from adapters.sessions.watcher import watch_changes, watch_roots
 from core.limits import COMPLETE_MAX_BYTES
 from core.model import Coverage, SessionSummary
 from core.sanitize import one_line, terminal_safe
@@ -137,7 +137,7 @@ class GobtuiApp(App[None]):
             self.set_interval(1.0, self._demo_tick)
 
     def _theme_picked(self, theme: Theme) -> None:
-        from adapters.ui_state import save_theme
+        from adapters.config.ui_state import save_theme
 
         save_theme(theme.name, self.config.environ)
 
@@ -155,8 +155,8 @@ class GobtuiApp(App[None]):
         except OSError as error:  # a home that vanished or cannot be read
             self.post_message(ScanFailed(str(error)))
             return
-        from adapters.operations import published_receipts  # (only once the scan is done)
-        from adapters.private_fs import PrivateError
+        from adapters.files.private_fs import PrivateError
+        from adapters.publish.operations import published_receipts  # (only once the scan is done)
 
         try:
             for receipt in published_receipts():
@@ -456,7 +456,7 @@ class GobtuiApp(App[None]):
 
 
 def make_app(config: AppConfig) -> GobtuiApp:
-    """Build the app for a config. Raises adapters.paths.HomeError for a missing named home."""
+    """Build the app for a config. Raises adapters.config.paths.HomeError for a missing named home."""
     demo_home = None
     claude_home, codex_home = config.claude_home, config.codex_home
     environ = config.environ

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.planning import LoadedSession, PlanningError, candidate_bytes, plan_session
-from adapters.rewrite_records import RewriteError
+from adapters.planning.load import LoadedSession, PlanningError, candidate_bytes, plan_session
+from adapters.providers.rewrite_records import RewriteError
 from core.board import project_name
 from core.edits import CompactionPlan, NoPlan, NoPlanReason
 from core.model import SessionSummary

@@ -15,11 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
-from adapters.cache import SummaryCache
-from adapters.discovery import discover
-from adapters.paths import HomeError, Homes, cache_dir, config_path, data_dir, resolve_homes
-from adapters.private_fs import PrivateError
-from adapters.store import SessionStore
+from adapters.config.paths import HomeError, Homes, cache_dir, config_path, data_dir, resolve_homes
+from adapters.files.private_fs import PrivateError
+from adapters.sessions.cache import SummaryCache
+from adapters.sessions.discovery import discover
+from adapters.sessions.store import SessionStore
 from core.board import BoardPolicy, SortKey, build_board, sort_rows
 from core.limits import DEFAULT_MAX_AGE_SECS, ERROR_MAX_CHARS, HOT_SECS, MAX_LIVE_SECS
 from core.report import detect_row
@@ -186,7 +186,7 @@ def _max_age(args: argparse.Namespace) -> float | None:
 def _session_policies() -> SessionPolicies:
     """config.toml's resolved policies, shared by detect and the dashboard so both show the
     same triggers; a broken file is the same one-line usage error in both."""
-    from adapters.config_file import ConfigError  # imported here: `detect` starts lean
+    from adapters.config.config_file import ConfigError  # imported here: `detect` starts lean
     from gobtui import policies
 
     try:
@@ -217,7 +217,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     finally:
         if cache is not None:
             cache.close()
-    from adapters.operations import published_receipts
+    from adapters.publish.operations import published_receipts
     from gobtui.published_forks import PublishedForks
 
     summaries = PublishedForks(published_receipts()).mark(summaries)  # as the board shows them
@@ -293,7 +293,7 @@ def _saved_theme() -> str | None:
     """The theme last picked in the palette, while Textual still has it."""
     from textual.theme import BUILTIN_THEMES
 
-    from adapters.ui_state import saved_theme
+    from adapters.config.ui_state import saved_theme
 
     theme = saved_theme()
     return theme if theme in BUILTIN_THEMES else None

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from adapters.paths import data_dir
-from adapters.publish import Publisher, PublishError, PublishErrorCode
-from adapters.select import SelectError, check_selector
-from adapters.vault import Vault
+from adapters.config.paths import data_dir
+from adapters.publish.publisher import Publisher, PublishError, PublishErrorCode
+from adapters.sessions.select import SelectError, check_selector
+from adapters.vault.vault import Vault
 from core.edits import NoPlan
 from core.receipt import Receipt
 from core.vault_model import IndexEntry, VaultError

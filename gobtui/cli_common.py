@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
-from adapters.config_file import ConfigError, LoadedConfig, ResolvedPolicy, load_config
-from adapters.paths import HomeError, Homes, resolve_homes
-from adapters.planning import (
+from adapters.config.config_file import ConfigError, LoadedConfig, ResolvedPolicy, load_config
+from adapters.config.paths import HomeError, Homes, resolve_homes
+from adapters.planning.load import (
     LoadedSession,
     PlanningError,
     PlanningErrorCode,
@@ -23,7 +23,7 @@ from adapters.planning import (
     load_session,
     plan_session,
 )
-from adapters.select import SelectError, check_selector, load_summaries, select_session
+from adapters.sessions.select import SelectError, check_selector, load_summaries, select_session
 from core.model import Provider, SessionSummary
 from core.policy import capped_to_window
 from core.strategies import STRATEGIES
@@ -32,7 +32,7 @@ from gobtui.exits import Exit
 from gobtui.safe_output import raw_stderr, write_json
 
 if TYPE_CHECKING:
-    from adapters.vault import Vault
+    from adapters.vault.vault import Vault
     from core.vault_model import IndexEntry
 
 
@@ -135,8 +135,8 @@ def snapshots_of(vault: Vault, session_id: str, file: Path | None) -> list[Index
 
 def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
     """A file named by its path: a quick head-and-tail summary (id, model, window)."""
-    from adapters.providers import state_class
-    from adapters.reader import TailStateFactory, open_cursor
+    from adapters.providers.reader import TailStateFactory, open_cursor
+    from adapters.providers.registry import state_class
 
     try:
         return open_cursor(

@@ -6,10 +6,10 @@ import argparse
 import time
 from typing import Any
 
-from adapters.eval_session import evaluate_session
-from adapters.events import read_events
-from adapters.planning import PlanningError
-from adapters.select import SelectError, check_selector
+from adapters.planning.evaluate import evaluate_session
+from adapters.planning.load import PlanningError
+from adapters.publish.events import read_events
+from adapters.sessions.select import SelectError, check_selector
 from core.edits import CompactionPlan, NoPlan
 from core.evaluation import EvalRow, RowStatus
 from core.model import Provider

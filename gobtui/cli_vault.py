@@ -26,10 +26,10 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from adapters.select import SelectError, check_selector
-from adapters.vault import Vault
-from adapters.vault_prune import prune, repair
-from adapters.vault_recovery import read_record, recall, search
+from adapters.sessions.select import SelectError, check_selector
+from adapters.vault.prune import prune, repair
+from adapters.vault.recovery import read_record, recall, search
+from adapters.vault.vault import Vault
 from core.limits import (
     VAULT_PRUNE_KEEP_DEFAULT,
     VAULT_READ_DEFAULT_BYTES,
@@ -390,7 +390,7 @@ def _locator(args: argparse.Namespace) -> Callable[[Provider, str], str | None]:
     def locate(provider: Provider, session_id: str) -> str | None:
         nonlocal found
         if found is None:  # discovery runs only when an entry needs rebuilding
-            from adapters.select import load_summaries
+            from adapters.sessions.select import load_summaries
 
             found = {}
             try:
@@ -491,7 +491,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 @_handles_vault_errors
 def cmd_prune(args: argparse.Namespace) -> int:
-    from adapters.publish import PublishError, receipt_roots
+    from adapters.publish.publisher import PublishError, receipt_roots
 
     try:
         roots = receipt_roots()

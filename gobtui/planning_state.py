@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adapters.config_file import ConfigError
-from adapters.planning import LoadedSession, candidate_bytes, load_session, plan_session
+from adapters.config.config_file import ConfigError
+from adapters.planning.load import LoadedSession, candidate_bytes, load_session, plan_session
 from core.admission import protected_tail_start
 from core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
 from core.limits import MAX_POLICY_TOKENS

@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adapters.config_file import LoadedConfig, ResolvedPolicy, load_config
-from adapters.paths import config_path
+from adapters.config.config_file import LoadedConfig, ResolvedPolicy, load_config
+from adapters.config.paths import config_path
 from core.model import SessionSummary
 
 

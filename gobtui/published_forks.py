@@ -2,7 +2,7 @@
 
 A fork and its source look alike (same title, same records up to the cut), so a fork's title
 says what made it ("elide fork", "restore"). Its context needs no help: a compacted fork's
-latest usage says its own projected context (adapters.rewrite), as the client will see it.
+latest usage says its own projected context (adapters.rewrite.apply), as the client will see it.
 """
 
 from __future__ import annotations

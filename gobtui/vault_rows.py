@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from adapters.vault import Vault
+from adapters.vault.vault import Vault
 from core.model import Provider
 from core.vault_model import IndexEntry, SnapshotDiff
 from core.vault_records import record_type

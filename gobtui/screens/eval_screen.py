@@ -19,8 +19,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from adapters.eval_session import evaluate_session
-from adapters.planning import PlanningError
+from adapters.planning.evaluate import evaluate_session
+from adapters.planning.load import PlanningError
 from core.evaluation import EvalRow, RowStatus
 from core.model import SessionSummary
 from gobtui import format as fmt

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Select, Static
 from textual.worker import get_current_worker
 
-from adapters.planning import PlanningError
+from adapters.planning.load import PlanningError
 from core.model import SessionSummary
 from gobtui import format as fmt
 from gobtui.commands import PlanCommands

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from adapters.vault_recovery import recall
+from adapters.vault.recovery import recall
 from core.limits import VAULT_VIEW_RECALL_LIMIT
 from core.vault_model import IndexEntry, RecallHit, RecallResult, VaultError
 from gobtui import format as fmt

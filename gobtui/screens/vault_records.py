@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from adapters.vault_recovery import search
+from adapters.vault.recovery import search
 from core.limits import VAULT_VIEW_PROGRESS_RECORDS, VAULT_VIEW_SEARCH_RESULTS
 from core.vault_model import IndexEntry, SearchResult, VaultError
 from gobtui import format as fmt

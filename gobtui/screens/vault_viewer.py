@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from adapters.vault_recovery import read_record
+from adapters.vault.recovery import read_record
 from core.limits import VAULT_VIEW_PAGE_BYTES
 from core.sanitize import terminal_safe
 from core.vault_model import IndexEntry, RecordPage, VaultError

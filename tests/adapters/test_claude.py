@@ -17,13 +17,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import claude as claude_mod
-from adapters import claude_items, jsonl, reader
-from adapters.claude import ClaudeState
-from adapters.claude_parse import parse_transcript
-from adapters.jsonl import LineCursor
-from adapters.reader import FileCursor, advance, open_cursor
-from adapters.timefmt import parse_ts
+from adapters.files import jsonl
+from adapters.files.jsonl import LineCursor
+from adapters.files.timefmt import parse_ts
+from adapters.providers import reader
+from adapters.providers.claude import items as claude_items
+from adapters.providers.claude import state as claude_mod
+from adapters.providers.claude.parse import parse_transcript
+from adapters.providers.claude.state import ClaudeState
+from adapters.providers.reader import FileCursor, advance, open_cursor
 from core import text as text_mod
 from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import reader
-from adapters.codex import CodexState, session_id_from_path
-from adapters.codex_parse import parse_transcript
-from adapters.jsonl import LineCursor
-from adapters.reader import FileCursor, advance, open_cursor
+from adapters.files.jsonl import LineCursor
+from adapters.providers import reader
+from adapters.providers.codex.parse import parse_transcript
+from adapters.providers.codex.state import CodexState, session_id_from_path
+from adapters.providers.reader import FileCursor, advance, open_cursor
 from core import text as text_mod
 from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from core.model import ContextState, Coverage, ItemKind, Provider

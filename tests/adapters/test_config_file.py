@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.config_file import (
+from adapters.config.config_file import (
     ConfigError,
     ConfigErrorCode,
     ExternalCommand,
     LoadedConfig,
     load_config,
 )
-from adapters.config_keys import dotted, key_lines
-from adapters.paths import config_path
+from adapters.config.config_keys import dotted, key_lines
+from adapters.config.paths import config_path
 from core.limits import CONFIG_MAX_BYTES, MAX_POLICY_TOKENS
 from core.model import Provider
 from core.policy import PRESETS, PolicyConfig, QuotaPressure

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.discovery import (
+from adapters.config.paths import (
+    HomeError,
+    Homes,
+    cache_dir,
+    config_path,
+    data_dir,
+    resolve_homes,
+)
+from adapters.sessions.discovery import (
     EMPTY,
     Found,
     discover,
@@ -17,14 +25,6 @@ from adapters.discovery import (
     scan_homes,
     sniff_bytes,
     sniff_file,
-)
-from adapters.paths import (
-    HomeError,
-    Homes,
-    cache_dir,
-    config_path,
-    data_dir,
-    resolve_homes,
 )
 from core.limits import CLAUDE_MAX_DEPTH, SNIFF_BYTES
 from core.model import Provider

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from adapters.external import ExternalError, ExternalErrorCode, run_external
-from adapters.providers import parse_transcript
+from adapters.planning.external import ExternalError, ExternalErrorCode, run_external
+from adapters.providers.registry import parse_transcript
 from core.admission import AdmissionCode
 from core.edits import CompactionPlan, NoPlan, NoPlanReason
 from core.limits import EXTERNAL_MAX_STDERR_BYTES, EXTERNAL_MAX_STDOUT_BYTES

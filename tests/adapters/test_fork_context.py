@@ -11,9 +11,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.planning import candidate_bytes, load_session, plan_session
-from adapters.providers import parse_transcript, state_class
-from adapters.reader import advance, open_cursor
+from adapters.planning.load import candidate_bytes, load_session, plan_session
+from adapters.providers.reader import advance, open_cursor
+from adapters.providers.registry import parse_transcript, state_class
 from core.model import ContextState, Provider, SessionSummary
 from core.policy import PolicyConfig
 from gobtui.demo import build_demo_home

@@ -1,16 +1,16 @@
-"""A fork's latest usage (adapters.rewrite_claude / rewrite_codex): what the real clients
+"""A fork's latest usage (adapters.providers.claude.rewrite / rewrite_codex): what the real clients
 decide on resume whether to compact from, restated to the fork's own projected context."""
 
 from __future__ import annotations
 
 import orjson
 
-from adapters.jsonl import decode_line
-from adapters.rewrite_claude import INTERRUPTED_RESULT, CardScan, card_records, restate
-from adapters.rewrite_claude import fork_usage as claude_fork_usage
-from adapters.rewrite_codex import CardScan as CodexScan
-from adapters.rewrite_codex import fork_usage as codex_fork_usage
-from adapters.rewrite_records import split_lines
+from adapters.files.jsonl import decode_line
+from adapters.providers.claude.rewrite import INTERRUPTED_RESULT, CardScan, card_records, restate
+from adapters.providers.claude.rewrite import fork_usage as claude_fork_usage
+from adapters.providers.codex.rewrite import CardScan as CodexScan
+from adapters.providers.codex.rewrite import fork_usage as codex_fork_usage
+from adapters.providers.rewrite_records import split_lines
 from core.model import Provider, Transcript
 from tests.corpus.sessions import claude_interrupted, claude_work_session, codex_work_session
 

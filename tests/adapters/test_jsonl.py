@@ -18,9 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters import full_parse, jsonl
-from adapters.full_parse import Tally, gc_paused, read_chunks
-from adapters.jsonl import LineCursor, LineEvent, Record, decode_line, feed_bytes, torn_tail
+from adapters.files import jsonl
+from adapters.files.jsonl import LineCursor, LineEvent, Record, decode_line, feed_bytes, torn_tail
+from adapters.providers import full_parse
+from adapters.providers.full_parse import Tally, gc_paused, read_chunks
 from core.model import BadLine
 
 PIECES = [

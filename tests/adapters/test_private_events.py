@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.events import append_event, events_path, read_events
+from adapters.publish.events import append_event, events_path, read_events
 from core.model import Provider
 from core.telemetry import EventAction, EventOutcome, TelemetryEvent
 from tests.adapters.test_private_fs import mode_of, umask_000

@@ -1,4 +1,4 @@
-"""adapters.private_fs on real folders: real symlinks, real modes (umask 000 included), real
+"""adapters.files.private_fs on real folders: real symlinks, real modes (umask 000 included), real
 owners (chown when root, and a run as the unprivileged `nobody` where setpriv allows it)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from adapters.private_fs import (
+from adapters.files.private_fs import (
     PrivateError,
     PrivateErrorCode,
     check_private_file,
@@ -326,7 +326,7 @@ def shared_tmp() -> Iterator[Path]:
     and nobody can both reach; only root can switch uid, so the test needs root and setpriv."""
     if os.geteuid() != 0 or SETPRIV is None:
         pytest.skip("running a step as another user needs root and setpriv")
-    probe = as_nobody("import adapters.private_fs")
+    probe = as_nobody("import adapters.files.private_fs")
     if probe.returncode != 0:
         pytest.skip(f"nobody cannot run this checkout's python: {probe.stderr.strip()[-200:]}")
     folder = Path(tempfile.mkdtemp(prefix="gobtui-shared-", dir="/tmp"))
@@ -340,7 +340,7 @@ def shared_tmp() -> Iterator[Path]:
 SNIPPET = """
 import os, sys
 from pathlib import Path
-from adapters.private_fs import PrivateError, private_dir
+from adapters.files.private_fs import PrivateError, private_dir
 os.umask(0)
 try:
     print(private_dir(Path(sys.argv[1]), "data folder"))

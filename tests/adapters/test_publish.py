@@ -11,13 +11,19 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters import publish as publish_module
-from adapters.events import read_events
-from adapters.planning import LoadedSession, load_session, plan_session
-from adapters.providers import parse_transcript
-from adapters.publish import STEPS, Publisher, PublishError, PublishErrorCode, operations_dir
-from adapters.vault import Vault
-from adapters.vault_prune import prune
+from adapters.planning.load import LoadedSession, load_session, plan_session
+from adapters.providers.registry import parse_transcript
+from adapters.publish import publisher as publish_module
+from adapters.publish.events import read_events
+from adapters.publish.publisher import (
+    STEPS,
+    Publisher,
+    PublishError,
+    PublishErrorCode,
+    operations_dir,
+)
+from adapters.vault.prune import prune
+from adapters.vault.vault import Vault
 from core.edits import CompactionPlan
 from core.model import Provider
 from core.policy import PolicyConfig
@@ -253,7 +259,7 @@ def test_no_space_left_is_a_one_line_error(
 ) -> None:
     session, plan = planned(claude_source, Provider.CLAUDE)
     original = claude_source.read_bytes()
-    import adapters.atomic as atomic
+    import adapters.files.atomic as atomic
 
     def full(*args: object, **kwargs: object) -> object:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -336,7 +342,7 @@ def test_codex_fork_is_a_rollout_file_with_a_new_session_meta_id(
 def test_prune_keeps_the_snapshots_receipts_point_at(
     claude_source: Path, vault: Vault, tmp_path: Path
 ) -> None:
-    from adapters.publish import receipt_roots
+    from adapters.publish.publisher import receipt_roots
 
     session, plan = planned(claude_source, Provider.CLAUDE)
     receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)

@@ -1,4 +1,4 @@
-"""adapters.rewrite on real files: the dialect oracle, every fixture planned by every strategy,
+"""adapters.rewrite.apply on real files: the dialect oracle, every fixture planned by every strategy,
 the state card's records, identity rewrites, payload texts and each refusal."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 import orjson
 import pytest
 
-from adapters import rewrite_codex
-from adapters.jsonl import decode_line
-from adapters.providers import parse_transcript
-from adapters.rewrite import apply_plan, payload_texts, rewrite_identity
-from adapters.rewrite_lines import SourceRewriter
-from adapters.rewrite_records import RewriteCode, RewriteError, split_lines
+from adapters.files.jsonl import decode_line
+from adapters.providers.codex import rewrite as rewrite_codex
+from adapters.providers.registry import parse_transcript
+from adapters.providers.rewrite_records import RewriteCode, RewriteError, split_lines
+from adapters.rewrite.apply import apply_plan, payload_texts, rewrite_identity
+from adapters.rewrite.lines import SourceRewriter
 from core.admission import admit, protected_lines
 from core.edits import (
     CacheEditEdit,

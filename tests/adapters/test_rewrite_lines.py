@@ -1,4 +1,4 @@
-"""adapters.rewrite_lines and the incremental eval: the same bytes, reports and rows as the
+"""adapters.rewrite.lines and the incremental eval: the same bytes, reports and rows as the
 one-shot path (apply_plan, verify, probe_recall over whole payloads, a plan per strategy).
 
 Every strategy's plan (and hand-made ones, refused ones included) is applied through one
@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import planning
-from adapters.eval_session import evaluate_session
-from adapters.planning import load_session
-from adapters.rewrite import apply_plan, payload_texts
-from adapters.rewrite_lines import SourceRewriter, read_source
-from adapters.rewrite_records import RewriteError, split_lines
+from adapters.planning import load as planning
+from adapters.planning.evaluate import evaluate_session
+from adapters.planning.load import load_session
+from adapters.providers.rewrite_records import RewriteError, split_lines
+from adapters.rewrite.apply import apply_plan, payload_texts
+from adapters.rewrite.lines import SourceRewriter, read_source
 from core.admission import admit, protected_tail_start
 from core.edits import CompactionPlan, DigestBlock, Edit, ElideEdit, InjectDigestEdit
 from core.evaluation import EvalRow, RowStatus, mark_best
@@ -139,7 +139,7 @@ CLAUDE_SCANNED = [
 @pytest.mark.parametrize("name", CLAUDE_SCANNED)
 def test_read_source_scan_is_the_scan_of_the_lines(name: str, fixture_copy: object) -> None:
     """read_source's scan takes the leaf from the parse: the one a scan of the lines finds."""
-    from adapters.rewrite_claude import CardScan
+    from adapters.providers.claude.rewrite import CardScan
 
     path = fixture_copy(name)  # type: ignore[operator]
     session = load_session(path, Provider.CLAUDE)

@@ -1,4 +1,4 @@
-"""Properties of adapters.rewrite over generated Claude and Codex transcript files.
+"""Properties of adapters.rewrite.apply over generated Claude and Codex transcript files.
 
 An admitted plan never grows the file, never changes a line it does not elide, never touches
 the protected tail, and leaves valid JSONL whose tool calls and results still pair.
@@ -13,10 +13,10 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.jsonl import decode_line
-from adapters.providers import parse_transcript
-from adapters.rewrite import apply_plan, rewrite_identity
-from adapters.rewrite_records import RewriteCode, RewriteError, split_lines, stub_output
+from adapters.files.jsonl import decode_line
+from adapters.providers.registry import parse_transcript
+from adapters.providers.rewrite_records import RewriteCode, RewriteError, split_lines, stub_output
+from adapters.rewrite.apply import apply_plan, rewrite_identity
 from core.admission import admit, protected_lines
 from core.edits import CompactionPlan, ElideEdit
 from core.model import Provider, Transcript

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.paths import Homes, cache_dir
-from adapters.select import (
+from adapters.config.paths import Homes, cache_dir
+from adapters.sessions.select import (
     SelectError,
     SelectErrorCode,
     check_selector,

@@ -11,12 +11,12 @@ from typing import Any
 import orjson
 import pytest
 
-from adapters import reader
-from adapters import store as store_module
-from adapters.cache import SummaryCache
-from adapters.paths import Homes
-from adapters.reader import open_cursor as real_open_cursor
-from adapters.store import SessionStore
+from adapters.config.paths import Homes
+from adapters.providers import reader
+from adapters.providers.reader import open_cursor as real_open_cursor
+from adapters.sessions import store as store_module
+from adapters.sessions.cache import SummaryCache
+from adapters.sessions.store import SessionStore
 from core.model import Provider
 from tests.adapters.test_cache import tiny_state_for
 
@@ -200,7 +200,7 @@ def test_unreadable_file_is_skipped_not_fatal(
             raise PermissionError(13, "Permission denied", path)
         return real_open_cursor(path, *args)
 
-    monkeypatch.setattr("adapters.store.open_cursor", open_cursor)
+    monkeypatch.setattr("adapters.sessions.store.open_cursor", open_cursor)
     store = tiny_store(homes, cache)
     summaries = store.scan(NOW)
     assert locked not in [s.path for s in summaries] and len(summaries) == 2
@@ -217,7 +217,7 @@ def test_a_reader_bug_skips_the_file_only(
             raise KeyError("payload")
         return real_open_cursor(path, *args)
 
-    monkeypatch.setattr("adapters.store.open_cursor", open_cursor)
+    monkeypatch.setattr("adapters.sessions.store.open_cursor", open_cursor)
     store = tiny_store(homes, cache)
     assert [s.session_id for s in store.scan(NOW)] == ["a", "b"]
     assert store.stats.errors == 1

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters import vault_fs
-from adapters.vault import Vault
-from adapters.vault_prune import prune
-from adapters.vault_reader import VaultReader
+from adapters.vault import fs as vault_fs
+from adapters.vault.prune import prune
+from adapters.vault.reader import VaultReader
+from adapters.vault.vault import Vault
 from core.limits import VAULT_CHUNK_BYTES, VAULT_MAX_RECORDS
 from core.model import Provider
 from core.vault_model import IndexEntry, VaultError, VaultErrorCode

@@ -14,8 +14,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.vault import Vault
-from adapters.vault_prune import prune
+from adapters.vault.prune import prune
+from adapters.vault.vault import Vault
 from core.model import Provider
 from core.vault_model import IndexEntry, VaultErrorCode
 from tests.adapters.vault_helpers import error_of, tree

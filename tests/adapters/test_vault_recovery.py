@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 import pytest
 
-from adapters.vault import Vault
-from adapters.vault_recovery import read_record, recall, search
+from adapters.vault.recovery import read_record, recall, search
+from adapters.vault.vault import Vault
 from core.edits import DigestBlock
 from core.model import Provider
 from core.vault_model import IndexEntry, VaultError, VaultErrorCode

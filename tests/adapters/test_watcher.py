@@ -11,10 +11,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.cache import SummaryCache
-from adapters.paths import Homes
-from adapters.store import SessionStore
-from adapters.watcher import watch_changes, watch_roots, watch_summaries
+from adapters.config.paths import Homes
+from adapters.sessions.cache import SummaryCache
+from adapters.sessions.store import SessionStore
+from adapters.sessions.watcher import watch_changes, watch_roots, watch_summaries
 from core.model import SessionSummary
 from tests.adapters.test_cache import tiny_state_for
 

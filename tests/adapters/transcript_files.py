@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
-from adapters.jsonl import decode_line
-from adapters.providers import parse_transcript
-from adapters.rewrite import fork_usage_target
-from adapters.rewrite_records import line_ending, split_lines
+from adapters.files.jsonl import decode_line
+from adapters.providers.registry import parse_transcript
+from adapters.providers.rewrite_records import line_ending, split_lines
+from adapters.rewrite.apply import fork_usage_target
 from core.edits import CompactionPlan, DigestBlock
 from core.model import Provider, Transcript
 

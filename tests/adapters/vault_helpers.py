@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from adapters.vault import Vault
+from adapters.vault.vault import Vault
 from core.vault_model import VaultError
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters import claude_parse
+from adapters.providers.claude import parse as claude_parse
 from core import probes as probes_module
 from core.edits import CacheEditEdit, CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
 from core.limits import MAX_PROBES

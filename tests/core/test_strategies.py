@@ -390,7 +390,7 @@ def test_plan_for_gates() -> None:
 
 SCORES_OF_FILE = """
 import sys
-from adapters import claude_parse
+from adapters.providers.claude import parse as claude_parse
 from core.policy import PolicyConfig
 from core.scoring import HeuristicScorer
 from core.strategies.common import candidates

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters import claude_parse, codex_parse
+from adapters.providers.claude import parse as claude_parse
+from adapters.providers.codex import parse as codex_parse
 from core.admission import admit
 from core.edits import ElideEdit
 from core.model import Transcript

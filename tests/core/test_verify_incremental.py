@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.rewrite_records import split_lines
+from adapters.providers.rewrite_records import split_lines
 from core import verify as verify_module
 from core.model import Provider
 from core.verify import SourceChecks, verify

@@ -21,9 +21,9 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, ProgressBar, Static
 
-from adapters.providers import parse_transcript
-from adapters.vault import Vault
-from adapters.vault_recovery import read_record, recall, search
+from adapters.providers.registry import parse_transcript
+from adapters.vault.recovery import read_record, recall, search
+from adapters.vault.vault import Vault
 from core.board import BoardRow
 from core.edits import CompactionPlan
 from core.model import Provider
@@ -710,7 +710,7 @@ async def test_recall_lists_the_cards_of_a_fork_snapshot(
 
 def test_prepare_apply_matches_the_planner(demo_app_factory: Callable[..., GobtuiApp]) -> None:
     """The apply request is the policy's admitted plan, and the question names it exactly."""
-    from adapters.planning import candidate_bytes, load_session, plan_session
+    from adapters.planning.load import candidate_bytes, load_session, plan_session
     from gobtui.apply_flow import NothingToApply, apply_question, prepare_apply
 
     app = demo_app_factory()

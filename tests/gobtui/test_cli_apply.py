@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.providers import parse_transcript
+from adapters.providers.registry import parse_transcript
 from core.model import Provider
 from gobtui.cli import main
 

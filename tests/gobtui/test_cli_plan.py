@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.planning import load_session, plan_session
+from adapters.planning.load import load_session, plan_session
 from core.model import Provider
 from core.policy import PolicyConfig
 from core.strategies import STRATEGIES

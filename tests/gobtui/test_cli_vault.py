@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 import gobtui.cli
-from adapters.paths import data_dir
+from adapters.config.paths import data_dir
 from core.edits import DigestBlock
 from gobtui.cli import main
 from gobtui.exits import Exit
@@ -451,7 +451,7 @@ def test_a_legacy_line_is_listed_and_shown_as_unbound(run: Run, short: Path) -> 
 def test_prune_removes_what_an_interrupted_prune_left_but_not_a_receipt_s_snapshot(
     run: Run, short: Path
 ) -> None:
-    from adapters.operations import operations_dir, write_receipt
+    from adapters.publish.operations import operations_dir, write_receipt
     from core.model import Provider
     from core.receipt import OperationKind, Receipt
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from adapters.providers import state_class
-from adapters.reader import open_cursor
+from adapters.providers.reader import open_cursor
+from adapters.providers.registry import state_class
 from core.limits import DEFAULT_MAX_AGE_SECS, DEFAULT_TRIGGER_TOKENS
 from core.model import Provider, SessionSummary
 from gobtui.demo import DemoHome, build_demo_home, default_demo_root

@@ -13,8 +13,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
-from adapters.eval_session import evaluate_session
-from adapters.planning import load_session, plan_session
+from adapters.planning.evaluate import evaluate_session
+from adapters.planning.load import load_session, plan_session
 from core.board import BoardRow
 from core.edits import DEFAULT_STUB, CompactionPlan, NoPlan
 from core.strategies import STRATEGIES

@@ -12,7 +12,7 @@ import orjson
 import pytest
 from textual.pilot import Pilot
 
-from adapters.vault import Vault
+from adapters.vault.vault import Vault
 from core.edits import DigestBlock
 from core.model import Provider
 from gobtui.app import GobtuiApp

@@ -1,0 +1,1 @@
+"""The file helpers every capability uses: no-clobber writes, private folders, JSON lines, times."""

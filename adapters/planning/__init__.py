@@ -1,0 +1,1 @@
+"""Loading a session to plan, planning one strategy, evaluating them all."""

@@ -1,0 +1,274 @@
+"""Planning on a real file: load it once, then plan with one strategy (adapters.planning.evaluate
+evaluates them all).
+
+The source is read once into memory and bound to its sha256; every candidate is built from
+those bytes in memory (a temporary copy that never touches the disk), so an eval cannot
+disturb the session it measures, and `apply` can later refuse a source that moved on.
+
+Loading reads every line once (adapters.rewrite.lines.read_source): the elided-output heads,
+the card's scan of the file and verify's per-line facts come from that one pass. A session
+then keeps what its plans share: a PlanMemo (per-item card lines, each strategy's plan,
+admissions), a SourceRewriter (rewritten lines) and SourceChecks (the source's verify state),
+so an eval builds each candidate as an overlay of the source and verifies only its new lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+from pathlib import Path
+
+from adapters.config.config_file import ExternalCommand
+from adapters.planning.external import STRATEGY_ID as EXTERNAL_ID
+from adapters.planning.external import ExternalError, run_external
+from adapters.providers.full_parse import gc_paused
+from adapters.providers.registry import parse_transcript
+from adapters.rewrite.apply import CardScanner
+from adapters.rewrite.lines import SourceLines, SourceRewriter, read_source
+from core.admission import Admission, admit
+from core.calibration import Calibration, calibrate
+from core.edits import CompactionPlan, NoPlan, NoPlanReason
+from core.limits import (
+    DEFAULT_SLOPE,
+    EVAL_PAYLOAD_BYTES,
+    MAX_PLAN_ITEMS,
+    MAX_PLAN_SOURCE_BYTES,
+)
+from core.model import Provider, Transcript
+from core.policy import PolicyConfig
+from core.probes import Probe, extract_probes
+from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
+from core.strategies.common import admit_with
+from core.verify import SourceChecks
+
+Progress = Callable[[int, int, str], None]
+"""(done, total, what) while an eval runs."""
+
+
+class PlanningErrorCode(StrEnum):
+    UNREADABLE = "unreadable"
+    TOO_LARGE = "too_large"
+    TOO_MANY_ITEMS = "too_many_items"
+    CHANGED = "changed"
+    UNKNOWN_STRATEGY = "unknown_strategy"
+    EXTERNAL_FAILED = "external_failed"
+
+
+class PlanningError(Exception):
+    """A one-line reason the session cannot be planned (no transcript content)."""
+
+    def __init__(self, code: PlanningErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class LoadedSession:
+    """A transcript read once: its bytes, their digest, the parse and elided-output heads.
+
+    What load_session's pass found besides (line starts, the card's scan, verify's line
+    facts) rides along; a session built without them computes each on first use. The memo,
+    rewriter and checks are made on first use and kept: they serve this session only.
+    """
+
+    path: Path
+    provider: Provider
+    data: bytes
+    source_sha256: str
+    transcript: Transcript
+    payloads: Mapping[int, str] = field(repr=False)
+    starts: list[int] | None = field(default=None, repr=False, compare=False)
+    card_scan: CardScanner | None = field(default=None, repr=False, compare=False)
+    checks: SourceChecks | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def session_id(self) -> str:
+        return self.transcript.session_id
+
+    def context(self, live: bool) -> EvalContext:
+        return EvalContext(live=live, payloads=self.payloads, memo=self.memo)
+
+    @cached_property
+    def lines(self) -> SourceLines:
+        """The source's lines (as split_lines cuts them), sliced on demand."""
+        return SourceLines(self.data, self.starts)
+
+    @cached_property
+    def probes(self) -> list[Probe]:
+        """extract_probes() over the payloads, once."""
+        return extract_probes(self.transcript, self.payloads)
+
+    @cached_property
+    def memo(self) -> PlanMemo:
+        return PlanMemo(self.transcript, self.payloads)
+
+    @cached_property
+    def rewriter(self) -> SourceRewriter:
+        return SourceRewriter(
+            self.data,
+            self.provider,
+            self.transcript,
+            lines=self.lines,
+            source_sha256=bytes.fromhex(self.source_sha256),
+            scan=self.card_scan,
+        )
+
+    @cached_property
+    def source_checks(self) -> SourceChecks:
+        """verify() of the source, kept line by line for its candidates."""
+        if self.checks is not None:
+            return self.checks
+        return SourceChecks(self.data, self.provider, None, self.lines.starts)
+
+
+def load_session(path: Path, provider: Provider) -> LoadedSession:
+    """Read and parse `path` for planning; PlanningError when it cannot be planned."""
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_PLAN_SOURCE_BYTES:
+            raise PlanningError(
+                PlanningErrorCode.TOO_LARGE,
+                f"{path} is {size} bytes, over the planning limit of {MAX_PLAN_SOURCE_BYTES}",
+            )
+        transcript, data = _read_consistently(path, provider)
+    except OSError as error:
+        raise PlanningError(
+            PlanningErrorCode.UNREADABLE, f"cannot read {path}: {error.strerror or error}"
+        ) from None
+    if len(transcript.items) > MAX_PLAN_ITEMS:
+        raise PlanningError(
+            PlanningErrorCode.TOO_MANY_ITEMS,
+            f"{len(transcript.items)} items, over the planning limit of {MAX_PLAN_ITEMS}",
+        )
+    with gc_paused():
+        source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
+    transcript.calibration = calibration_of(transcript, source.scan)
+    return LoadedSession(
+        path=path,
+        provider=provider,
+        data=data,
+        source_sha256=hashlib.sha256(data).hexdigest(),
+        transcript=transcript,
+        payloads=source.payloads,
+        starts=source.lines.starts,
+        card_scan=source.scan,
+        checks=source.checks,
+    )
+
+
+def calibration_of(transcript: Transcript, scan: CardScanner) -> Calibration:
+    """The session's calibration: its live items' estimates against the context reported at
+    each live usage record (core.calibration)."""
+    live = [(item.line_index, item.est_tokens) for item in transcript.items if item.active]
+    usage = scan.usage_points({line for line, _tokens in live})
+    return calibrate(live, usage, DEFAULT_SLOPE[transcript.provider])
+
+
+def _read_consistently(path: Path, provider: Provider) -> tuple[Transcript, bytes]:
+    """The parse of `path` and the very bytes it parsed. A live session grows meanwhile: its
+    bytes are cut where the parse stopped (appends leave what came before as it was). One
+    that shrank or was replaced is read again, once."""
+    for _attempt in range(2):
+        transcript = parse_transcript(provider, str(path))
+        data = path.read_bytes()
+        parsed = transcript.summary.bytes if transcript.summary is not None else len(data)
+        if len(data) == parsed:
+            return transcript, data
+        if len(data) > parsed:
+            return transcript, data[:parsed]
+    raise PlanningError(
+        PlanningErrorCode.CHANGED, f"{path} changed while it was read (rewritten?); try again"
+    )
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    """One strategy's answer: a plan with its admission, or a no-plan object."""
+
+    strategy: str
+    result: CompactionPlan | NoPlan
+    admission: Admission | None
+
+    @property
+    def plan(self) -> CompactionPlan | None:
+        """The plan when there is one and admission accepts it."""
+        if isinstance(self.result, CompactionPlan) and self.admission and self.admission.admitted:
+            return self.result
+        return None
+
+
+def check_strategy(strategy: str, external: ExternalCommand | None = None) -> None:
+    if strategy == EXTERNAL_ID and external is not None:
+        return
+    if strategy == EXTERNAL_ID:
+        raise PlanningError(
+            PlanningErrorCode.UNKNOWN_STRATEGY,
+            "external runs a preset's command: name a preset whose config.toml section sets "
+            'strategy = "external", command = [...] and trusted_legacy_command = true '
+            "(--preset NAME)",
+        )
+    if strategy not in STRATEGIES:
+        raise PlanningError(PlanningErrorCode.UNKNOWN_STRATEGY, str(UnknownStrategyError(strategy)))
+
+
+def plan_session(
+    session: LoadedSession,
+    strategy: str,
+    policy: PolicyConfig,
+    live: bool = False,
+    external: ExternalCommand | None = None,
+) -> PlanOutcome:
+    """One strategy behind the central gates, then admission. `external` is the trusted
+    command of a preset, run only when `strategy` is "external" and the trigger is reached."""
+    check_strategy(strategy, external)
+    if strategy == EXTERNAL_ID and external is not None:
+        return _plan_external(session, policy, external)
+    ctx = session.context(live)
+    with gc_paused():  # planning allocates much, and cycles none: no need to rescan the heap
+        result = plan_for(strategy, session.transcript, policy, ctx)
+        if isinstance(result, NoPlan):
+            return PlanOutcome(strategy, result, None)
+        return PlanOutcome(strategy, result, admit_with(result, session.transcript, policy, ctx))
+
+
+def _plan_external(
+    session: LoadedSession, policy: PolicyConfig, external: ExternalCommand
+) -> PlanOutcome:
+    transcript = session.transcript
+    before = transcript.context_tokens()
+    if before < policy.effective_trigger():
+        return PlanOutcome(
+            EXTERNAL_ID,
+            NoPlan(
+                reason_code=NoPlanReason.BELOW_TRIGGER,
+                context_tokens_before=before,
+                effective_trigger_tokens=policy.effective_trigger(),
+                target_context_tokens=policy.floor_tokens,
+                min_savings_tokens=policy.min_savings_tokens,
+            ),
+            None,
+        )
+    try:
+        result = run_external(
+            external.argv,
+            transcript,
+            session.source_sha256,
+            policy,
+            trusted=external.trusted,
+            timeout_secs=external.timeout_secs,
+        )
+    except ExternalError as error:
+        raise PlanningError(PlanningErrorCode.EXTERNAL_FAILED, str(error)) from None
+    if isinstance(result, NoPlan):
+        return PlanOutcome(EXTERNAL_ID, result, None)
+    return PlanOutcome(EXTERNAL_ID, result, admit(result, transcript, policy))
+
+
+def candidate_bytes(session: LoadedSession, plan: CompactionPlan) -> bytes:
+    """The compacted transcript a file plan produces (identity unchanged): apply_plan's
+    bytes, built from the session's rewriter."""
+    return session.rewriter.apply(plan)

@@ -1,0 +1,1 @@
+"""Codex: the incremental state, the items, the full parse and the rewrite half."""

@@ -1,0 +1,282 @@
+"""Reading a transcript file into a SessionSummary, cold or incrementally.
+
+A FileCursor remembers how far a file was read and the provider's running state, so an append
+costs only the appended bytes. A file that shrank or was replaced (new inode) is read again
+from 0. Big files are summarised cold from their head and tail only; the cursor then goes on
+from the end like any other. Many cold reads at once (a first start) are announced to the
+kernel first (`hint_cold_reads`), so a cold disk fetches them side by side.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, cast
+
+from adapters.files.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from adapters.providers.full_parse import Summarising
+from core.limits import (
+    FULL_READ_MAX_BYTES,
+    HEAD_SCAN_BYTES,
+    READ_CHUNK_BYTES,
+    TAIL_SCAN_BYTES,
+    TAIL_SCAN_MAX_BYTES,
+    TAIL_SECONDARY_MAX_BYTES,
+)
+from core.model import BadLine, Coverage, Provider, SessionSummary
+
+PARSER_VERSION = 3
+"""Bump when a reader's output changes: cached cursors of another version are dropped."""
+
+
+class TailState(Summarising, Protocol):
+    """A provider's running state over the records read so far."""
+
+    provider: ClassVar[Provider]
+    tail_marker: ClassVar[bytes | tuple[bytes, ...]]
+    """What a tail must contain (every one of them) to hold the latest usage and model."""
+
+    def __init__(self, path: str) -> None: ...
+
+    def feed(self, record: Record, line_len: int) -> None: ...
+
+    @classmethod
+    def from_json(cls, path: str, data: dict[str, Any]) -> TailState: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class TailStateFactory(Protocol):
+    def __call__(self, path: str) -> TailState: ...
+
+
+BodyLoader = Callable[[], "FileCursor"]
+
+
+@dataclass(slots=True)
+class FileCursor:
+    provider: Provider
+    path: str
+    inode: int
+    size: int
+    mtime_ns: int
+    lines: LineCursor
+    state: TailState
+    records: int = 0
+    bad_reasons: Counter[str] = field(default_factory=Counter)
+    coverage: Coverage = Coverage.FULL
+    body: BodyLoader | None = None
+    """Set on a cursor restored from the cache without its body (lines, state, counts):
+    a warm start of an unchanged file needs only the stat figures, so decoding the rest
+    waits until the file changes (see `loaded`)."""
+
+    def loaded(self) -> FileCursor:
+        """This cursor with its body: itself, or the full cursor decoded from the cache."""
+        return self if self.body is None else self.body()
+
+    def summary(self) -> SessionSummary:
+        if self.body is not None:
+            return self.body().summary()
+        return self.state.summary(
+            path=self.path,
+            size=self.size,
+            mtime=self.mtime_ns / 1e9,
+            coverage=self.coverage,
+            records=self.records,
+            bad_reasons=dict(self.bad_reasons),
+            torn=torn_tail(self.lines),
+        )
+
+    def feed(self, chunk: bytes, at_eof: bool) -> None:
+        feed = self.state.feed
+        records = 0
+        try:
+            for _index, length, decoded in feed_bytes(self.lines, chunk, at_eof):
+                if type(decoded) is dict:
+                    records += 1
+                    feed(decoded, length)
+                else:
+                    self.bad_reasons[cast(BadLine, decoded).value] += 1
+        finally:
+            self.records += records
+
+    def to_json(self) -> dict[str, Any]:
+        if self.body is not None:
+            return self.body().to_json()
+        return {
+            "parser_version": PARSER_VERSION,
+            "provider": self.provider.value,
+            "path": self.path,
+            "inode": self.inode,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "lines": self.lines.to_json(),
+            "state": self.state.to_json(),
+            "records": self.records,
+            "bad_reasons": dict(self.bad_reasons),
+            "coverage": self.coverage.value,
+        }
+
+
+def _read_range(fd: int, start: int, end: int) -> bytes:
+    return os.pread(fd, max(0, end - start), start)
+
+
+def open_cursor(
+    path: str, provider: Provider, make_state: TailStateFactory, *, full: bool = False
+) -> FileCursor:
+    """A cold read: the whole file when small (or `full`), else its head and a tail that
+    holds the latest usage (what the board needs first; history in between comes later)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        cursor = FileCursor(
+            provider=provider,
+            path=path,
+            inode=st.st_ino,
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            lines=LineCursor(),
+            state=make_state(path),
+        )
+        if full or st.st_size <= FULL_READ_MAX_BYTES:
+            _read_to_end(fd, cursor, st.st_size)
+            return cursor
+        _no_readahead(fd)
+        cursor.feed(_read_range(fd, 0, HEAD_SCAN_BYTES), at_eof=False)
+        head_end = cursor.lines.offset
+        tail_start, tail = _tail(fd, st.st_size, head_end, cursor.state.tail_marker)
+        if tail_start > head_end:
+            cursor.coverage = Coverage.HEAD_TAIL
+            cursor.lines = LineCursor(offset=tail_start, line_index=cursor.lines.line_index)
+            cursor.feed(tail, at_eof=False)  # read already: the rest (if any) follows
+        _readahead(fd)  # what is left is read in order (all of the middle, when no tail)
+        _read_to_end(fd, cursor, st.st_size)
+        return cursor
+    finally:
+        os.close(fd)
+
+
+def _tail(
+    fd: int, size: int, head_end: int, marker: bytes | tuple[bytes, ...]
+) -> tuple[int, bytes]:
+    """The smallest tail window holding the markers: the start of its first whole line and
+    its bytes from there; (head_end, b"") when the window reaches the head.
+
+    The first marker (the latest usage) is looked for up to TAIL_SCAN_MAX_BYTES; the others
+    (say, the record naming the model) only up to TAIL_SECONDARY_MAX_BYTES, after which the
+    head's value stands. A wider window reads only what the last one did not.
+    """
+    first, *others = marker if isinstance(marker, tuple) else (marker,)
+    window = TAIL_SCAN_BYTES
+    data, data_start = b"", size
+    while True:
+        start = max(head_end, size - window)
+        if start <= head_end:
+            return head_end, b""
+        more = _read_range(fd, start, data_start)
+        # (a short read: the file changed under us, so the window is read afresh)
+        complete = len(more) == data_start - start
+        data = more + data if complete else _read_range(fd, start, size)
+        data_start = start
+        nl = data.find(b"\n")
+        if nl >= 0:
+            enough = window >= TAIL_SECONDARY_MAX_BYTES or all(
+                data.find(m, nl + 1) >= 0 for m in others
+            )
+            if (data.find(first, nl + 1) >= 0 and enough) or window >= TAIL_SCAN_MAX_BYTES:
+                return start + nl + 1, data[nl + 1 :]
+        window *= 2
+
+
+def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:
+    """Bring a cursor up to date with its file. Returns (cursor, changed).
+
+    Raises OSError when the file cannot be read; the caller decides what that means.
+    """
+    st = os.stat(cursor.path)
+    if (
+        st.st_ino == cursor.inode
+        and st.st_size == cursor.size
+        and st.st_mtime_ns == cursor.mtime_ns
+    ):
+        return cursor, False
+    cursor = cursor.loaded()
+    if st.st_ino != cursor.inode or st.st_size < cursor.lines.read_pos:
+        fresh = open_cursor(cursor.path, cursor.provider, _state_factory_of(cursor))
+        return fresh, True
+    fd = os.open(cursor.path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        _read_to_end(fd, cursor, st.st_size)
+        cursor.size = st.st_size
+        cursor.mtime_ns = st.st_mtime_ns
+    finally:
+        os.close(fd)
+    return cursor, True
+
+
+def _state_factory_of(cursor: FileCursor) -> TailStateFactory:
+    factory: TailStateFactory = type(cursor.state)  # type: ignore[assignment]
+    return factory
+
+
+def _read_to_end(fd: int, cursor: FileCursor, size: int) -> None:
+    pos = cursor.lines.read_pos
+    while pos < size:
+        chunk = _read_range(fd, pos, min(size, pos + READ_CHUNK_BYTES))
+        if not chunk:
+            break
+        pos += len(chunk)
+        cursor.feed(chunk, at_eof=False)
+    cursor.feed(b"", at_eof=True)
+    cursor.size = max(cursor.size, pos)
+
+
+# -- cold reads ---------------------------------------------------------------------------------
+
+Rows = tuple[bytes, bytes]
+"""A cursor's cache rows, head and body (adapters.sessions.cache.encode_entry)."""
+StateFor = Callable[[Provider], type[TailState]]
+
+
+def hint_cold_reads(paths: Iterable[str]) -> None:
+    """Ask the kernel for every window the cold reads to come will want (a small file whole,
+    a big one's head and first tail window), all at once: on a cold disk they are then
+    fetched side by side instead of one request at a time as each file's turn comes."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue  # its read reports it
+        try:
+            size = os.fstat(fd).st_size
+            if size <= FULL_READ_MAX_BYTES:
+                advise(fd, 0, size, os.POSIX_FADV_WILLNEED)
+            else:
+                advise(fd, 0, HEAD_SCAN_BYTES, os.POSIX_FADV_WILLNEED)
+                tail = max(HEAD_SCAN_BYTES, size - TAIL_SCAN_BYTES)
+                advise(fd, tail, size - tail, os.POSIX_FADV_WILLNEED)
+        except OSError:
+            pass  # only a hint
+        finally:
+            os.close(fd)
+
+
+def _no_readahead(fd: int) -> None:
+    """Head and tail reads of a big file: the kernel's readahead would fetch far more than
+    the window from a cold disk."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is not None:
+        advise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+
+
+def _readahead(fd: int) -> None:
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is not None:
+        advise(fd, 0, 0, os.POSIX_FADV_NORMAL)

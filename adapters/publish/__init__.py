@@ -1,0 +1,1 @@
+"""Publishing forks: receipts, no-clobber forks, events."""

@@ -1,0 +1,383 @@
+"""Fork publication: apply a plan (or restore a snapshot) into a NEW sibling transcript.
+
+The source is never written. The sequence follows the reference's copy path: bind the plan to
+the source digest, snapshot the source into the vault first, build and verify the candidate,
+give it a new identity, write an intent receipt, re-check the source, publish no-clobber,
+then mark the receipt completed. The operation id is a digest of what was asked, so a rerun
+finds the first receipt and returns it instead of writing again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+from adapters.files.atomic import describe, publish_new
+from adapters.planning.load import LoadedSession
+from adapters.providers.rewrite_records import RewriteError
+from adapters.publish.events import append_event
+from adapters.publish.operations import (
+    Operation,
+    PublishError,
+    PublishErrorCode,
+    file_sha256,
+    operations_dir,
+    read_receipt,
+    receipt_roots,
+    write_receipt,
+)
+from adapters.rewrite.apply import rewrite_identity
+from adapters.vault.vault import Vault
+from core.admission import admit
+from core.edits import CompactionPlan
+from core.model import Provider
+from core.policy import PolicyConfig
+from core.receipt import OperationKind, Receipt, items_covered
+from core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
+from core.vault_model import IndexEntry, VaultError
+from core.verify import accepts, added_findings, verify
+
+__all__ = [
+    "STEPS",
+    "PublishError",
+    "PublishErrorCode",
+    "Publisher",
+    "file_sha256",
+    "operations_dir",
+    "receipt_roots",
+]
+
+FaultHook = Callable[[str], None]
+"""Called with each step's name after it completes; tests raise there to simulate a crash."""
+
+STEPS = ("snapshot", "candidate", "verify", "intent", "recheck", "publish", "complete")
+
+
+class Publisher:
+    """Publishes forks into the directory of their source, recording receipts and events."""
+
+    def __init__(
+        self,
+        vault: Vault,
+        root: Path | None = None,
+        fault: FaultHook | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.vault = vault
+        self.root = root
+        self.fault = fault or (lambda step: None)
+        self.clock = clock
+
+    # --- apply -----------------------------------------------------------------------------
+
+    def apply(
+        self,
+        session: LoadedSession,
+        plan: CompactionPlan,
+        policy: PolicyConfig,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Receipt:
+        """Publish `plan` applied to `session` as a new fork; returns the receipt."""
+        started = time.perf_counter()
+        try:
+            receipt, fresh = self._apply(session, plan, policy, progress)
+        except PublishError as error:
+            self._event(
+                session, plan, policy, EventOutcome.FAILED, started, error_code=error.code.value
+            )
+            raise
+        outcome = EventOutcome.APPLIED if fresh else EventOutcome.SKIPPED
+        self._event(session, plan, policy, outcome, started, receipt=receipt)
+        return receipt
+
+    def published(self, session: LoadedSession, plan: CompactionPlan) -> Receipt | None:
+        """The receipt of an earlier apply of this plan to these very bytes, when its fork is
+        on disk as published: apply() would only return it. Reads only (no lock, no event);
+        None otherwise, a damaged receipt included (apply() reports that)."""
+        op = Operation.start(
+            OperationKind.APPLY, session.provider, str(session.path.resolve()),
+            session.session_id, session.source_sha256, self.root, plan.edits,
+        )  # fmt: skip
+        try:
+            earlier = read_receipt(op.receipt_path)
+            if earlier is None or not earlier.completed:
+                return None
+            fork = Path(earlier.path)
+            return (
+                earlier if fork.is_file() and file_sha256(fork) == earlier.output_sha256 else None
+            )
+        except (PublishError, OSError):
+            return None
+
+    def _apply(
+        self,
+        session: LoadedSession,
+        plan: CompactionPlan,
+        policy: PolicyConfig,
+        progress: Callable[[int, int], None] | None,
+    ) -> tuple[Receipt, bool]:
+        """The receipt, and whether this call published it (False: an earlier run did)."""
+        if plan.is_control or not plan.rewrites_file:
+            raise PublishError(
+                PublishErrorCode.CONTROL_PLAN,
+                f"{plan.strategy} asks the provider to compact; there is no file to publish",
+            )
+        admission = admit(plan, session.transcript, policy)
+        if not admission.admitted:
+            raise PublishError(PublishErrorCode.NOT_ADMITTED, f"plan refused: {admission.message}")
+        source = session.path
+        self._require_unchanged(source, session.source_sha256, "planning")
+        op = Operation.start(
+            OperationKind.APPLY, session.provider, str(source.resolve()), session.session_id,
+            session.source_sha256, self.root, plan.edits,
+        )  # fmt: skip
+        with op.locked() as (earlier, settled):
+            if settled is not None:
+                return settled, False
+            entry = self._snapshot(session, plan.strategy, progress)
+            self.fault("snapshot")
+            try:
+                # apply_plan's bytes (tests/adapters/test_rewrite_lines.py), built from the
+                # loaded session's lines without a second copy of every line.
+                candidate = session.rewriter.apply(plan)
+            except RewriteError as error:
+                raise PublishError(PublishErrorCode.REWRITE_FAILED, str(error)) from None
+            if len(candidate) >= len(session.data):
+                raise PublishError(
+                    PublishErrorCode.NOT_SMALLER,
+                    f"the compacted copy ({len(candidate)} bytes) is not smaller than the "
+                    f"source ({len(session.data)} bytes)",
+                )
+            self.fault("candidate")
+            self._require_valid(session, candidate)
+            output = rewrite_identity(candidate, session.provider, op.new_id)
+            if len(output) >= len(session.data):
+                raise PublishError(
+                    PublishErrorCode.IDENTITY_OVERHEAD, "fork identity overhead exceeds savings"
+                )
+            self.fault("verify")
+            now = self.clock()
+            receipt = op.receipt(
+                plan.strategy, op.target(earlier, now), output, entry.sha256, len(session.data),
+                now, (plan.context_tokens_before, plan.context_tokens_after), plan.projection,
+            )  # fmt: skip
+            published = self._publish(
+                receipt, op.receipt_path, source, session.source_sha256, output
+            )
+            return published, True
+
+    # --- undo and fork ---------------------------------------------------------------------
+
+    def undo(self, manifest_sha256: str) -> Receipt:
+        """Restore a verified snapshot into a new fork beside the file it was taken from."""
+        started = time.perf_counter()
+        try:
+            entry = self.vault.find(manifest_sha256)
+            data = self.vault.read_bytes(entry.sha256)
+        except VaultError as error:
+            raise PublishError(PublishErrorCode.VAULT, str(error), error.code) from None
+        provider = Provider(entry.provider)
+        op = Operation.start(
+            OperationKind.UNDO, provider, entry.path, entry.session_id, entry.source_sha256,
+            self.root, extra=entry.sha256,
+        )  # fmt: skip
+        output = rewrite_identity(data, provider, op.new_id)
+        # The snapshot is what the session was: what it carried is no reason to refuse it back,
+        # only a finding the new identity would add.
+        added = added_findings(verify(bytes(output), provider), verify(data, provider))
+        if added:
+            raise PublishError(
+                PublishErrorCode.VERIFY_FAILED,
+                f"the restored copy does not verify ({', '.join(added)})",
+            )
+        outcome = EventOutcome.APPLIED
+        with op.locked() as (earlier, settled):
+            if settled is not None:
+                receipt, outcome = settled, EventOutcome.SKIPPED
+            else:
+                now = self.clock()
+                receipt = op.receipt(
+                    "undo", op.target(earlier, now), output, entry.sha256, entry.bytes, now
+                )
+                receipt = self._publish(
+                    receipt, op.receipt_path, None, None, output, _written(entry)
+                )
+        append_event(
+            TelemetryEvent(
+                ts=self.clock(),
+                provider=provider,
+                session_id=entry.session_id,
+                source_identity_sha256=source_identity(provider, entry.session_id, entry.path),
+                strategy="undo",
+                action=EventAction.UNDO,
+                outcome=outcome,
+                trigger_tokens=0,
+                context_tokens_before=0,
+                context_tokens_after=0,
+                est_reclaimed_tokens=0,
+                items_covered=0,
+                bytes_before=entry.bytes,
+                bytes_after=len(output),
+                duration_ms=round((time.perf_counter() - started) * 1000, 1),
+            ),
+            self.root,
+        )
+        return receipt
+
+    def fork(self, session: LoadedSession) -> Receipt:
+        """A plain copy under a new identity (snapshot first, like every publication)."""
+        op = Operation.start(
+            OperationKind.FORK, session.provider, str(session.path.resolve()),
+            session.session_id, session.source_sha256, self.root,
+        )  # fmt: skip
+        self._require_unchanged(session.path, session.source_sha256, "reading")
+        with op.locked() as (earlier, settled):
+            if settled is not None:
+                return settled
+            entry = self._snapshot(session, "fork", None)
+            output = rewrite_identity(session.data, session.provider, op.new_id)
+            now = self.clock()
+            receipt = op.receipt(
+                "fork", op.target(earlier, now), output, entry.sha256, len(session.data), now
+            )
+            return self._publish(
+                receipt, op.receipt_path, session.path, session.source_sha256, output
+            )
+
+    # --- steps -----------------------------------------------------------------------------
+
+    def _require_unchanged(self, source: Path, expected: str, since: str) -> None:
+        try:
+            actual = file_sha256(source)
+        except OSError as error:
+            raise PublishError(
+                PublishErrorCode.IO, f"cannot read {source}: {describe(error)}"
+            ) from None
+        if actual != expected:
+            raise PublishError(
+                PublishErrorCode.SOURCE_CHANGED,
+                f"the session changed since {since} (it is still being written?); plan again",
+            )
+
+    def _snapshot(
+        self, session: LoadedSession, label: str, progress: Callable[[int, int], None] | None
+    ) -> IndexEntry:
+        try:
+            entry = self.vault.snapshot(
+                session.path, session.provider, session.session_id, label, self.clock(), progress
+            )
+        except VaultError as error:
+            raise PublishError(PublishErrorCode.VAULT, str(error), error.code) from None
+        except OSError as error:
+            raise PublishError(PublishErrorCode.IO, f"snapshot failed: {describe(error)}") from None
+        if entry.source_sha256 != session.source_sha256:
+            raise PublishError(
+                PublishErrorCode.SOURCE_CHANGED,
+                "the session changed while it was being snapshotted; plan again",
+            )
+        return entry
+
+    def _require_valid(self, session: LoadedSession, candidate: bytes) -> None:
+        """The candidate, verified in full: no errors, and no finding the source did not
+        already have (the source's report is the one planning already made)."""
+        report = verify(candidate, session.provider)
+        baseline = session.source_checks.report()
+        if not accepts(report, baseline):
+            codes = ", ".join(
+                added_findings(report, baseline) or sorted({f.code.value for f in report.findings})
+            )
+            raise PublishError(
+                PublishErrorCode.VERIFY_FAILED, f"the compacted copy does not verify ({codes})"
+            )
+
+    def _publish(
+        self,
+        receipt: Receipt,
+        receipt_path: Path,
+        source: Path | None,
+        source_sha256: str | None,
+        output: bytes | bytearray,
+        written: float | None = None,
+    ) -> Receipt:
+        """Write the fork (never over a file) between the receipt's intent and completion.
+
+        The fork is dated as its content (`written`, else the source's modification time): a
+        session written seconds ago reads as one an agent is working on, and a fork has none.
+        """
+        target = Path(receipt.path)
+        try:
+            write_receipt(receipt_path, receipt)
+            self.fault("intent")
+            if source is not None and source_sha256 is not None:
+                self._require_unchanged(source, source_sha256, "it was snapshotted")
+                written = os.stat(source).st_mtime
+            self.fault("recheck")
+            try:
+                publish_new(target, output)
+                if written is not None:
+                    os.utime(target, (time.time(), written))
+            except FileExistsError:
+                if file_sha256(target) != receipt.output_sha256:
+                    raise PublishError(
+                        PublishErrorCode.TARGET_EXISTS,
+                        f"{target} already exists with other bytes; a fork never overwrites "
+                        "a file (move it away to publish this one)",
+                    ) from None
+            self.fault("publish")
+            receipt = receipt.model_copy(update={"completed": True})
+            write_receipt(receipt_path, receipt)
+            self.fault("complete")
+        except OSError as error:
+            raise PublishError(PublishErrorCode.IO, f"cannot publish: {describe(error)}") from None
+        return receipt
+
+    def _event(
+        self,
+        session: LoadedSession,
+        plan: CompactionPlan,
+        policy: PolicyConfig,
+        outcome: EventOutcome,
+        started: float,
+        receipt: Receipt | None = None,
+        error_code: str | None = None,
+    ) -> None:
+        canonical = str(session.path.resolve())
+        with suppress(OSError):  # telemetry never fails a publication
+            append_event(
+                TelemetryEvent(
+                    ts=self.clock(),
+                    provider=session.provider,
+                    session_id=session.session_id,
+                    source_identity_sha256=source_identity(
+                        session.provider, session.session_id, canonical
+                    ),
+                    strategy=plan.strategy,
+                    action=EventAction.TRANSCRIPT_COMPACT,
+                    outcome=outcome,
+                    trigger_tokens=policy.effective_trigger(),
+                    context_tokens_before=plan.context_tokens_before,
+                    context_tokens_after=plan.context_tokens_after,
+                    est_reclaimed_tokens=plan.est_savings,
+                    items_covered=items_covered(plan.edits),
+                    bytes_before=len(session.data),
+                    bytes_after=receipt.bytes_after if receipt else 0,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 1),
+                    error_code=error_code,
+                ),
+                self.root,
+            )
+
+
+def _written(entry: IndexEntry) -> float:
+    """When a snapshot's content was last written: the modification time of the file it was
+    taken from while that file still holds those bytes, else the time it was taken."""
+    path = Path(entry.path)
+    with suppress(OSError):
+        st = os.stat(path)
+        # The size first: a source that grew since is not hashed whole for nothing.
+        if st.st_size == entry.bytes and file_sha256(path) == entry.source_sha256:
+            return min(st.st_mtime, entry.ts)
+    return entry.ts

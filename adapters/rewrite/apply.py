@@ -1,0 +1,268 @@
+"""Applying a compaction plan to transcript bytes, and giving a fork its own identity.
+
+Lines are indexed as adapters.files.jsonl reads them: the bytes split on b"\\n", a last line without a
+newline still a line. Records are never removed or reordered. An elide replaces payload parts
+in place and re-serializes only that line (compact, on one line, its own line ending kept); a
+state card is appended in the provider's own shape. Every other byte stays as it was, the
+presence of a final newline included.
+
+Where the reference leaves room, the choices are:
+- An output holding an image is refused (`image_output`), never stubbed in part: the stub
+  would drop the image, and admission prefers a refusal.
+- Claude's top-level `toolUseResult` (the UI's structured copy of an output) is left as it
+  is, as the reference does: it is not part of what the model is sent.
+- Ids of appended records derive from the source bytes and the plan, so a rerun of the same
+  plan on the same bytes gives the same bytes.
+- The result may not be larger than the source (`grew`), as publication requires.
+
+The provider halves live in adapters.providers.claude.rewrite and adapters.providers.codex.rewrite; what they
+share with this module, in adapters.providers.rewrite_records.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container, Iterable, Sequence
+from typing import Any, Protocol
+
+from adapters.files.jsonl import Record, decode_line
+from adapters.providers.claude import rewrite as rewrite_claude
+from adapters.providers.codex import rewrite as rewrite_codex
+from adapters.providers.rewrite_records import (
+    ForkUsage,
+    RewriteCode,
+    RewriteError,
+    StubMaker,
+    append_records,
+    cut_utf8,
+    decode_at,
+    encode_line,
+    line_ending,
+    plan_seed,
+    require_whole_tail,
+    split_lines,
+)
+from core.edits import CompactionPlan, ElideEdit, InjectDigestEdit
+from core.limits import SESSION_ID_MAX_CHARS
+from core.model import BadLine, Provider, Transcript, TranscriptItem
+
+# -- applying a plan ---------------------------------------------------------------------------
+
+
+class CardScanner(Protocol):
+    """A provider's CardScan: what its card (and the fork's usage) needs from the file, fed
+    record by record."""
+
+    def feed(self, index: int, record: Record) -> None: ...
+
+    def finish(self) -> None: ...
+
+    def usage_points(self, live: Container[int]) -> list[tuple[int, int]]:
+        """(line, reported context) of the usage records on `live` lines, in line order."""
+        ...
+
+
+class _Half(Protocol):
+    """What each provider module (adapters.providers.claude.rewrite / rewrite_codex) provides."""
+
+    @property
+    def CardScan(self) -> Any: ...  # a class: CardScan(path, parsed), CardScan.of(lines, path)
+
+    def has_image_output(self, record: Record) -> bool: ...
+
+    def elide_record(self, record: Record, stub: StubMaker) -> int:
+        """Stub the record's elidable outputs in place; how many were stubbed."""
+        ...
+
+    def card_records(
+        self, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
+    ) -> list[Record]:
+        """The records that carry the state card `card`, to append after `lines`."""
+        ...
+
+    def card_records_scanned(
+        self, scan: Any, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
+    ) -> list[Record]:
+        """card_records() given `scan`, a CardScan of the lines (or of lines that differ
+        from them by elides only)."""
+        ...
+
+    def fork_usage(
+        self, scan: Any, lines: Sequence[bytes], target: ForkUsage, appended: int
+    ) -> tuple[dict[int, bytes], list[Record]]:
+        """The fork's latest usage saying `target` (after `appended` new records): lines to
+        replace, records to append."""
+        ...
+
+    def rewrite_identity_record(self, record: Record, new_id: str) -> bool: ...
+
+    def rewrite_identity_bytes(self, line: bytes, new_id: str) -> bytes:
+        """rewrite_identity_record() on a line's bytes, for a record orjson cannot write."""
+        ...
+
+    def payload_text(self, record: Record) -> str | None: ...
+
+
+_SESSION_ID = re.compile(r"[0-9A-Za-z-]+", re.ASCII)
+
+
+def provider_half(provider: Provider) -> _Half:
+    """The provider's half (for adapters.rewrite.lines)."""
+    return _half(provider)
+
+
+def _half(provider: Provider) -> _Half:
+    return rewrite_claude if provider is Provider.CLAUDE else rewrite_codex
+
+
+def _elide_targets(plan: CompactionPlan) -> dict[int, ElideEdit]:
+    targets: dict[int, ElideEdit] = {}
+    for edit in plan.edits:
+        if isinstance(edit, ElideEdit):
+            for line in edit.line_indexes:
+                if line in targets:
+                    raise RewriteError(RewriteCode.DUPLICATE_LINE, f"line {line} is elided twice")
+                targets[line] = edit
+    return targets
+
+
+def _elide_line(
+    lines: Sequence[bytes], index: int, edit: ElideEdit, item: TranscriptItem | None, half: _Half
+) -> bytes:
+    record = decode_at(lines, index)
+    if item is None or not item.elidable:
+        if half.has_image_output(record):
+            raise RewriteError(RewriteCode.IMAGE_OUTPUT, f"line {index} holds an image output")
+        raise RewriteError(RewriteCode.NOT_ELIDABLE, f"line {index} is not an elidable item")
+    kind = item.label or item.kind.value
+
+    def stub(n_bytes: int) -> str:
+        return edit.stub_for(index, n_bytes, kind)
+
+    if not half.elide_record(record, stub):
+        raise RewriteError(RewriteCode.GREW, f"no payload part of line {index} shrinks")
+    line = lines[index]
+    ending = line_ending(line)
+    rewritten = encode_line(record, ending)
+    if len(rewritten) >= len(line):
+        raise RewriteError(RewriteCode.GREW, f"line {index} would not shrink")
+    return rewritten
+
+
+def fork_usage_target(plan: CompactionPlan, transcript: Transcript) -> ForkUsage | None:
+    """What the fork's latest usage should say; None for a plan without a projection (one
+    not made by the central decision)."""
+    if plan.projection is None:
+        return None
+    digest = plan.digest
+    card = transcript.calibration.tokens(digest.estimate_overhead()) if digest else 0
+    following = transcript.calibration.tail_tokens + card
+    return plan.projection.context_tokens_after, following
+
+
+def apply_plan(
+    data: bytes, provider: Provider, plan: CompactionPlan, transcript: Transcript
+) -> bytes:
+    """The transcript `data` with the plan's file edits applied (see the module docstring).
+
+    `transcript` is the parse of `data`: it says which lines are elidable and names their
+    stubs' kind. Control edits write no file (control_edit).
+    """
+    if transcript.provider is not provider:
+        raise RewriteError(
+            RewriteCode.PROVIDER_MISMATCH,
+            f"a {transcript.provider.value} transcript given as {provider.value}",
+        )
+    if plan.is_control:
+        raise RewriteError(RewriteCode.CONTROL_EDIT, "a control edit changes no file")
+    digests = [edit.digest for edit in plan.edits if isinstance(edit, InjectDigestEdit)]
+    if len(digests) > 1:
+        raise RewriteError(RewriteCode.MULTIPLE_DIGESTS, f"{len(digests)} state cards in one plan")
+    targets = _elide_targets(plan)
+    half = _half(provider)
+    lines = split_lines(data)
+    require_whole_tail(lines)
+    items = {item.line_index: item for item in transcript.items}
+    for index in sorted(targets):
+        lines[index] = _elide_line(lines, index, targets[index], items.get(index), half)
+    records: list[Record] = []
+    scan = half.CardScan.of(lines, transcript.path) if digests or plan.projection else None
+    if digests:
+        card = digests[0].render()
+        seed = plan_seed(data, provider, plan)
+        records = half.card_records_scanned(scan, lines, transcript, card, seed)
+    target = fork_usage_target(plan, transcript)
+    if target is not None:
+        replaced, usage = half.fork_usage(scan, lines, target, len(records))
+        for index, line in replaced.items():
+            lines[index] = line
+        records += usage
+    append_records(lines, records)
+    out = b"".join(lines)
+    if len(out) > len(data):
+        raise RewriteError(
+            RewriteCode.GREW, f"the result would grow the file by {len(out) - len(data)} bytes"
+        )
+    return out
+
+
+# -- identity and payload texts ----------------------------------------------------------------
+
+
+def rewrite_identity(data: bytes, provider: Provider, new_session_id: str) -> bytearray:
+    """`data` as the transcript of session `new_session_id`.
+
+    Claude: the top-level `sessionId` of every record that has one; Codex: `payload.id` and
+    `payload.session_id` (where present) of every session_meta record. uuid/parentUuid links
+    and every other line stay byte-identical.
+    """
+    if len(new_session_id) > SESSION_ID_MAX_CHARS or not _SESSION_ID.fullmatch(new_session_id):
+        raise RewriteError(
+            RewriteCode.BAD_SESSION_ID,
+            f"a session id is 1 to {SESSION_ID_MAX_CHARS} characters of 0-9, A-Z, a-z and -",
+        )
+    half = _half(provider)
+    # Line by line into one growing buffer: a list of every line (and its joined copy) would
+    # hold the transcript twice more (550 MB more on a 200 MB Claude fork, every record of
+    # which carries the session id).
+    out = bytearray()
+    view = memoryview(data)
+    find = data.find
+    size = len(data)
+    start = 0
+    while start < size:
+        end = find(b"\n", start)
+        stop = size if end < 0 else end + 1
+        line = data[start:stop]
+        record = decode_line(line.strip())
+        if isinstance(record, dict) and half.rewrite_identity_record(record, new_session_id):
+            out += encode_line(record, line_ending(line))
+        elif record is BadLine.TOO_DEEP:  # not to be written again: its id changed in place
+            out += half.rewrite_identity_bytes(line, new_session_id)
+        else:
+            out += view[start:stop]
+        start = stop
+    return out
+
+
+def payload_texts(
+    data: bytes, provider: Provider, lines: Iterable[int], limit: int
+) -> dict[int, str]:
+    """The text of the elidable output on each of `lines`, cut to `limit` UTF-8 bytes.
+
+    Text parts are joined; lines that are missing, not records, or hold no output text are
+    left out. This feeds EvalContext.payloads (state-card salient lines, eval probes).
+    """
+    half = _half(provider)
+    split = split_lines(data)
+    texts: dict[int, str] = {}
+    for index in sorted(set(lines)):
+        if not 0 <= index < len(split):
+            continue
+        record = decode_line(split[index].strip())
+        if not isinstance(record, dict):
+            continue
+        text = half.payload_text(record)
+        if text:
+            texts[index] = cut_utf8(text, limit)
+    return texts

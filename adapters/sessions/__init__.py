@@ -1,0 +1,1 @@
+"""Finding, reading, caching and watching sessions: what the board shows."""

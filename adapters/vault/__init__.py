@@ -1,0 +1,1 @@
+"""The content-addressed snapshot vault."""
