@@ -362,11 +362,11 @@ def _refuse_dashboard_options(parser: argparse.ArgumentParser, args: argparse.Na
 def main(argv: Sequence[str] | None = None) -> int:
     # Everything the CLI prints is made safe to show (gobtui.safe_output), argparse's own
     # errors included: a selector is text a user may have pasted from a transcript.
-    with SafeStreams() as streams:
-        return _main(list(sys.argv[1:] if argv is None else argv), streams)
+    with SafeStreams():
+        return _main(list(sys.argv[1:] if argv is None else argv))
 
 
-def _main(argv: list[str], streams: SafeStreams) -> int:
+def _main(argv: list[str]) -> int:
     parser = build_parser(only_detect=True)  # cheap: no command module imported yet
     if _first_command(argv, parser) != "detect":
         parser = build_parser()
@@ -378,8 +378,6 @@ def _main(argv: list[str], streams: SafeStreams) -> int:
     try:
         handler = getattr(args, "handler", None)
         if handler is not None:
-            if getattr(args, "json", False):
-                streams.exact_stdout()  # JSON escapes what needs escaping
             return int(handler(args))
         return cmd_dashboard(args)
     except CliError as error:

@@ -40,19 +40,14 @@ class SafeText(io.TextIOBase):
 
 
 class SafeStreams:
-    """sys.stdout and sys.stderr made safe while in use (`with SafeStreams() as streams`);
-    `streams.exact_stdout()` puts the raw stdout back for a --json command."""
+    """sys.stdout and sys.stderr made safe while in use (`with SafeStreams():`); JSON goes
+    out beside them, exact (write_json)."""
 
     def __enter__(self) -> SafeStreams:
         self.out, self.err = sys.stdout, sys.stderr
         sys.stdout = SafeText(self.out)
         sys.stderr = SafeText(self.err)
         return self
-
-    def exact_stdout(self) -> None:
-        if isinstance(sys.stdout, SafeText):
-            sys.stdout.flush()
-            sys.stdout = self.out
 
     def __exit__(self, *exc: object) -> None:
         for stream in (sys.stdout, sys.stderr):

@@ -42,7 +42,7 @@ from adapters.providers.rewrite_records import (
     require_whole_tail,
     split_lines,
 )
-from core.edits import CompactionPlan, ElideEdit, InjectDigestEdit
+from core.edits import CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
 from core.limits import SESSION_ID_MAX_CHARS
 from core.model import BadLine, Provider, Transcript, TranscriptItem
 
@@ -160,14 +160,12 @@ def fork_usage_target(plan: CompactionPlan, transcript: Transcript) -> ForkUsage
     return plan.projection.context_tokens_after, following
 
 
-def apply_plan(
-    data: bytes, provider: Provider, plan: CompactionPlan, transcript: Transcript
-) -> bytes:
-    """The transcript `data` with the plan's file edits applied (see the module docstring).
-
-    `transcript` is the parse of `data`: it says which lines are elidable and names their
-    stubs' kind. Control edits write no file (control_edit).
-    """
+def checked_edits(
+    plan: CompactionPlan, transcript: Transcript, provider: Provider, lines: Sequence[bytes]
+) -> tuple[list[DigestBlock], dict[int, ElideEdit]]:
+    """The refusals every rewrite makes before it touches a line, alike for apply_plan and
+    adapters.rewrite.lines' overlays; then the plan's state cards (at most one) and its elide
+    targets by line."""
     if transcript.provider is not provider:
         raise RewriteError(
             RewriteCode.PROVIDER_MISMATCH,
@@ -179,9 +177,21 @@ def apply_plan(
     if len(digests) > 1:
         raise RewriteError(RewriteCode.MULTIPLE_DIGESTS, f"{len(digests)} state cards in one plan")
     targets = _elide_targets(plan)
-    half = _half(provider)
-    lines = split_lines(data)
     require_whole_tail(lines)
+    return digests, targets
+
+
+def apply_plan(
+    data: bytes, provider: Provider, plan: CompactionPlan, transcript: Transcript
+) -> bytes:
+    """The transcript `data` with the plan's file edits applied (see the module docstring).
+
+    `transcript` is the parse of `data`: it says which lines are elidable and names their
+    stubs' kind. Control edits write no file (control_edit).
+    """
+    lines = split_lines(data)
+    digests, targets = checked_edits(plan, transcript, provider, lines)
+    half = _half(provider)
     items = {item.line_index: item for item in transcript.items}
     for index in sorted(targets):
         lines[index] = _elide_line(lines, index, targets[index], items.get(index), half)

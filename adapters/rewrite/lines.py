@@ -30,16 +30,15 @@ from adapters.providers.rewrite_records import (
     encode_line,
     line_ending,
     plan_seed_of,
-    require_whole_tail,
 )
 from adapters.rewrite.apply import (
     CardScanner,
     _elide_line,
-    _elide_targets,
+    checked_edits,
     fork_usage_target,
     provider_half,
 )
-from core.edits import CompactionPlan, ElideEdit, InjectDigestEdit
+from core.edits import CompactionPlan, ElideEdit
 from core.model import Provider, Transcript, TranscriptItem
 from core.verify import SourceChecks
 from core.verify_lines import LineFact, fact_reader, read_value
@@ -163,20 +162,7 @@ class SourceRewriter:
     def overlay(self, plan: CompactionPlan) -> Overlay:
         """apply_plan(data, provider, plan, transcript), as an Overlay."""
         transcript, provider = self.transcript, self.provider
-        if transcript.provider is not provider:
-            raise RewriteError(
-                RewriteCode.PROVIDER_MISMATCH,
-                f"a {transcript.provider.value} transcript given as {provider.value}",
-            )
-        if plan.is_control:
-            raise RewriteError(RewriteCode.CONTROL_EDIT, "a control edit changes no file")
-        digests = [edit.digest for edit in plan.edits if isinstance(edit, InjectDigestEdit)]
-        if len(digests) > 1:
-            raise RewriteError(
-                RewriteCode.MULTIPLE_DIGESTS, f"{len(digests)} state cards in one plan"
-            )
-        targets = _elide_targets(plan)
-        require_whole_tail(self.lines)
+        digests, targets = checked_edits(plan, transcript, provider, self.lines)
         replaced: dict[int, bytes] = {}
         for index in sorted(targets):
             replaced[index] = self._elided(index, targets[index])
