@@ -12,11 +12,12 @@ $(RUN_STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	@# -qq: errors still show; setuptools' banner on every editable install does not
+	$(BIN)/python -m pip install --quiet --quiet -e .
 	@touch $(RUN_STAMP)
 
 $(DEV_STAMP): $(RUN_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --quiet -e '.[dev]'
 	@touch $(DEV_STAMP)
 
 run: $(RUN_STAMP)

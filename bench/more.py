@@ -45,11 +45,11 @@ BIG = Path(__file__).resolve().parent / ".corpus" / "big-claude-200mb.jsonl"
 APPLY_CHILD = """
 import json, sys, time
 from pathlib import Path
-from adapters.planning.load import load_session, plan_session
-from adapters.publish.publisher import Publisher
-from adapters.vault.vault import Vault
-from core.model import Provider
-from core.policy import PolicyConfig
+from gobtui.adapters.planning.load import load_session, plan_session
+from gobtui.adapters.publish.publisher import Publisher
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.model import Provider
+from gobtui.core.policy import PolicyConfig
 started = time.perf_counter()
 session = load_session(Path(sys.argv[1]), Provider.CLAUDE)
 loaded = time.perf_counter()

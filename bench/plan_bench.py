@@ -22,14 +22,14 @@ import sys
 import time
 from pathlib import Path
 
-from adapters.planning.evaluate import evaluate_session
-from adapters.planning.load import load_session, plan_session
-from adapters.providers.registry import parse_transcript
-from core.digest import state_card_digest
-from core.model import Provider
-from core.policy import PolicyConfig
-from core.strategies import STRATEGIES
-from core.strategies.common import candidates
+from gobtui.adapters.planning.evaluate import evaluate_session
+from gobtui.adapters.planning.load import load_session, plan_session
+from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.core.digest import state_card_digest
+from gobtui.core.model import Provider
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.strategies import STRATEGIES
+from gobtui.core.strategies.common import candidates
 
 POLICY = PolicyConfig(trigger_tokens=20_000, floor_tokens=5_000)
 PARSE_RUNS = 3

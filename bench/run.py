@@ -211,14 +211,14 @@ class _CountWarnings(logging.Handler):
 
 
 async def _append_latency(corpus: Corpus, cache: Path) -> Row:
-    from adapters.config.paths import resolve_homes
-    from adapters.sessions.cache import SummaryCache
-    from adapters.sessions.store import SessionStore
-    from adapters.sessions.watcher import watch_roots, watch_summaries
+    from gobtui.adapters.config.paths import resolve_homes
+    from gobtui.adapters.sessions.cache import SummaryCache
+    from gobtui.adapters.sessions.store import SessionStore
+    from gobtui.adapters.sessions.watcher import watch_roots, watch_summaries
 
     warnings = _CountWarnings()  # the adapters' log lines would drown the table: count them
-    logging.getLogger("adapters").addHandler(warnings)
-    logging.getLogger("adapters").propagate = False
+    logging.getLogger("gobtui.adapters").addHandler(warnings)
+    logging.getLogger("gobtui.adapters").propagate = False
     homes = resolve_homes(str(corpus.claude_home), str(corpus.codex_home), {})
     store = SessionStore(homes, SummaryCache(cache / "cursors"), max_age_secs=None)
     started = time.perf_counter()
@@ -268,9 +268,9 @@ async def _append_latency(corpus: Corpus, cache: Path) -> Row:
 
 PARSE = """
 import sys, time
-import adapters.providers.claude.parse, adapters.providers.codex.parse  # imported, as in a running dashboard
-from adapters.providers.registry import parse_transcript
-from core.model import Provider
+import gobtui.adapters.providers.claude.parse, gobtui.adapters.providers.codex.parse  # imported, as in a running dashboard
+from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.core.model import Provider
 t = time.perf_counter()
 transcript = parse_transcript(Provider(sys.argv[1]), sys.argv[2])
 print(time.perf_counter() - t, len(transcript.items))

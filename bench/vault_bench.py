@@ -34,11 +34,11 @@ from typing import Any
 
 import orjson
 
-from adapters.vault.recovery import search
-from adapters.vault.vault import Vault
 from bench.run import bench_env, run_child
-from core.limits import VAULT_CHUNK_BYTES
-from core.model import Provider
+from gobtui.adapters.vault.recovery import search
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.limits import VAULT_CHUNK_BYTES
+from gobtui.core.model import Provider
 
 TARGET_BYTES = 500_000_000
 APPEND_BYTES = VAULT_CHUNK_BYTES
@@ -52,8 +52,8 @@ RUNS = 3
 SNAPSHOT_CHILD = """
 import json, sys, time
 from pathlib import Path
-from adapters.vault.vault import Vault
-from core.model import Provider
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.model import Provider
 vault = Vault(Path(sys.argv[1]))
 started = time.perf_counter()
 entry = vault.snapshot(Path(sys.argv[2]), Provider.CLAUDE, sys.argv[3], "bench", time.time())

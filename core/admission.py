@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from core.edits import (
+from .edits import (
     CacheEditEdit,
     CompactionPlan,
     ElideEdit,
@@ -18,7 +18,7 @@ from core.edits import (
     ProviderCompactEdit,
     has_line_break,
 )
-from core.limits import (
+from .limits import (
     MAX_CONTROL_CHARS,
     MAX_DIGEST_BYTES,
     MAX_EDITS,
@@ -26,8 +26,8 @@ from core.limits import (
     MAX_STUB_CHARS,
     MAX_TOOL_USE_IDS,
 )
-from core.model import Provider, Transcript, TranscriptItem
-from core.policy import PolicyConfig
+from .model import Provider, Transcript, TranscriptItem
+from .policy import PolicyConfig
 
 
 class AdmissionCode(StrEnum):

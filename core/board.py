@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from core.limits import (
+from .limits import (
     BURN_MIN_SAMPLES,
     BURN_RECENT_MIN_SAMPLES,
     BURN_RECENT_SECS,
@@ -21,9 +21,9 @@ from core.limits import (
     DEFAULT_TRIGGER_TOKENS,
     HOT_SECS,
 )
-from core.model import ContextState, Provider, SessionSummary, UsageSample
-from core.policy import trigger_cap
-from core.sanitize import one_line
+from .model import ContextState, Provider, SessionSummary, UsageSample
+from .policy import trigger_cap
+from .sanitize import one_line
 
 
 @dataclass(frozen=True, slots=True)

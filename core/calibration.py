@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from core.limits import CALIBRATION_MAX_SLOPE, CALIBRATION_MIN_SLOPE
+from .limits import CALIBRATION_MAX_SLOPE, CALIBRATION_MIN_SLOPE
 
 
 class Calibration(BaseModel):

@@ -48,15 +48,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from core.edits import CARD_MARKERS, DigestBlock
-from core.limits import (
+from .edits import CARD_MARKERS, DigestBlock
+from .limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
     DIGEST_SUMMARY_MAX_BYTES,
     MAX_DIGEST_BYTES,
 )
-from core.model import ItemKind, Transcript, TranscriptItem
-from core.salience import Salience, salience, salient_payload_lines, without_file_lines
+from .model import ItemKind, Transcript, TranscriptItem
+from .salience import Salience, salience, salient_payload_lines, without_file_lines
 
 _TOOL_NAME_END = re.compile(r"[( ]")
 

@@ -13,9 +13,9 @@ from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from core.limits import DIGEST_FRAMING_BYTES
-from core.projection import Projection
-from core.tokens import estimate_tokens
+from .limits import DIGEST_FRAMING_BYTES
+from .projection import Projection
+from .tokens import estimate_tokens
 
 CARD_MARKER = "[gobtui state card]"
 REFERENCE_CARD_MARKER = "[gobstopper state card]"

@@ -12,8 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.calibration import Calibration
-from core.limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
+from .calibration import Calibration
+from .limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
 
 
 class Provider(StrEnum):

@@ -12,7 +12,7 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from core.limits import (
+from .limits import (
     MAX_INTERVAL_SECS,
     MAX_KEEP_RECENT,
     MAX_POLICY_TOKENS,
@@ -29,8 +29,8 @@ from core.limits import (
     TUNE_RECENT_MAX,
     TUNE_WINDOW_FRACTION,
 )
-from core.model import Provider
-from core.projection import client_compact_threshold
+from .model import Provider
+from .projection import client_compact_threshold
 
 
 def round_half_up(value: float) -> int:

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.edits import CacheEditEdit, CompactionPlan
-from core.limits import (
+from .edits import CacheEditEdit, CompactionPlan
+from .limits import (
     MAX_PROBES,
     PROBE_BLOCK_ITEMS,
     PROBE_MAX_BYTES,
@@ -24,7 +24,7 @@ from core.limits import (
     PROBE_PAYLOAD_CHARS,
     PROBES_PER_KIND_PER_LINE,
 )
-from core.model import Transcript
+from .model import Transcript
 
 MAX_MISSED_PROBES = 8
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from core.calibration import Calibration
-from core.limits import (
+from .calibration import Calibration
+from .limits import (
     CHARS_PER_TOKEN,
     CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
     CODEX_AUTOCOMPACT_SHARE,
@@ -21,7 +21,7 @@ from core.limits import (
     CODEX_REASONING_OVERHEAD_BYTES,
     DEFAULT_CLAUDE_WINDOW,
 )
-from core.model import ItemKind, Provider, TranscriptItem
+from .model import ItemKind, Provider, TranscriptItem
 
 
 def client_compact_threshold(provider: Provider, model_window: int | None) -> int:

@@ -14,9 +14,9 @@ from enum import StrEnum
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.edits import Edit, ElideEdit, InjectDigestEdit
-from core.model import Provider
-from core.projection import Projection
+from .edits import Edit, ElideEdit, InjectDigestEdit
+from .model import Provider
+from .projection import Projection
 
 _HEX64 = r"^[0-9a-f]{64}$"
 

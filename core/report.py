@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from core.board import BoardRow
+from .board import BoardRow
 
 
 class SubagentOut(BaseModel):

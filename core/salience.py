@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from enum import Enum
 
-from core.limits import SALIENT_LINES_PER_ITEM, SALIENT_SCAN_BYTES
+from .limits import SALIENT_LINES_PER_ITEM, SALIENT_SCAN_BYTES
 
 ERROR_MARKERS = (
     "error",

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.model import Provider
+from .model import Provider
 
 EVENTS_SCHEMA = "gobtui/compaction-events-v1"
 

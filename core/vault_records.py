@@ -10,8 +10,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.edits import CARD_MARKERS, DigestBlock
-from core.vault_model import RecallHit, SnapshotDiff, VaultError, VaultErrorCode
+from .edits import CARD_MARKERS, DigestBlock
+from .vault_model import RecallHit, SnapshotDiff, VaultError, VaultErrorCode
 
 CARD_PREFILTER = b" state card]"
 """Every card marker ends so: a record without these bytes holds no card."""

@@ -22,16 +22,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, computed_field
 
-from core.limits import VERIFY_MAX_BYTES, VERIFY_MAX_RECORDS
-from core.model import Provider
-from core.verify_findings import (
+from .limits import VERIFY_MAX_BYTES, VERIFY_MAX_RECORDS
+from .model import Provider
+from .verify_findings import (
     Finding,
     FindingCode,
     FindingSink,
     LimitKind,
     Severity,
 )
-from core.verify_lines import LineFact, LineKind, LinePass, fact_reader, read_facts, read_line
+from .verify_lines import LineFact, LineKind, LinePass, fact_reader, read_facts, read_line
 
 __all__ = [
     "Finding",

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from core.limits import VERIFY_MAX_CONTEXT_ITEMS
-from core.verify_claude import valid_id
-from core.verify_findings import FindingCode, FindingSink, LimitKind
+from .limits import VERIFY_MAX_CONTEXT_ITEMS
+from .verify_claude import valid_id
+from .verify_findings import FindingCode, FindingSink, LimitKind
 
 Record = dict[str, Any]
 

@@ -22,15 +22,15 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import get_current_worker
 
-from adapters.config.paths import Homes, cache_dir, resolve_homes
-from adapters.providers.full_parse import gc_paused
-from adapters.sessions.cache import SummaryCache
-from adapters.sessions.store import SessionStore
-from adapters.sessions.watcher import watch_changes, watch_roots
-from core.limits import COMPLETE_MAX_BYTES
-from core.model import Coverage, SessionSummary
-from core.sanitize import one_line, terminal_safe
+from gobtui.adapters.config.paths import Homes, cache_dir, resolve_homes
+from gobtui.adapters.providers.full_parse import gc_paused
+from gobtui.adapters.sessions.cache import SummaryCache
+from gobtui.adapters.sessions.store import SessionStore
+from gobtui.adapters.sessions.watcher import watch_changes, watch_roots
 from gobtui.commands import SessionCommands
+from gobtui.core.limits import COMPLETE_MAX_BYTES
+from gobtui.core.model import Coverage, SessionSummary
+from gobtui.core.sanitize import one_line, terminal_safe
 from gobtui.messages import (
     ApplyAlreadyPublished,
     ApplyDeclined,
@@ -49,17 +49,14 @@ from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
 
 if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
-    from core.receipt import Receipt
+    from gobtui.core.receipt import Receipt
     from gobtui.demo import DemoHome
     from gobtui.demo_live import DemoAppender
 
 
 def styles_dir() -> Path:
-    """The TCSS files: installed, the package's own gobtui/styles (pyproject maps the
-    top-level styles/ folder there); in a checkout, that top-level folder itself."""
-    here = Path(__file__).resolve().parent
-    installed = here / "styles"
-    return installed if installed.is_dir() else here.parent / "styles"
+    """The TCSS files: gobtui/styles, installed or linked to the top-level styles/ folder."""
+    return Path(__file__).parent / "styles"
 
 
 STYLES = styles_dir()
@@ -137,7 +134,7 @@ class GobtuiApp(App[None]):
             self.set_interval(1.0, self._demo_tick)
 
     def _theme_picked(self, theme: Theme) -> None:
-        from adapters.config.ui_state import save_theme
+        from gobtui.adapters.config.ui_state import save_theme
 
         save_theme(theme.name, self.config.environ)
 
@@ -155,8 +152,10 @@ class GobtuiApp(App[None]):
         except OSError as error:  # a home that vanished or cannot be read
             self.post_message(ScanFailed(str(error)))
             return
-        from adapters.files.private_fs import PrivateError
-        from adapters.publish.operations import published_receipts  # (only once the scan is done)
+        from gobtui.adapters.files.private_fs import PrivateError
+        from gobtui.adapters.publish.operations import (
+            published_receipts,  # (only once the scan is done)
+        )
 
         try:
             for receipt in published_receipts():

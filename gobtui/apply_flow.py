@@ -10,14 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from adapters.planning.load import LoadedSession, PlanningError, candidate_bytes, plan_session
-from adapters.providers.rewrite_records import RewriteError
-from core.board import project_name
-from core.edits import CompactionPlan, NoPlan, NoPlanReason
-from core.model import SessionSummary
-from core.policy import PolicyConfig
-from core.vault_model import IndexEntry
 from gobtui import format as fmt
+from gobtui.adapters.planning.load import (
+    LoadedSession,
+    PlanningError,
+    candidate_bytes,
+    plan_session,
+)
+from gobtui.adapters.providers.rewrite_records import RewriteError
+from gobtui.core.board import project_name
+from gobtui.core.edits import CompactionPlan, NoPlan, NoPlanReason
+from gobtui.core.model import SessionSummary
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.vault_model import IndexEntry
 from gobtui.format import human_bytes
 
 

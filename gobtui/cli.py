@@ -15,21 +15,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
-from adapters.config.paths import HomeError, Homes, cache_dir, config_path, data_dir, resolve_homes
-from adapters.files.private_fs import PrivateError
-from adapters.sessions.cache import SummaryCache
-from adapters.sessions.discovery import discover
-from adapters.sessions.store import SessionStore
-from core.board import BoardPolicy, SortKey, build_board, sort_rows
-from core.limits import DEFAULT_MAX_AGE_SECS, ERROR_MAX_CHARS, HOT_SECS, MAX_LIVE_SECS
-from core.report import detect_row
 from gobtui import __version__
 from gobtui import format as fmt
+from gobtui.adapters.config.paths import (
+    HomeError,
+    Homes,
+    cache_dir,
+    config_path,
+    data_dir,
+    resolve_homes,
+)
+from gobtui.adapters.files.private_fs import PrivateError
+from gobtui.adapters.sessions.cache import SummaryCache
+from gobtui.adapters.sessions.discovery import discover
+from gobtui.adapters.sessions.store import SessionStore
+from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
+from gobtui.core.limits import DEFAULT_MAX_AGE_SECS, ERROR_MAX_CHARS, HOT_SECS, MAX_LIVE_SECS
+from gobtui.core.report import detect_row
 from gobtui.exits import Exit
 from gobtui.safe_output import SafeStreams, write_json
 
 if TYPE_CHECKING:
-    from core.model import SessionSummary
+    from gobtui.core.model import SessionSummary
     from gobtui.policies import SessionPolicies
     from gobtui.run_settings import AppConfig
 
@@ -186,8 +193,10 @@ def _max_age(args: argparse.Namespace) -> float | None:
 def _session_policies() -> SessionPolicies:
     """config.toml's resolved policies, shared by detect and the dashboard so both show the
     same triggers; a broken file is the same one-line usage error in both."""
-    from adapters.config.config_file import ConfigError  # imported here: `detect` starts lean
     from gobtui import policies
+    from gobtui.adapters.config.config_file import (
+        ConfigError,  # imported here: `detect` starts lean
+    )
 
     try:
         return policies.current()
@@ -217,7 +226,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     finally:
         if cache is not None:
             cache.close()
-    from adapters.publish.operations import published_receipts
+    from gobtui.adapters.publish.operations import published_receipts
     from gobtui.published_forks import PublishedForks
 
     summaries = PublishedForks(published_receipts()).mark(summaries)  # as the board shows them
@@ -293,7 +302,7 @@ def _saved_theme() -> str | None:
     """The theme last picked in the palette, while Textual still has it."""
     from textual.theme import BUILTIN_THEMES
 
-    from adapters.config.ui_state import saved_theme
+    from gobtui.adapters.config.ui_state import saved_theme
 
     theme = saved_theme()
     return theme if theme in BUILTIN_THEMES else None
@@ -374,7 +383,7 @@ def _main(argv: list[str]) -> int:
     if getattr(args, "handler", None) is not None:
         _refuse_dashboard_options(parser, args)
     warnings = WarningLines()
-    logging.getLogger("adapters").addHandler(warnings)
+    logging.getLogger("gobtui.adapters").addHandler(warnings)
     try:
         handler = getattr(args, "handler", None)
         if handler is not None:
@@ -397,7 +406,7 @@ def _main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         return Exit.INTERRUPTED
     finally:
-        logging.getLogger("adapters").removeHandler(warnings)
+        logging.getLogger("gobtui.adapters").removeHandler(warnings)
 
 
 def error_line(message: str) -> str:

@@ -6,14 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from adapters.config.paths import data_dir
-from adapters.publish.publisher import Publisher, PublishError, PublishErrorCode
-from adapters.sessions.select import SelectError, check_selector
-from adapters.vault.vault import Vault
-from core.edits import NoPlan
-from core.receipt import Receipt
-from core.vault_model import IndexEntry, VaultError
 from gobtui import format as fmt
+from gobtui.adapters.config.paths import data_dir
+from gobtui.adapters.publish.publisher import Publisher, PublishError, PublishErrorCode
+from gobtui.adapters.sessions.select import SelectError, check_selector
+from gobtui.adapters.vault.vault import Vault
 from gobtui.cli import CliError
 from gobtui.cli_common import (
     add_limit_options,
@@ -30,6 +27,9 @@ from gobtui.cli_common import (
     snapshots_of,
 )
 from gobtui.cli_vault import vault_exit
+from gobtui.core.edits import NoPlan
+from gobtui.core.receipt import Receipt
+from gobtui.core.vault_model import IndexEntry, VaultError
 from gobtui.exits import Exit
 from gobtui.format import human_bytes
 

@@ -13,9 +13,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
-from adapters.config.config_file import ConfigError, LoadedConfig, ResolvedPolicy, load_config
-from adapters.config.paths import HomeError, Homes, resolve_homes
-from adapters.planning.load import (
+from gobtui.adapters.config.config_file import (
+    ConfigError,
+    LoadedConfig,
+    ResolvedPolicy,
+    load_config,
+)
+from gobtui.adapters.config.paths import HomeError, Homes, resolve_homes
+from gobtui.adapters.planning.load import (
     LoadedSession,
     PlanningError,
     PlanningErrorCode,
@@ -23,17 +28,22 @@ from adapters.planning.load import (
     load_session,
     plan_session,
 )
-from adapters.sessions.select import SelectError, check_selector, load_summaries, select_session
-from core.model import Provider, SessionSummary
-from core.policy import capped_to_window
-from core.strategies import STRATEGIES
+from gobtui.adapters.sessions.select import (
+    SelectError,
+    check_selector,
+    load_summaries,
+    select_session,
+)
 from gobtui.cli import CliError
+from gobtui.core.model import Provider, SessionSummary
+from gobtui.core.policy import capped_to_window
+from gobtui.core.strategies import STRATEGIES
 from gobtui.exits import Exit
 from gobtui.safe_output import raw_stderr, write_json
 
 if TYPE_CHECKING:
-    from adapters.vault.vault import Vault
-    from core.vault_model import IndexEntry
+    from gobtui.adapters.vault.vault import Vault
+    from gobtui.core.vault_model import IndexEntry
 
 
 @dataclass(frozen=True)
@@ -135,8 +145,8 @@ def snapshots_of(vault: Vault, session_id: str, file: Path | None) -> list[Index
 
 def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
     """A file named by its path: a quick head-and-tail summary (id, model, window)."""
-    from adapters.providers.reader import TailStateFactory, open_cursor
-    from adapters.providers.registry import state_class
+    from gobtui.adapters.providers.reader import TailStateFactory, open_cursor
+    from gobtui.adapters.providers.registry import state_class
 
     try:
         return open_cursor(
@@ -249,7 +259,7 @@ def token_count(text: str, low: int = 0) -> int:
     """An argparse type for token counts: a whole number, `low`..10M (the policy's bounds)."""
     import argparse
 
-    from core.limits import MAX_POLICY_TOKENS
+    from gobtui.core.limits import MAX_POLICY_TOKENS
 
     try:
         value = int(text.replace("_", "").replace(",", ""))

@@ -6,18 +6,11 @@ import argparse
 import time
 from typing import Any
 
-from adapters.planning.evaluate import evaluate_session
-from adapters.planning.load import PlanningError
-from adapters.publish.events import read_events
-from adapters.sessions.select import SelectError, check_selector
-from core.edits import CompactionPlan, NoPlan
-from core.evaluation import EvalRow, RowStatus
-from core.model import Provider
-from core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
-from core.projection import client_compact_threshold
-from core.strategies.common import elidable_tokens
-from core.telemetry import recent_reductions, source_identity
 from gobtui import format as fmt
+from gobtui.adapters.planning.evaluate import evaluate_session
+from gobtui.adapters.planning.load import PlanningError
+from gobtui.adapters.publish.events import read_events
+from gobtui.adapters.sessions.select import SelectError, check_selector
 from gobtui.cli import CliError
 from gobtui.cli_common import (
     Target,
@@ -33,6 +26,13 @@ from gobtui.cli_common import (
     strategy_named,
     token_count,
 )
+from gobtui.core.edits import CompactionPlan, NoPlan
+from gobtui.core.evaluation import EvalRow, RowStatus
+from gobtui.core.model import Provider
+from gobtui.core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
+from gobtui.core.projection import client_compact_threshold
+from gobtui.core.strategies.common import elidable_tokens
+from gobtui.core.telemetry import recent_reductions, source_identity
 from gobtui.eval_rows import known_recall
 
 MIN_WINDOW_TOKENS = 10_000

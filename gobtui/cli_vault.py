@@ -26,29 +26,11 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from adapters.sessions.select import SelectError, check_selector
-from adapters.vault.prune import prune, repair
-from adapters.vault.recovery import read_record, recall, search
-from adapters.vault.vault import Vault
-from core.limits import (
-    VAULT_PRUNE_KEEP_DEFAULT,
-    VAULT_READ_DEFAULT_BYTES,
-    VAULT_RECALL_DEFAULT_LIMIT,
-    VAULT_SEARCH_DEFAULT_RESULTS,
-)
-from core.model import Provider
-from core.vault_model import (
-    DAMAGE_CODES,
-    INPUT_CODES,
-    RECOVERED_LABEL,
-    IndexEntry,
-    VaultError,
-    VaultErrorCode,
-    has_control,
-    is_hex_prefix,
-)
-from core.vault_records import record_type
 from gobtui import format as fmt
+from gobtui.adapters.sessions.select import SelectError, check_selector
+from gobtui.adapters.vault.prune import prune, repair
+from gobtui.adapters.vault.recovery import read_record, recall, search
+from gobtui.adapters.vault.vault import Vault
 from gobtui.cli import CliError
 from gobtui.cli_common import (
     file_named,
@@ -58,6 +40,24 @@ from gobtui.cli_common import (
     resolve_target,
     snapshots_of,
 )
+from gobtui.core.limits import (
+    VAULT_PRUNE_KEEP_DEFAULT,
+    VAULT_READ_DEFAULT_BYTES,
+    VAULT_RECALL_DEFAULT_LIMIT,
+    VAULT_SEARCH_DEFAULT_RESULTS,
+)
+from gobtui.core.model import Provider
+from gobtui.core.vault_model import (
+    DAMAGE_CODES,
+    INPUT_CODES,
+    RECOVERED_LABEL,
+    IndexEntry,
+    VaultError,
+    VaultErrorCode,
+    has_control,
+    is_hex_prefix,
+)
+from gobtui.core.vault_records import record_type
 from gobtui.exits import Exit
 from gobtui.format import human_bytes
 from gobtui.safe_output import write_json
@@ -390,7 +390,7 @@ def _locator(args: argparse.Namespace) -> Callable[[Provider, str], str | None]:
     def locate(provider: Provider, session_id: str) -> str | None:
         nonlocal found
         if found is None:  # discovery runs only when an entry needs rebuilding
-            from adapters.sessions.select import load_summaries
+            from gobtui.adapters.sessions.select import load_summaries
 
             found = {}
             try:
@@ -491,7 +491,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 @_handles_vault_errors
 def cmd_prune(args: argparse.Namespace) -> int:
-    from adapters.publish.publisher import PublishError, receipt_roots
+    from gobtui.adapters.publish.publisher import PublishError, receipt_roots
 
     try:
         roots = receipt_roots()

@@ -9,11 +9,11 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from core.limits import VERIFY_MAX_BYTES
-from core.model import Provider
-from core.verify import VerifyReport, oversize_report, verify
 from gobtui import format as fmt
 from gobtui.cli import CliError
+from gobtui.core.limits import VERIFY_MAX_BYTES
+from gobtui.core.model import Provider
+from gobtui.core.verify import VerifyReport, oversize_report, verify
 from gobtui.safe_output import write_json
 
 EXIT_ERRORS = 1

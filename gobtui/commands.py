@@ -11,8 +11,8 @@ from textual.command import DiscoveryHit, Hit, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from core.board import BoardRow, SortKey, sort_rows
-from core.sanitize import one_line
+from gobtui.core.board import BoardRow, SortKey, sort_rows
+from gobtui.core.sanitize import one_line
 
 if TYPE_CHECKING:
     from gobtui.app import GobtuiApp

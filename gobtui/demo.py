@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.model import Provider
+from gobtui.core.model import Provider
 from gobtui.demo_claude import ClaudeMeta, ClaudeSession
 from gobtui.demo_codex import CodexMeta, CodexSession
 from gobtui.demo_records import Clock, Ids, iso

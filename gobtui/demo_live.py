@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from core.model import claude_context_window
+from gobtui.core.model import claude_context_window
 from gobtui.demo import CLAUDE_VERSION, CODEX_CLI, DemoHome
 from gobtui.demo_claude import ClaudeMeta, ClaudeSession
 from gobtui.demo_codex import CODEX_WINDOW, CodexMeta, CodexSession

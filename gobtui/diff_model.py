@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from core.limits import (
+from gobtui.core.limits import (
     DIFF_CONTEXT_LINES,
     DIFF_MATCH_BUDGET,
     DIFF_MAX_LINES,

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
-from core.evaluation import EvalRow, RowStatus
 from gobtui import format as fmt
+from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.format import human_bytes
 
 EVAL_LEGEND = [

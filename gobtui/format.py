@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import unicodedata
 
-from core.sanitize import one_line
+from gobtui.core.sanitize import one_line
 
 NO_PLAN_WORDS = {
     "below_trigger": "below the trigger",

@@ -7,13 +7,19 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from core.model import SessionSummary
+from gobtui.core.model import SessionSummary
 
 if TYPE_CHECKING:  # annotations only: the planning stack loads when a plan screen opens
-    from core.evaluation import EvalRow
-    from core.receipt import Receipt
-    from core.vault_model import IndexEntry, RecallResult, RecordPage, SearchResult, SnapshotDiff
     from gobtui.apply_flow import ApplyRequest
+    from gobtui.core.evaluation import EvalRow
+    from gobtui.core.receipt import Receipt
+    from gobtui.core.vault_model import (
+        IndexEntry,
+        RecallResult,
+        RecordPage,
+        SearchResult,
+        SnapshotDiff,
+    )
     from gobtui.planning_state import PlanPreview, PreviewPlanner
     from gobtui.vault_rows import RecordRow
 

@@ -13,18 +13,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adapters.config.config_file import ConfigError
-from adapters.planning.load import LoadedSession, candidate_bytes, load_session, plan_session
-from core.admission import protected_tail_start
-from core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
-from core.limits import MAX_POLICY_TOKENS
-from core.model import ItemKind, SessionSummary
-from core.policy import PolicyConfig, QuotaPressure, capped_to_window
-from core.probes import Probe, extract_probes, probe_recall
-from core.strategies import STRATEGIES
-from core.strategies.common import prefix_tokens
-from core.verify import verify
 from gobtui import policies
+from gobtui.adapters.config.config_file import ConfigError
+from gobtui.adapters.planning.load import LoadedSession, candidate_bytes, load_session, plan_session
+from gobtui.core.admission import protected_tail_start
+from gobtui.core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
+from gobtui.core.limits import MAX_POLICY_TOKENS
+from gobtui.core.model import ItemKind, SessionSummary
+from gobtui.core.policy import PolicyConfig, QuotaPressure, capped_to_window
+from gobtui.core.probes import Probe, extract_probes, probe_recall
+from gobtui.core.strategies import STRATEGIES
+from gobtui.core.strategies.common import prefix_tokens
+from gobtui.core.verify import verify
 from gobtui.preview_rows import PairRow, build_rows, split_lines
 
 DEFAULT_STRATEGY = "auto"

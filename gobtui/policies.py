@@ -11,9 +11,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adapters.config.config_file import LoadedConfig, ResolvedPolicy, load_config
-from adapters.config.paths import config_path
-from core.model import SessionSummary
+from gobtui.adapters.config.config_file import LoadedConfig, ResolvedPolicy, load_config
+from gobtui.adapters.config.paths import config_path
+from gobtui.core.model import SessionSummary
 
 
 @dataclass

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.model import ItemKind, Transcript
+from gobtui.core.model import ItemKind, Transcript
 
 FOLD_MIN_RUN = 2
 """Unchanged runs at least this long become one "… N unchanged records" row."""

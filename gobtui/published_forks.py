@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from core.model import SessionSummary
+from gobtui.core.model import SessionSummary
 
 if TYPE_CHECKING:  # receipts (and the plan model under them) load once one is read
-    from core.receipt import Receipt
+    from gobtui.core.receipt import Receipt
 
 
 def fork_label(receipt: Receipt) -> str:

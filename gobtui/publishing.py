@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from core.board import project_name
-from core.model import SessionSummary
+from gobtui.core.board import project_name
+from gobtui.core.model import SessionSummary
 from gobtui.messages import (
     ApplyAlreadyPublished,
     ApplyDeclined,
@@ -36,13 +36,13 @@ from gobtui.messages import (
 from gobtui.widgets.publish_bar import PublishBar, PublishState
 
 if TYPE_CHECKING:
-    from adapters.planning.load import LoadedSession
-    from adapters.vault.vault import Vault
-    from core.policy import PolicyConfig
-    from core.receipt import Receipt
-    from core.vault_model import IndexEntry
+    from gobtui.adapters.planning.load import LoadedSession
+    from gobtui.adapters.vault.vault import Vault
     from gobtui.app import GobtuiApp
     from gobtui.apply_flow import ApplyRequest
+    from gobtui.core.policy import PolicyConfig
+    from gobtui.core.receipt import Receipt
+    from gobtui.core.vault_model import IndexEntry
 
 
 def publishing_of(app: App[object]) -> PublishController:
@@ -75,7 +75,7 @@ class PublishController:
     def open_vault(self) -> Vault:
         if self._vault is not None:
             return self._vault()
-        from adapters.vault.vault import Vault
+        from gobtui.adapters.vault.vault import Vault
 
         return Vault()
 
@@ -136,7 +136,7 @@ class PublishController:
         policy: PolicyConfig | None,
         live: bool,
     ) -> None:
-        from adapters.planning.load import PlanningError
+        from gobtui.adapters.planning.load import PlanningError
         from gobtui.apply_flow import NothingToApply, prepare_apply, session_label
         from gobtui.planning_state import load_for_plan, policy_for
 
@@ -166,7 +166,7 @@ class PublishController:
     def _published_before(self, request: ApplyRequest) -> Receipt | None:
         """The fork this very plan already made from these bytes, when it is still as it was
         published: asking again would only get the same receipt back."""
-        from adapters.publish.publisher import Publisher
+        from gobtui.adapters.publish.publisher import Publisher
 
         try:
             publisher = Publisher(self.open_vault(), clock=self.app.config.clock)
@@ -222,7 +222,7 @@ class PublishController:
         )
 
     def _publish(self, request: ApplyRequest) -> None:
-        from adapters.publish.publisher import Publisher, PublishError
+        from gobtui.adapters.publish.publisher import Publisher, PublishError
 
         def progress(done: int, total: int) -> None:
             what = "snapshotting the source…" if done < total else "writing the fork…"
@@ -277,7 +277,7 @@ class PublishController:
         return next((p for p in rows if os.path.realpath(p) == canonical), canonical)
 
     def _restore(self, entry: IndexEntry, source_path: str) -> None:
-        from adapters.publish.publisher import Publisher, PublishError
+        from gobtui.adapters.publish.publisher import Publisher, PublishError
 
         publisher = Publisher(self.open_vault(), clock=self.app.config.clock)
         try:

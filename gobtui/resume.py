@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.model import SessionSummary
-from core.sanitize import one_line
+from gobtui.core.model import SessionSummary
+from gobtui.core.sanitize import one_line
 
 STDERR_KEEP_BYTES = 16 * 1024
 """Of a client's standard error, this much of the start is kept for its error line."""

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.board import BoardPolicy
-from core.limits import DEFAULT_MAX_AGE_SECS
+from gobtui.core.board import BoardPolicy
+from gobtui.core.limits import DEFAULT_MAX_AGE_SECS
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 import orjson
 
-from core.sanitize import json_escaped, terminal_safe
+from gobtui.core.sanitize import json_escaped, terminal_safe
 
 
 class SafeText(io.TextIOBase):

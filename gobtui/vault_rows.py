@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import orjson
 
-from adapters.vault.vault import Vault
-from core.model import Provider
-from core.vault_model import IndexEntry, SnapshotDiff
-from core.vault_records import record_type
 from gobtui import format as fmt
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.model import Provider
+from gobtui.core.vault_model import IndexEntry, SnapshotDiff
+from gobtui.core.vault_records import record_type
 
 HASH_PREFIX_CHARS = 12
 PROVIDER_MARKS = {Provider.CLAUDE: "C", Provider.CODEX: "X"}

@@ -18,8 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from adapters.config.config_keys import key_lines, syntax_error_line
-from adapters.config.config_schema import (
+from ...core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
+from ...core.model import Provider
+from ...core.policy import PRESETS, PolicyConfig
+from .config_keys import key_lines, syntax_error_line
+from .config_schema import (
     EXTERNAL,
     POLICY_CHECKS,
     PRESET_ALIASES,
@@ -35,10 +38,7 @@ from adapters.config.config_schema import (
     parse_config,
     preset_names,
 )
-from adapters.config.paths import config_path
-from core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
-from core.model import Provider
-from core.policy import PRESETS, PolicyConfig
+from .paths import config_path
 
 __all__ = [
     "EXTERNAL",

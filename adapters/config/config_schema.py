@@ -17,16 +17,16 @@ from typing import Any, cast
 
 from annotated_types import Ge, Le
 
-from adapters.config.config_keys import Key, dotted
-from core.limits import (
+from ...core.limits import (
     CONFIG_KEYMAP_MAX,
     CONFIG_TEXT_MAX_CHARS,
     EXTERNAL_MAX_ARGS,
     EXTERNAL_MAX_TIMEOUT_SECS,
 )
-from core.model import Provider
-from core.policy import PRESETS, PolicyConfig, QuotaPressure
-from core.strategies import STRATEGIES
+from ...core.model import Provider
+from ...core.policy import PRESETS, PolicyConfig, QuotaPressure
+from ...core.strategies import STRATEGIES
+from .config_keys import Key, dotted
 
 EXTERNAL = "external"
 """The strategy id of a preset `command` (run by adapters.planning.external, not a core strategy)."""

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import orjson
 
-from adapters.config.paths import config_path
-from adapters.files.atomic import replace_private
-from adapters.files.private_fs import PrivateError, open_private, private_dir
+from ..files.atomic import replace_private
+from ..files.private_fs import PrivateError, open_private, private_dir
+from .paths import config_path
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from contextlib import suppress
 from enum import StrEnum
 from pathlib import Path
 
-from core.limits import STALE_TEMP_SECS
+from ...core.limits import STALE_TEMP_SECS
 
 
 class WriteErrorCode(StrEnum):

@@ -12,19 +12,19 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from adapters.planning.load import LoadedSession, Progress, check_strategy, plan_session
-from adapters.providers.full_parse import gc_paused
-from adapters.providers.rewrite_records import RewriteError
-from core.admission import protected_tail_start
-from core.edits import CompactionPlan, NoPlan
-from core.evaluation import EvalRow, RowStatus, mark_best
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.probe_witness import ProbeWitness
-from core.probes import ProbeScore
-from core.strategies import STRATEGIES
-from core.strategies.common import prefix_tokens
-from core.verify import VerifyReport, accepts
+from ...core.admission import protected_tail_start
+from ...core.edits import CompactionPlan, NoPlan
+from ...core.evaluation import EvalRow, RowStatus, mark_best
+from ...core.model import Transcript
+from ...core.policy import PolicyConfig
+from ...core.probe_witness import ProbeWitness
+from ...core.probes import ProbeScore
+from ...core.strategies import STRATEGIES
+from ...core.strategies.common import prefix_tokens
+from ...core.verify import VerifyReport, accepts
+from ..providers.full_parse import gc_paused
+from ..providers.rewrite_records import RewriteError
+from .load import LoadedSession, Progress, check_strategy, plan_session
 
 
 @dataclass

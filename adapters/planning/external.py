@@ -22,18 +22,18 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from core.admission import AdmissionCode, admit
-from core.edits import EDITS_ADAPTER, CompactionPlan, NoPlan
-from core.limits import (
+from ...core.admission import AdmissionCode, admit
+from ...core.edits import EDITS_ADAPTER, CompactionPlan, NoPlan
+from ...core.limits import (
     EXTERNAL_MAX_ARGS,
     EXTERNAL_MAX_STDERR_BYTES,
     EXTERNAL_MAX_STDOUT_BYTES,
     EXTERNAL_MAX_TIMEOUT_SECS,
     EXTERNAL_STDERR_EXCERPT_CHARS,
 )
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.strategies.external import plan_from_edits
+from ...core.model import Transcript
+from ...core.policy import PolicyConfig
+from ...core.strategies.external import plan_from_edits
 
 STRATEGY_ID = "external"
 PROTOCOL = "gobtui-external-v1"

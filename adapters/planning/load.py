@@ -22,28 +22,28 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
-from adapters.config.config_file import ExternalCommand
-from adapters.planning.external import STRATEGY_ID as EXTERNAL_ID
-from adapters.planning.external import ExternalError, run_external
-from adapters.providers.full_parse import gc_paused
-from adapters.providers.registry import parse_transcript
-from adapters.rewrite.apply import CardScanner
-from adapters.rewrite.lines import SourceLines, SourceRewriter, read_source
-from core.admission import Admission, admit
-from core.calibration import Calibration, calibrate
-from core.edits import CompactionPlan, NoPlan, NoPlanReason
-from core.limits import (
+from ...core.admission import Admission, admit
+from ...core.calibration import Calibration, calibrate
+from ...core.edits import CompactionPlan, NoPlan, NoPlanReason
+from ...core.limits import (
     DEFAULT_SLOPE,
     EVAL_PAYLOAD_BYTES,
     MAX_PLAN_ITEMS,
     MAX_PLAN_SOURCE_BYTES,
 )
-from core.model import Provider, Transcript
-from core.policy import PolicyConfig
-from core.probes import Probe, extract_probes
-from core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
-from core.strategies.common import admit_with
-from core.verify import SourceChecks
+from ...core.model import Provider, Transcript
+from ...core.policy import PolicyConfig
+from ...core.probes import Probe, extract_probes
+from ...core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
+from ...core.strategies.common import admit_with
+from ...core.verify import SourceChecks
+from ..config.config_file import ExternalCommand
+from ..providers.full_parse import gc_paused
+from ..providers.registry import parse_transcript
+from ..rewrite.apply import CardScanner
+from ..rewrite.lines import SourceLines, SourceRewriter, read_source
+from .external import STRATEGY_ID as EXTERNAL_ID
+from .external import ExternalError, run_external
 
 Progress = Callable[[int, int, str], None]
 """(done, total, what) while an eval runs."""

@@ -15,9 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
-from adapters.files.jsonl import LineCursor, Record, feed_bytes, torn_tail
-from adapters.providers.full_parse import Summarising
-from core.limits import (
+from ...core.limits import (
     FULL_READ_MAX_BYTES,
     HEAD_SCAN_BYTES,
     READ_CHUNK_BYTES,
@@ -25,7 +23,9 @@ from core.limits import (
     TAIL_SCAN_MAX_BYTES,
     TAIL_SECONDARY_MAX_BYTES,
 )
-from core.model import BadLine, Coverage, Provider, SessionSummary
+from ...core.model import BadLine, Coverage, Provider, SessionSummary
+from ..files.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from .full_parse import Summarising
 
 PARSER_VERSION = 3
 """Bump when a reader's output changes: cached cursors of another version are dropped."""

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.providers.reader import TailState
-from core.model import Provider, Transcript
+from ...core.model import Provider, Transcript
+from .reader import TailState
 
 
 def state_class(provider: Provider) -> type[TailState]:
     if provider is Provider.CLAUDE:
-        from adapters.providers.claude.state import ClaudeState
+        from .claude.state import ClaudeState
 
         return ClaudeState
-    from adapters.providers.codex.state import CodexState
+    from .codex.state import CodexState
 
     return CodexState
 
@@ -21,10 +21,10 @@ def state_class(provider: Provider) -> type[TailState]:
 def parse_transcript(provider: Provider, path: str) -> Transcript:
     """A full parse (every line) into items, for planning and the oracle."""
     if provider is Provider.CLAUDE:
-        from adapters.providers.claude import parse as claude_parse
+        from .claude import parse as claude_parse
 
         return claude_parse.parse_transcript(path)
-    from adapters.providers.codex import parse as codex_parse
+    from .codex import parse as codex_parse
 
     return codex_parse.parse_transcript(path)
 

@@ -20,15 +20,15 @@ from pathlib import Path
 
 import orjson
 
-from adapters.config.paths import data_dir
-from adapters.files.atomic import replace_private
-from adapters.files.private_fs import PrivateError, open_private, private_dir
-from core.edits import Edit
-from core.limits import RECEIPT_MAX_BYTES
-from core.model import Provider
-from core.projection import Projection
-from core.receipt import OperationKind, Receipt, fork_session_id, operation_id
-from core.vault_model import VaultErrorCode
+from ...core.edits import Edit
+from ...core.limits import RECEIPT_MAX_BYTES
+from ...core.model import Provider
+from ...core.projection import Projection
+from ...core.receipt import OperationKind, Receipt, fork_session_id, operation_id
+from ...core.vault_model import VaultErrorCode
+from ..config.paths import data_dir
+from ..files.atomic import replace_private
+from ..files.private_fs import PrivateError, open_private, private_dir
 
 
 class PublishErrorCode(StrEnum):

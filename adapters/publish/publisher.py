@@ -15,11 +15,21 @@ from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
-from adapters.files.atomic import describe, publish_new
-from adapters.planning.load import LoadedSession
-from adapters.providers.rewrite_records import RewriteError
-from adapters.publish.events import append_event
-from adapters.publish.operations import (
+from ...core.admission import admit
+from ...core.edits import CompactionPlan
+from ...core.model import Provider
+from ...core.policy import PolicyConfig
+from ...core.receipt import OperationKind, Receipt, items_covered
+from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
+from ...core.vault_model import IndexEntry, VaultError
+from ...core.verify import accepts, added_findings, verify
+from ..files.atomic import describe, publish_new
+from ..planning.load import LoadedSession
+from ..providers.rewrite_records import RewriteError
+from ..rewrite.apply import rewrite_identity
+from ..vault.vault import Vault
+from .events import append_event
+from .operations import (
     Operation,
     PublishError,
     PublishErrorCode,
@@ -29,16 +39,6 @@ from adapters.publish.operations import (
     receipt_roots,
     write_receipt,
 )
-from adapters.rewrite.apply import rewrite_identity
-from adapters.vault.vault import Vault
-from core.admission import admit
-from core.edits import CompactionPlan
-from core.model import Provider
-from core.policy import PolicyConfig
-from core.receipt import OperationKind, Receipt, items_covered
-from core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
-from core.vault_model import IndexEntry, VaultError
-from core.verify import accepts, added_findings, verify
 
 __all__ = [
     "STEPS",

@@ -25,10 +25,13 @@ import re
 from collections.abc import Container, Iterable, Sequence
 from typing import Any, Protocol
 
-from adapters.files.jsonl import Record, decode_line
-from adapters.providers.claude import rewrite as rewrite_claude
-from adapters.providers.codex import rewrite as rewrite_codex
-from adapters.providers.rewrite_records import (
+from ...core.edits import CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
+from ...core.limits import SESSION_ID_MAX_CHARS
+from ...core.model import BadLine, Provider, Transcript, TranscriptItem
+from ..files.jsonl import Record, decode_line
+from ..providers.claude import rewrite as rewrite_claude
+from ..providers.codex import rewrite as rewrite_codex
+from ..providers.rewrite_records import (
     ForkUsage,
     RewriteCode,
     RewriteError,
@@ -42,9 +45,6 @@ from adapters.providers.rewrite_records import (
     require_whole_tail,
     split_lines,
 )
-from core.edits import CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
-from core.limits import SESSION_ID_MAX_CHARS
-from core.model import BadLine, Provider, Transcript, TranscriptItem
 
 # -- applying a plan ---------------------------------------------------------------------------
 

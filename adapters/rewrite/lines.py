@@ -22,8 +22,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import overload
 
-from adapters.files.jsonl import Record, decode_line
-from adapters.providers.rewrite_records import (
+from ...core.edits import CompactionPlan, ElideEdit
+from ...core.model import Provider, Transcript, TranscriptItem
+from ...core.verify import SourceChecks
+from ...core.verify_lines import LineFact, fact_reader, read_value
+from ..files.jsonl import Record, decode_line
+from ..providers.rewrite_records import (
     RewriteCode,
     RewriteError,
     cut_utf8,
@@ -31,17 +35,13 @@ from adapters.providers.rewrite_records import (
     line_ending,
     plan_seed_of,
 )
-from adapters.rewrite.apply import (
+from .apply import (
     CardScanner,
     _elide_line,
     checked_edits,
     fork_usage_target,
     provider_half,
 )
-from core.edits import CompactionPlan, ElideEdit
-from core.model import Provider, Transcript, TranscriptItem
-from core.verify import SourceChecks
-from core.verify_lines import LineFact, fact_reader, read_value
 
 
 def line_starts(data: bytes) -> list[int]:

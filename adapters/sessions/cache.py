@@ -29,12 +29,12 @@ from typing import Any
 import diskcache
 import orjson
 
-from adapters.config.paths import cache_dir
-from adapters.files.jsonl import LineCursor
-from adapters.files.private_fs import PrivateError, check_private_file, create_private, private_dir
-from adapters.providers.reader import PARSER_VERSION, FileCursor, Rows, StateFor, open_cursor
-from adapters.providers.registry import state_class
-from core.model import Coverage, Provider, SessionSummary
+from ...core.model import Coverage, Provider, SessionSummary
+from ..config.paths import cache_dir
+from ..files.jsonl import LineCursor
+from ..files.private_fs import PrivateError, check_private_file, create_private, private_dir
+from ..providers.reader import PARSER_VERSION, FileCursor, Rows, StateFor, open_cursor
+from ..providers.registry import state_class
 
 log = logging.getLogger(__name__)
 

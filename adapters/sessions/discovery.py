@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from adapters.config.paths import Homes
-from adapters.files.jsonl import decode_line
-from adapters.providers.registry import sniff_record
-from core.limits import CLAUDE_MAX_DEPTH, CODEX_MAX_DEPTH, DISCOVERY_MAX_ENTRIES, SNIFF_BYTES
-from core.model import Provider
+from ...core.limits import CLAUDE_MAX_DEPTH, CODEX_MAX_DEPTH, DISCOVERY_MAX_ENTRIES, SNIFF_BYTES
+from ...core.model import Provider
+from ..config.paths import Homes
+from ..files.jsonl import decode_line
+from ..providers.registry import sniff_record
 
 log = logging.getLogger(__name__)
 

@@ -15,12 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from adapters.config.paths import Homes, cache_dir
-from adapters.sessions.cache import SummaryCache
-from adapters.sessions.discovery import EMPTY, sniff_file
-from adapters.sessions.store import SessionStore
-from core.limits import DEFAULT_MAX_AGE_SECS, SELECT_LIST_MAX, SELECTOR_MAX_CHARS
-from core.model import Provider, SessionSummary
+from ...core.limits import DEFAULT_MAX_AGE_SECS, SELECT_LIST_MAX, SELECTOR_MAX_CHARS
+from ...core.model import Provider, SessionSummary
+from ..config.paths import Homes, cache_dir
+from .cache import SummaryCache
+from .discovery import EMPTY, sniff_file
+from .store import SessionStore
 
 
 class SelectErrorCode(StrEnum):

@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
-from adapters.config.paths import Homes
-from adapters.providers.full_parse import gc_paused
-from adapters.providers.reader import (
+from ...core.model import Coverage, Provider, SessionSummary, SubagentRef
+from ..config.paths import Homes
+from ..providers.full_parse import gc_paused
+from ..providers.reader import (
     FileCursor,
     Rows,
     StateFor,
@@ -28,16 +29,15 @@ from adapters.providers.reader import (
     hint_cold_reads,
     open_cursor,
 )
-from adapters.providers.registry import state_class
-from adapters.sessions.cache import CachedCursor, SummaryCache
-from adapters.sessions.discovery import (
+from ..providers.registry import state_class
+from .cache import CachedCursor, SummaryCache
+from .discovery import (
     DiscoveryReport,
     Found,
     KnownProvider,
     discover_path,
     scan_homes,
 )
-from core.model import Coverage, Provider, SessionSummary, SubagentRef
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from adapters.files.atomic import write_all
-from core.vault_model import VaultError, VaultErrorCode
+from ...core.vault_model import VaultError, VaultErrorCode
+from ..files.atomic import write_all
 
 try:
     import fcntl

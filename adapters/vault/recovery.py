@@ -11,9 +11,8 @@ import hashlib
 
 import orjson
 
-from adapters.vault.vault import Vault
-from core.edits import DigestBlock
-from core.limits import (
+from ...core.edits import DigestBlock
+from ...core.limits import (
     VAULT_QUERY_MAX_BYTES,
     VAULT_QUERY_MIN_BYTES,
     VAULT_READ_DEFAULT_BYTES,
@@ -24,7 +23,7 @@ from core.limits import (
     VAULT_SEARCH_DEFAULT_RESULTS,
     VAULT_SEARCH_MAX_RESULTS,
 )
-from core.vault_model import (
+from ...core.vault_model import (
     RecallHit,
     RecallResult,
     RecordPage,
@@ -34,7 +33,7 @@ from core.vault_model import (
     VaultErrorCode,
     require_sha256,
 )
-from core.vault_records import (
+from ...core.vault_records import (
     CARD_PREFILTER,
     card_hits,
     card_text_of,
@@ -43,6 +42,7 @@ from core.vault_records import (
     rank_recall,
     utf8_page,
 )
+from .vault import Vault
 
 
 def recall(

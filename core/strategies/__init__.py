@@ -6,24 +6,24 @@ needs process execution and lives outside core.
 
 from __future__ import annotations
 
-from core.edits import CompactionPlan, NoPlan, NoPlanReason
-from core.model import Provider, Transcript
-from core.policy import PolicyConfig
-from core.projection import codex_reasoning_tokens, project
-from core.strategies.auto import Auto
-from core.strategies.cache_aware import CacheAware
-from core.strategies.cache_edits import CacheEdits
-from core.strategies.cliff import Cliff
-from core.strategies.common import NO_CONTEXT, EvalContext, Strategy, evaluate_with
-from core.strategies.compacted import Compacted
-from core.strategies.dedupe import Dedupe
-from core.strategies.elide import Elide
-from core.strategies.memo import PlanMemo
-from core.strategies.micro import Micro
-from core.strategies.middle import Middle
-from core.strategies.sawtooth import Sawtooth
-from core.strategies.scored import Scored
-from core.strategies.structured import Structured
+from ..edits import CompactionPlan, NoPlan, NoPlanReason
+from ..model import Provider, Transcript
+from ..policy import PolicyConfig
+from ..projection import codex_reasoning_tokens, project
+from .auto import Auto
+from .cache_aware import CacheAware
+from .cache_edits import CacheEdits
+from .cliff import Cliff
+from .common import NO_CONTEXT, EvalContext, Strategy, evaluate_with
+from .compacted import Compacted
+from .dedupe import Dedupe
+from .elide import Elide
+from .memo import PlanMemo
+from .micro import Micro
+from .middle import Middle
+from .sawtooth import Sawtooth
+from .scored import Scored
+from .structured import Structured
 
 __all__ = [
     "NO_CONTEXT",

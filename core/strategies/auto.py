@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.edits import CompactionPlan
-from core.model import Provider, Transcript
-from core.policy import PolicyConfig
-from core.strategies.cache_aware import CacheAware
-from core.strategies.cache_edits import CacheEdits
-from core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import Provider, Transcript
+from ..policy import PolicyConfig
+from .cache_aware import CacheAware
+from .cache_edits import CacheEdits
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Strategy,
@@ -30,14 +30,14 @@ from core.strategies.common import (
     evaluate_with,
     prefix_tokens,
 )
-from core.strategies.compacted import Compacted
-from core.strategies.dedupe import Dedupe
-from core.strategies.elide import Elide
-from core.strategies.micro import Micro
-from core.strategies.middle import Middle
-from core.strategies.sawtooth import Sawtooth
-from core.strategies.scored import Scored
-from core.strategies.structured import Structured
+from .compacted import Compacted
+from .dedupe import Dedupe
+from .elide import Elide
+from .micro import Micro
+from .middle import Middle
+from .sawtooth import Sawtooth
+from .scored import Scored
+from .structured import Structured
 
 PREFIX_EXP = 3
 TOOL_DOMINANCE = 0.55

@@ -4,10 +4,10 @@ ones first, until the floor. Never rewrites the transcript; as a control edit it
 
 from __future__ import annotations
 
-from core.edits import CacheEditEdit, CompactionPlan
-from core.model import Provider, Transcript
-from core.policy import PolicyConfig
-from core.strategies.common import (
+from ..edits import CacheEditEdit, CompactionPlan
+from ..model import Provider, Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     above_trigger,

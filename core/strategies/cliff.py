@@ -10,10 +10,10 @@ selects what one compaction of the source would.
 
 from __future__ import annotations
 
-from core.edits import CompactionPlan
-from core.model import ItemKind, Transcript
-from core.policy import PolicyConfig
-from core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import ItemKind, Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     above_trigger,

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.admission import Admission, admit, elidable_items, protected_of
-from core.digest import CardMemo, state_card_digest
-from core.edits import (
+from ..admission import Admission, admit, elidable_items, protected_of
+from ..digest import CardMemo, state_card_digest
+from ..edits import (
     DEFAULT_STUB,
     CompactionPlan,
     DigestBlock,
@@ -17,11 +17,11 @@ from core.edits import (
     ElideEdit,
     InjectDigestEdit,
 )
-from core.limits import STUB_BUDGET_BYTES
-from core.model import Transcript, TranscriptItem
-from core.policy import PolicyConfig
-from core.strategies.memo import PlanMemo
-from core.tokens import estimate_tokens
+from ..limits import STUB_BUDGET_BYTES
+from ..model import Transcript, TranscriptItem
+from ..policy import PolicyConfig
+from ..tokens import estimate_tokens
+from .memo import PlanMemo
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,10 +7,10 @@ adapter option, not a planning concern).
 
 from __future__ import annotations
 
-from core.edits import CompactionPlan
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     above_trigger,

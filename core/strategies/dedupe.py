@@ -7,11 +7,11 @@ first, through choose_with_digest.
 
 from __future__ import annotations
 
-from core.admission import elidable_items
-from core.edits import CompactionPlan
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.strategies.common import (
+from ..admission import elidable_items
+from ..edits import CompactionPlan
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     above_trigger,

@@ -6,7 +6,7 @@ projects the proposal and names the no-plan outcomes. Admission still follows.
 
 from __future__ import annotations
 
-from core.edits import (
+from ..edits import (
     CacheEditEdit,
     CompactionPlan,
     Edit,
@@ -16,9 +16,9 @@ from core.edits import (
     NoPlanReason,
     ProviderCompactEdit,
 )
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.strategies.common import card_tokens, elision_savings
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import card_tokens, elision_savings
 
 
 def project_after(edits: list[Edit], transcript: Transcript, policy: PolicyConfig) -> int:

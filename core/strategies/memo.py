@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from core.admission import Admission, admit
-from core.digest import CardMemo
-from core.edits import CompactionPlan, Edit
-from core.model import Transcript, TranscriptItem
-from core.policy import PolicyConfig
+from ..admission import Admission, admit
+from ..digest import CardMemo
+from ..edits import CompactionPlan, Edit
+from ..model import Transcript, TranscriptItem
+from ..policy import PolicyConfig
 
 PlanKey = tuple[int, PolicyConfig, bool]
 AdmissionKey = tuple[int, int, int, PolicyConfig]

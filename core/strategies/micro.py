@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from core.admission import elidable_items
-from core.digest import tool_name
-from core.edits import CompactionPlan
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.strategies.common import (
+from ..admission import elidable_items
+from ..digest import tool_name
+from ..edits import CompactionPlan
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     above_trigger,

@@ -5,10 +5,10 @@ The projection assumes the provider brings the context down to the floor.
 
 from __future__ import annotations
 
-from core.edits import CompactionPlan, ProviderCompactEdit
-from core.model import Transcript
-from core.policy import PROVIDER_CONTROLS, PolicyConfig
-from core.strategies.common import NO_CONTEXT, EvalContext, above_trigger
+from ..edits import CompactionPlan, ProviderCompactEdit
+from ..model import Transcript
+from ..policy import PROVIDER_CONTROLS, PolicyConfig
+from .common import NO_CONTEXT, EvalContext, above_trigger
 
 
 class Sawtooth:

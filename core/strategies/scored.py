@@ -13,11 +13,11 @@ import heapq
 import math
 from functools import partial
 
-from core.edits import CompactionPlan
-from core.model import Transcript, TranscriptItem
-from core.policy import PolicyConfig
-from core.scoring import HeuristicScorer, Scorer
-from core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import Transcript, TranscriptItem
+from ..policy import PolicyConfig
+from ..scoring import HeuristicScorer, Scorer
+from .common import (
     NO_CONTEXT,
     EvalContext,
     above_trigger,

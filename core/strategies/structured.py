@@ -4,10 +4,10 @@ stands in for what was masked (it is not semantic summarization)."""
 
 from __future__ import annotations
 
-from core.edits import CompactionPlan
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     above_trigger,

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from core.sanitize import terminal_safe
+from gobtui.core.sanitize import terminal_safe
 
 
 class ConfirmScreen(ModalScreen[bool]):

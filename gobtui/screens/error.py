@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from core.sanitize import terminal_safe
+from gobtui.core.sanitize import terminal_safe
 
 
 class ErrorScreen(ModalScreen[None]):

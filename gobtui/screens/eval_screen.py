@@ -19,11 +19,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from adapters.planning.evaluate import evaluate_session
-from adapters.planning.load import PlanningError
-from core.evaluation import EvalRow, RowStatus
-from core.model import SessionSummary
 from gobtui import format as fmt
+from gobtui.adapters.planning.evaluate import evaluate_session
+from gobtui.adapters.planning.load import PlanningError
+from gobtui.core.evaluation import EvalRow, RowStatus
+from gobtui.core.model import SessionSummary
 from gobtui.eval_rows import (
     COLUMNS,
     EVAL_LEGEND,

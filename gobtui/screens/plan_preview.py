@@ -18,10 +18,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Select, Static
 from textual.worker import get_current_worker
 
-from adapters.planning.load import PlanningError
-from core.model import SessionSummary
 from gobtui import format as fmt
+from gobtui.adapters.planning.load import PlanningError
 from gobtui.commands import PlanCommands
+from gobtui.core.model import SessionSummary
 from gobtui.messages import PlanFailed, PlanReady, SessionsChanged
 from gobtui.plan_header import HeaderView, figures_text
 from gobtui.planning_state import (

@@ -9,8 +9,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.limits import DIFF_MAX_LINES, DIFF_STRING_MAX_CHARS
 from gobtui import format as fmt
+from gobtui.core.limits import DIFF_MAX_LINES, DIFF_STRING_MAX_CHARS
 from gobtui.diff_model import RecordDiff, record_diff
 from gobtui.format import human_bytes
 from gobtui.preview_rows import PairRow, RowChange

@@ -15,7 +15,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from core.board import (
+from gobtui import format as fmt
+from gobtui.core.board import (
     BoardPolicy,
     BoardRow,
     SortKey,
@@ -24,8 +25,7 @@ from core.board import (
     filter_rows,
     sort_rows,
 )
-from core.model import Provider, SessionSummary
-from gobtui import format as fmt
+from gobtui.core.model import Provider, SessionSummary
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.publish_bar import PublishBar

@@ -18,10 +18,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
 
-from core.receipt import Receipt
-from core.vault_model import IndexEntry, VaultError
 from gobtui import format as fmt
 from gobtui.commands import ScreenCommands
+from gobtui.core.receipt import Receipt
+from gobtui.core.vault_model import IndexEntry, VaultError
 from gobtui.format import human_bytes
 from gobtui.messages import SnapshotsDiffed, VaultFailed, VaultLoaded
 from gobtui.publishing import publishing_of

@@ -14,8 +14,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.vault_model import IndexEntry, SnapshotDiff
 from gobtui import format as fmt
+from gobtui.core.vault_model import IndexEntry, SnapshotDiff
 from gobtui.vault_rows import HASH_PREFIX_CHARS, age, type_counts
 from gobtui.widgets.palette import BandStyles, band_styles
 

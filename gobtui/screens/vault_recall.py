@@ -17,10 +17,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from adapters.vault.recovery import recall
-from core.limits import VAULT_VIEW_RECALL_LIMIT
-from core.vault_model import IndexEntry, RecallHit, RecallResult, VaultError
 from gobtui import format as fmt
+from gobtui.adapters.vault.recovery import recall
+from gobtui.core.limits import VAULT_VIEW_RECALL_LIMIT
+from gobtui.core.vault_model import IndexEntry, RecallHit, RecallResult, VaultError
 from gobtui.messages import CardsRecalled, VaultFailed
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen

@@ -24,10 +24,10 @@ from textual.strip import Strip
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from adapters.vault.recovery import search
-from core.limits import VAULT_VIEW_PROGRESS_RECORDS, VAULT_VIEW_SEARCH_RESULTS
-from core.vault_model import IndexEntry, SearchResult, VaultError
 from gobtui import format as fmt
+from gobtui.adapters.vault.recovery import search
+from gobtui.core.limits import VAULT_VIEW_PROGRESS_RECORDS, VAULT_VIEW_SEARCH_RESULTS
+from gobtui.core.vault_model import IndexEntry, SearchResult, VaultError
 from gobtui.format import human_bytes
 from gobtui.messages import RecordsScanned, SnapshotSearched, VaultFailed
 from gobtui.publishing import publishing_of

@@ -20,11 +20,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from adapters.vault.recovery import read_record
-from core.limits import VAULT_VIEW_PAGE_BYTES
-from core.sanitize import terminal_safe
-from core.vault_model import IndexEntry, RecordPage, VaultError
 from gobtui import format as fmt
+from gobtui.adapters.vault.recovery import read_record
+from gobtui.core.limits import VAULT_VIEW_PAGE_BYTES
+from gobtui.core.sanitize import terminal_safe
+from gobtui.core.vault_model import IndexEntry, RecordPage, VaultError
 from gobtui.format import human_bytes
 from gobtui.messages import RecordPageRead, VaultFailed
 from gobtui.publishing import publishing_of

@@ -17,9 +17,9 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.style import Style
 from rich.text import Text
 
-from core.board import BoardRow
-from core.model import Provider
 from gobtui import format as fmt
+from gobtui.core.board import BoardRow
+from gobtui.core.model import Provider
 from gobtui.widgets.occupancy import occupancy_bar
 from gobtui.widgets.palette import BandStyles
 

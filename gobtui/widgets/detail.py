@@ -9,10 +9,10 @@ from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Sparkline, Static
 
-from core.board import BoardRow
-from core.model import ContextState, SessionSummary
-from core.sanitize import one_line
 from gobtui import format as fmt
+from gobtui.core.board import BoardRow
+from gobtui.core.model import ContextState, SessionSummary
+from gobtui.core.sanitize import one_line
 from gobtui.format import human_bytes
 from gobtui.widgets.palette import BandStyles, band_styles
 

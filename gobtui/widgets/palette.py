@@ -9,7 +9,7 @@ from rich.style import Style
 from textual.app import App
 from textual.color import Color
 
-from core.board import Band
+from gobtui.core.board import Band
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.strip import Strip
 
-from core.sanitize import one_line
+from gobtui.core.sanitize import one_line
 from gobtui.format import human_bytes
 from gobtui.preview_rows import PairRow, Record, RowChange
 from gobtui.widgets.line_list import LineList, fit, text_strip

@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets._data_table import DuplicateKey, Row, RowKey
 
-from core.board import BoardRow
 from gobtui import format as fmt
+from gobtui.core.board import BoardRow
 from gobtui.widgets.cells import BAR_WIDTH, Cell, Clock, row_cells
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.row_keys import row_edge_bindings

@@ -9,8 +9,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from core.vault_model import IndexEntry
 from gobtui import format as fmt
+from gobtui.core.vault_model import IndexEntry
 from gobtui.format import human_bytes
 from gobtui.vault_rows import PROVIDER_MARKS, age
 from gobtui.widgets.palette import band_styles

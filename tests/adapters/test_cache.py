@@ -13,10 +13,10 @@ import diskcache
 import orjson
 import pytest
 
-from adapters.providers.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
-from adapters.sessions import cache as cache_module
-from adapters.sessions.cache import JsonOnlyDisk, SummaryCache, decode_rows, encode_entry
-from core.model import Coverage, Provider, SessionSummary
+from gobtui.adapters.providers.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
+from gobtui.adapters.sessions import cache as cache_module
+from gobtui.adapters.sessions.cache import JsonOnlyDisk, SummaryCache, decode_rows, encode_entry
+from gobtui.core.model import Coverage, Provider, SessionSummary
 
 # -- a tiny provider state, so these tests do not depend on the real adapters --------------
 
@@ -155,7 +155,7 @@ def test_summary_travels_with_its_cursor(
 def test_round_trip_with_the_real_adapters(
     cache_path: Path, tmp_path: Path, fixtures_dir: Path
 ) -> None:
-    from adapters.providers.registry import state_class
+    from gobtui.adapters.providers.registry import state_class
 
     for provider, name in [
         (Provider.CLAUDE, "claude/marot__spotter__short.jsonl"),

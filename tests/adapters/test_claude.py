@@ -17,18 +17,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.files import jsonl
-from adapters.files.jsonl import LineCursor
-from adapters.files.timefmt import parse_ts
-from adapters.providers import reader
-from adapters.providers.claude import items as claude_items
-from adapters.providers.claude import state as claude_mod
-from adapters.providers.claude.parse import parse_transcript
-from adapters.providers.claude.state import ClaudeState
-from adapters.providers.reader import FileCursor, advance, open_cursor
-from core import text as text_mod
-from core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
-from core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary
+from gobtui.adapters.files import jsonl
+from gobtui.adapters.files.jsonl import LineCursor
+from gobtui.adapters.files.timefmt import parse_ts
+from gobtui.adapters.providers import reader
+from gobtui.adapters.providers.claude import items as claude_items
+from gobtui.adapters.providers.claude import state as claude_mod
+from gobtui.adapters.providers.claude.parse import parse_transcript
+from gobtui.adapters.providers.claude.state import ClaudeState
+from gobtui.adapters.providers.reader import FileCursor, advance, open_cursor
+from gobtui.core import text as text_mod
+from gobtui.core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
+from gobtui.core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary
 
 Copy = Callable[..., Path]
 
@@ -360,9 +360,9 @@ def test_last_line_without_newline_is_a_record(tmp_path: Path) -> None:
 
 
 def test_too_long_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.limits
+    import gobtui.core.limits
 
-    monkeypatch.setattr(core.limits, "MAX_LINE_BYTES", 700)
+    monkeypatch.setattr(gobtui.core.limits, "MAX_LINE_BYTES", 700)
     monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 700)
     huge = dict(USER, uuid="u2", message={"role": "user", "content": "x" * 1000})
     path = tmp_path / "s.jsonl"
@@ -749,7 +749,7 @@ def test_a_session_past_200k_has_the_1m_window(tmp_path: Path) -> None:
     assert summary.context_tokens > 400_000
     assert summary.context_window == 1_000_000
     assert summary.occupancy is not None and summary.occupancy < 1
-    from core.model import claude_context_window
+    from gobtui.core.model import claude_context_window
 
     small = claude_context_window("claude-opus-4-6", 150_000)
     assert (small, claude_context_window("claude-opus-4-6[1m]")) == (200_000, 1_000_000)

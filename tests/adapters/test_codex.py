@@ -16,14 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.files.jsonl import LineCursor
-from adapters.providers import reader
-from adapters.providers.codex.parse import parse_transcript
-from adapters.providers.codex.state import CodexState, session_id_from_path
-from adapters.providers.reader import FileCursor, advance, open_cursor
-from core import text as text_mod
-from core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from core.model import ContextState, Coverage, ItemKind, Provider
+from gobtui.adapters.files.jsonl import LineCursor
+from gobtui.adapters.providers import reader
+from gobtui.adapters.providers.codex.parse import parse_transcript
+from gobtui.adapters.providers.codex.state import CodexState, session_id_from_path
+from gobtui.adapters.providers.reader import FileCursor, advance, open_cursor
+from gobtui.core import text as text_mod
+from gobtui.core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
+from gobtui.core.model import ContextState, Coverage, ItemKind, Provider
 
 Copy = Callable[..., Path]
 L_04 = "codex/madshn__localpush__rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"

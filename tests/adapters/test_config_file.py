@@ -10,18 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.config.config_file import (
+from gobtui.adapters.config.config_file import (
     ConfigError,
     ConfigErrorCode,
     ExternalCommand,
     LoadedConfig,
     load_config,
 )
-from adapters.config.config_keys import dotted, key_lines
-from adapters.config.paths import config_path
-from core.limits import CONFIG_MAX_BYTES, MAX_POLICY_TOKENS
-from core.model import Provider
-from core.policy import PRESETS, PolicyConfig, QuotaPressure
+from gobtui.adapters.config.config_keys import dotted, key_lines
+from gobtui.adapters.config.paths import config_path
+from gobtui.core.limits import CONFIG_MAX_BYTES, MAX_POLICY_TOKENS
+from gobtui.core.model import Provider
+from gobtui.core.policy import PRESETS, PolicyConfig, QuotaPressure
 
 LAYERED = """\
 # every layer sets the trigger, so the winner shows the order

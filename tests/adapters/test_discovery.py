@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.config.paths import (
+from gobtui.adapters.config.paths import (
     HomeError,
     Homes,
     cache_dir,
@@ -17,7 +17,7 @@ from adapters.config.paths import (
     data_dir,
     resolve_homes,
 )
-from adapters.sessions.discovery import (
+from gobtui.adapters.sessions.discovery import (
     EMPTY,
     Found,
     discover,
@@ -26,8 +26,8 @@ from adapters.sessions.discovery import (
     sniff_bytes,
     sniff_file,
 )
-from core.limits import CLAUDE_MAX_DEPTH, SNIFF_BYTES
-from core.model import Provider
+from gobtui.core.limits import CLAUDE_MAX_DEPTH, SNIFF_BYTES
+from gobtui.core.model import Provider
 
 NOW = 1_800_000_000.0
 CLAUDE = (

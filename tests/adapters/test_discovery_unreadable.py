@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from adapters.config.paths import Homes
-from adapters.sessions.discovery import scan_homes
+from gobtui.adapters.config.paths import Homes
+from gobtui.adapters.sessions.discovery import scan_homes
 from tests.adapters.test_discovery import CODEX, NOW, needs_non_root, paths_of, write
 
 
@@ -44,7 +44,7 @@ def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "adapters.sessions.discovery" and r.levelno == logging.WARNING
+        if r.name == "gobtui.adapters.sessions.discovery" and r.levelno == logging.WARNING
     ]
 
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from adapters.planning.external import ExternalError, ExternalErrorCode, run_external
-from adapters.providers.registry import parse_transcript
-from core.admission import AdmissionCode
-from core.edits import CompactionPlan, NoPlan, NoPlanReason
-from core.limits import EXTERNAL_MAX_STDERR_BYTES, EXTERNAL_MAX_STDOUT_BYTES
-from core.model import Provider, Transcript
-from core.policy import PolicyConfig
+from gobtui.adapters.planning.external import ExternalError, ExternalErrorCode, run_external
+from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.core.admission import AdmissionCode
+from gobtui.core.edits import CompactionPlan, NoPlan, NoPlanReason
+from gobtui.core.limits import EXTERNAL_MAX_STDERR_BYTES, EXTERNAL_MAX_STDOUT_BYTES
+from gobtui.core.model import Provider, Transcript
+from gobtui.core.policy import PolicyConfig
 
 # codex-window (oracle): elidable tool outputs on lines 3 and 7; 7 is the newest, so protected.
 POLICY = PolicyConfig(

@@ -11,11 +11,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.planning.load import candidate_bytes, load_session, plan_session
-from adapters.providers.reader import advance, open_cursor
-from adapters.providers.registry import parse_transcript, state_class
-from core.model import ContextState, Provider, SessionSummary
-from core.policy import PolicyConfig
+from gobtui.adapters.planning.load import candidate_bytes, load_session, plan_session
+from gobtui.adapters.providers.reader import advance, open_cursor
+from gobtui.adapters.providers.registry import parse_transcript, state_class
+from gobtui.core.model import ContextState, Provider, SessionSummary
+from gobtui.core.policy import PolicyConfig
 from gobtui.demo import build_demo_home
 
 LOW = PolicyConfig(

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import orjson
 
-from adapters.files.jsonl import decode_line
-from adapters.providers.claude.rewrite import INTERRUPTED_RESULT, CardScan, card_records, restate
-from adapters.providers.claude.rewrite import fork_usage as claude_fork_usage
-from adapters.providers.codex.rewrite import CardScan as CodexScan
-from adapters.providers.codex.rewrite import fork_usage as codex_fork_usage
-from adapters.providers.rewrite_records import split_lines
-from core.model import Provider, Transcript
+from gobtui.adapters.files.jsonl import decode_line
+from gobtui.adapters.providers.claude.rewrite import (
+    INTERRUPTED_RESULT,
+    CardScan,
+    card_records,
+    restate,
+)
+from gobtui.adapters.providers.claude.rewrite import fork_usage as claude_fork_usage
+from gobtui.adapters.providers.codex.rewrite import CardScan as CodexScan
+from gobtui.adapters.providers.codex.rewrite import fork_usage as codex_fork_usage
+from gobtui.adapters.providers.rewrite_records import split_lines
+from gobtui.core.model import Provider, Transcript
 from tests.corpus.sessions import claude_interrupted, claude_work_session, codex_work_session
 
 

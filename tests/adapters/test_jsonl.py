@@ -18,11 +18,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.files import jsonl
-from adapters.files.jsonl import LineCursor, LineEvent, Record, decode_line, feed_bytes, torn_tail
-from adapters.providers import full_parse
-from adapters.providers.full_parse import Tally, gc_paused, read_chunks
-from core.model import BadLine
+from gobtui.adapters.files import jsonl
+from gobtui.adapters.files.jsonl import (
+    LineCursor,
+    LineEvent,
+    Record,
+    decode_line,
+    feed_bytes,
+    torn_tail,
+)
+from gobtui.adapters.providers import full_parse
+from gobtui.adapters.providers.full_parse import Tally, gc_paused, read_chunks
+from gobtui.core.model import BadLine
 
 PIECES = [
     b'{"a":1}',

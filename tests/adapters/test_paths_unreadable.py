@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.config.paths import HomeError, data_dir, resolve_homes
-from adapters.files.private_fs import PrivateError, PrivateErrorCode
+from gobtui.adapters.config.paths import HomeError, data_dir, resolve_homes
+from gobtui.adapters.files.private_fs import PrivateError, PrivateErrorCode
 from tests.adapters.test_discovery import needs_non_root
 from tests.adapters.test_discovery_unreadable import deny
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.publish.events import append_event, events_path, read_events
-from core.model import Provider
-from core.telemetry import EventAction, EventOutcome, TelemetryEvent
+from gobtui.adapters.publish.events import append_event, events_path, read_events
+from gobtui.core.model import Provider
+from gobtui.core.telemetry import EventAction, EventOutcome, TelemetryEvent
 from tests.adapters.test_private_fs import mode_of, umask_000
 
 __all__ = ["umask_000"]  # a fixture, used by name

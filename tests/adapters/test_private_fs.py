@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from adapters.files.private_fs import (
+from gobtui.adapters.files.private_fs import (
     PrivateError,
     PrivateErrorCode,
     check_private_file,
@@ -340,7 +340,7 @@ def shared_tmp() -> Iterator[Path]:
 SNIPPET = """
 import os, sys
 from pathlib import Path
-from adapters.files.private_fs import PrivateError, private_dir
+from gobtui.adapters.files.private_fs import PrivateError, private_dir
 os.umask(0)
 try:
     print(private_dir(Path(sys.argv[1]), "data folder"))

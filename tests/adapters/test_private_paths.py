@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.config.paths import data_dir
-from adapters.files.private_fs import PrivateError, PrivateErrorCode
+from gobtui.adapters.config.paths import data_dir
+from gobtui.adapters.files.private_fs import PrivateError, PrivateErrorCode
 from tests.adapters.test_private_fs import NOBODY, mode_of, needs_root, umask_000, victim
 
 __all__ = ["umask_000", "victim"]  # fixtures, used by name
@@ -108,7 +108,7 @@ def test_the_vault_lands_in_a_checked_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, victim: Path
 ) -> None:
     """Vault() names data_dir()/vault: a symlinked data folder stops it before any write."""
-    from adapters.vault.vault import Vault
+    from gobtui.adapters.vault.vault import Vault
 
     (tmp_path / "data").symlink_to(victim)
     use(monkeypatch, tmp_path / "data")

@@ -11,24 +11,24 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.planning.load import LoadedSession, load_session, plan_session
-from adapters.providers.registry import parse_transcript
-from adapters.publish import publisher as publish_module
-from adapters.publish.events import read_events
-from adapters.publish.publisher import (
+from gobtui.adapters.planning.load import LoadedSession, load_session, plan_session
+from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.publish import publisher as publish_module
+from gobtui.adapters.publish.events import read_events
+from gobtui.adapters.publish.publisher import (
     STEPS,
     Publisher,
     PublishError,
     PublishErrorCode,
     operations_dir,
 )
-from adapters.vault.prune import prune
-from adapters.vault.vault import Vault
-from core.edits import CompactionPlan
-from core.model import Provider
-from core.policy import PolicyConfig
-from core.receipt import OperationKind, Receipt
-from core.verify import verify
+from gobtui.adapters.vault.prune import prune
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.edits import CompactionPlan
+from gobtui.core.model import Provider
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.receipt import OperationKind, Receipt
+from gobtui.core.verify import verify
 from tests.adapters.transcript_files import rehydrate
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
@@ -259,7 +259,7 @@ def test_no_space_left_is_a_one_line_error(
 ) -> None:
     session, plan = planned(claude_source, Provider.CLAUDE)
     original = claude_source.read_bytes()
-    import adapters.files.atomic as atomic
+    import gobtui.adapters.files.atomic as atomic
 
     def full(*args: object, **kwargs: object) -> object:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -342,7 +342,7 @@ def test_codex_fork_is_a_rollout_file_with_a_new_session_meta_id(
 def test_prune_keeps_the_snapshots_receipts_point_at(
     claude_source: Path, vault: Vault, tmp_path: Path
 ) -> None:
-    from adapters.publish.publisher import receipt_roots
+    from gobtui.adapters.publish.publisher import receipt_roots
 
     session, plan = planned(claude_source, Provider.CLAUDE)
     receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)

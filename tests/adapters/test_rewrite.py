@@ -13,14 +13,14 @@ from typing import Any
 import orjson
 import pytest
 
-from adapters.files.jsonl import decode_line
-from adapters.providers.codex import rewrite as rewrite_codex
-from adapters.providers.registry import parse_transcript
-from adapters.providers.rewrite_records import RewriteCode, RewriteError, split_lines
-from adapters.rewrite.apply import apply_plan, payload_texts, rewrite_identity
-from adapters.rewrite.lines import SourceRewriter
-from core.admission import admit, protected_lines
-from core.edits import (
+from gobtui.adapters.files.jsonl import decode_line
+from gobtui.adapters.providers.codex import rewrite as rewrite_codex
+from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.providers.rewrite_records import RewriteCode, RewriteError, split_lines
+from gobtui.adapters.rewrite.apply import apply_plan, payload_texts, rewrite_identity
+from gobtui.adapters.rewrite.lines import SourceRewriter
+from gobtui.core.admission import admit, protected_lines
+from gobtui.core.edits import (
     CacheEditEdit,
     CompactionPlan,
     DigestBlock,
@@ -29,9 +29,9 @@ from core.edits import (
     InjectDigestEdit,
     ProviderCompactEdit,
 )
-from core.model import Provider
-from core.policy import PolicyConfig
-from core.strategies import STRATEGIES, plan_for
+from gobtui.core.model import Provider
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.strategies import STRATEGIES, plan_for
 from tests.adapters.transcript_files import check_rewritten, rehydrate
 from tests.corpus.sessions import codex_work_session
 

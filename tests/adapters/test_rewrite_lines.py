@@ -17,23 +17,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.planning import load as planning
-from adapters.planning.evaluate import evaluate_session
-from adapters.planning.load import load_session
-from adapters.providers.rewrite_records import RewriteError, split_lines
-from adapters.rewrite.apply import apply_plan, payload_texts
-from adapters.rewrite.lines import SourceRewriter, read_source
-from core.admission import admit, protected_tail_start
-from core.edits import CompactionPlan, DigestBlock, Edit, ElideEdit, InjectDigestEdit
-from core.evaluation import EvalRow, RowStatus, mark_best
-from core.limits import EVAL_PAYLOAD_BYTES
-from core.model import Provider, Transcript
-from core.policy import PolicyConfig
-from core.probe_witness import ProbeWitness
-from core.probes import extract_probes, probe_recall
-from core.strategies import STRATEGIES, EvalContext, plan_for
-from core.strategies.common import prefix_tokens
-from core.verify import verify
+from gobtui.adapters.planning import load as planning
+from gobtui.adapters.planning.evaluate import evaluate_session
+from gobtui.adapters.planning.load import load_session
+from gobtui.adapters.providers.rewrite_records import RewriteError, split_lines
+from gobtui.adapters.rewrite.apply import apply_plan, payload_texts
+from gobtui.adapters.rewrite.lines import SourceRewriter, read_source
+from gobtui.core.admission import admit, protected_tail_start
+from gobtui.core.edits import CompactionPlan, DigestBlock, Edit, ElideEdit, InjectDigestEdit
+from gobtui.core.evaluation import EvalRow, RowStatus, mark_best
+from gobtui.core.limits import EVAL_PAYLOAD_BYTES
+from gobtui.core.model import Provider, Transcript
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.probe_witness import ProbeWitness
+from gobtui.core.probes import extract_probes, probe_recall
+from gobtui.core.strategies import STRATEGIES, EvalContext, plan_for
+from gobtui.core.strategies.common import prefix_tokens
+from gobtui.core.verify import verify
 from tests.adapters.transcript_files import claude_files, codex_files
 
 SETTINGS = settings(
@@ -139,7 +139,7 @@ CLAUDE_SCANNED = [
 @pytest.mark.parametrize("name", CLAUDE_SCANNED)
 def test_read_source_scan_is_the_scan_of_the_lines(name: str, fixture_copy: object) -> None:
     """read_source's scan takes the leaf from the parse: the one a scan of the lines finds."""
-    from adapters.providers.claude.rewrite import CardScan
+    from gobtui.adapters.providers.claude.rewrite import CardScan
 
     path = fixture_copy(name)  # type: ignore[operator]
     session = load_session(path, Provider.CLAUDE)

@@ -13,16 +13,21 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.files.jsonl import decode_line
-from adapters.providers.registry import parse_transcript
-from adapters.providers.rewrite_records import RewriteCode, RewriteError, split_lines, stub_output
-from adapters.rewrite.apply import apply_plan, rewrite_identity
-from core.admission import admit, protected_lines
-from core.edits import CompactionPlan, ElideEdit
-from core.model import Provider, Transcript
-from core.policy import PolicyConfig
-from core.strategies import STRATEGIES, plan_for
-from core.strategies.common import candidates
+from gobtui.adapters.files.jsonl import decode_line
+from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.providers.rewrite_records import (
+    RewriteCode,
+    RewriteError,
+    split_lines,
+    stub_output,
+)
+from gobtui.adapters.rewrite.apply import apply_plan, rewrite_identity
+from gobtui.core.admission import admit, protected_lines
+from gobtui.core.edits import CompactionPlan, ElideEdit
+from gobtui.core.model import Provider, Transcript
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.strategies import STRATEGIES, plan_for
+from gobtui.core.strategies.common import candidates
 from tests.adapters.transcript_files import check_rewritten, claude_files, codex_files
 
 SETTINGS = settings(

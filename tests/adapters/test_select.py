@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.config.paths import Homes, cache_dir
-from adapters.sessions.select import (
+from gobtui.adapters.config.paths import Homes, cache_dir
+from gobtui.adapters.sessions.select import (
     SelectError,
     SelectErrorCode,
     check_selector,
@@ -18,8 +18,8 @@ from adapters.sessions.select import (
     own_id,
     select_session,
 )
-from core.limits import SELECT_LIST_MAX, SELECTOR_MAX_CHARS
-from core.model import Provider, SessionSummary
+from gobtui.core.limits import SELECT_LIST_MAX, SELECTOR_MAX_CHARS
+from gobtui.core.model import Provider, SessionSummary
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
 CODEX_IDS = [

@@ -11,13 +11,13 @@ from typing import Any
 import orjson
 import pytest
 
-from adapters.config.paths import Homes
-from adapters.providers import reader
-from adapters.providers.reader import open_cursor as real_open_cursor
-from adapters.sessions import store as store_module
-from adapters.sessions.cache import SummaryCache
-from adapters.sessions.store import SessionStore
-from core.model import Provider
+from gobtui.adapters.config.paths import Homes
+from gobtui.adapters.providers import reader
+from gobtui.adapters.providers.reader import open_cursor as real_open_cursor
+from gobtui.adapters.sessions import store as store_module
+from gobtui.adapters.sessions.cache import SummaryCache
+from gobtui.adapters.sessions.store import SessionStore
+from gobtui.core.model import Provider
 from tests.adapters.test_cache import tiny_state_for
 
 NOW = 1_800_000_000.0
@@ -200,7 +200,7 @@ def test_unreadable_file_is_skipped_not_fatal(
             raise PermissionError(13, "Permission denied", path)
         return real_open_cursor(path, *args)
 
-    monkeypatch.setattr("adapters.sessions.store.open_cursor", open_cursor)
+    monkeypatch.setattr("gobtui.adapters.sessions.store.open_cursor", open_cursor)
     store = tiny_store(homes, cache)
     summaries = store.scan(NOW)
     assert locked not in [s.path for s in summaries] and len(summaries) == 2
@@ -217,7 +217,7 @@ def test_a_reader_bug_skips_the_file_only(
             raise KeyError("payload")
         return real_open_cursor(path, *args)
 
-    monkeypatch.setattr("adapters.sessions.store.open_cursor", open_cursor)
+    monkeypatch.setattr("gobtui.adapters.sessions.store.open_cursor", open_cursor)
     store = tiny_store(homes, cache)
     assert [s.session_id for s in store.scan(NOW)] == ["a", "b"]
     assert store.stats.errors == 1

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.config.paths import config_path
-from adapters.config.ui_state import THEME_NAME_MAX, save_theme, saved_theme, state_path
+from gobtui.adapters.config.paths import config_path
+from gobtui.adapters.config.ui_state import THEME_NAME_MAX, save_theme, saved_theme, state_path
 
 
 def test_a_saved_theme_is_read_back_beside_the_config() -> None:

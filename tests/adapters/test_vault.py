@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.vault import fs as vault_fs
-from adapters.vault.prune import prune
-from adapters.vault.reader import VaultReader
-from adapters.vault.vault import Vault
-from core.limits import VAULT_CHUNK_BYTES, VAULT_MAX_RECORDS
-from core.model import Provider
-from core.vault_model import IndexEntry, VaultError, VaultErrorCode
+from gobtui.adapters.vault import fs as vault_fs
+from gobtui.adapters.vault.prune import prune
+from gobtui.adapters.vault.reader import VaultReader
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.limits import VAULT_CHUNK_BYTES, VAULT_MAX_RECORDS
+from gobtui.core.model import Provider
+from gobtui.core.vault_model import IndexEntry, VaultError, VaultErrorCode
 
 SMALL = 1024
 """The chunk size most tests use, so boundaries are cheap to cross."""

@@ -14,10 +14,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.vault.prune import prune
-from adapters.vault.vault import Vault
-from core.model import Provider
-from core.vault_model import IndexEntry, VaultErrorCode
+from gobtui.adapters.vault.prune import prune
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.model import Provider
+from gobtui.core.vault_model import IndexEntry, VaultErrorCode
 from tests.adapters.vault_helpers import error_of, tree
 
 SMALL = 1024

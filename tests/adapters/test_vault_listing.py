@@ -13,10 +13,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.vault.prune import prune
-from adapters.vault.vault import Vault
-from core.model import Provider
-from core.vault_model import IndexEntry, VaultError, VaultErrorCode
+from gobtui.adapters.vault.prune import prune
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.model import Provider
+from gobtui.core.vault_model import IndexEntry, VaultError, VaultErrorCode
 
 SMALL = 1024
 TOOL_HEAVY = "claude/marot__spotter__tool_heavy.jsonl"

@@ -12,11 +12,11 @@ from typing import Any
 import orjson
 import pytest
 
-from adapters.vault.recovery import read_record, recall, search
-from adapters.vault.vault import Vault
-from core.edits import DigestBlock
-from core.model import Provider
-from core.vault_model import IndexEntry, VaultError, VaultErrorCode
+from gobtui.adapters.vault.recovery import read_record, recall, search
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.edits import DigestBlock
+from gobtui.core.model import Provider
+from gobtui.core.vault_model import IndexEntry, VaultError, VaultErrorCode
 
 Copy = Callable[..., Path]
 CLAUDE_SHORT = "claude/marot__spotter__short.jsonl"

@@ -10,13 +10,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-import adapters.vault.prune
-from adapters.publish.operations import operations_dir, receipt_roots, write_receipt
-from adapters.vault.prune import prune, repair
-from adapters.vault.vault import Vault
-from core.model import Provider
-from core.receipt import OperationKind, Receipt
-from core.vault_model import (
+import gobtui.adapters.vault.prune
+from gobtui.adapters.publish.operations import operations_dir, receipt_roots, write_receipt
+from gobtui.adapters.vault.prune import prune, repair
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.model import Provider
+from gobtui.core.receipt import OperationKind, Receipt
+from gobtui.core.vault_model import (
     RECOVERED_LABEL,
     FieldSource,
     IndexEntry,
@@ -266,7 +266,7 @@ def test_an_interrupted_prune_leaves_orphans_the_next_prune_removes(
     def crash(directory: Path, names: list[str]) -> None:
         raise KeyboardInterrupt  # the prune is killed after rewriting the index
 
-    monkeypatch.setattr(adapters.vault.prune, "_unlink_all", crash)
+    monkeypatch.setattr(gobtui.adapters.vault.prune, "_unlink_all", crash)
     with pytest.raises(KeyboardInterrupt):
         prune(vault, keep=1, dry_run=False, extra_roots=roots)
     monkeypatch.undo()

@@ -11,11 +11,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.config.paths import Homes
-from adapters.sessions.cache import SummaryCache
-from adapters.sessions.store import SessionStore
-from adapters.sessions.watcher import watch_changes, watch_roots, watch_summaries
-from core.model import SessionSummary
+from gobtui.adapters.config.paths import Homes
+from gobtui.adapters.sessions.cache import SummaryCache
+from gobtui.adapters.sessions.store import SessionStore
+from gobtui.adapters.sessions.watcher import watch_changes, watch_roots, watch_summaries
+from gobtui.core.model import SessionSummary
 from tests.adapters.test_cache import tiny_state_for
 
 TIMEOUT = 10.0

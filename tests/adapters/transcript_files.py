@@ -16,12 +16,12 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
-from adapters.files.jsonl import decode_line
-from adapters.providers.registry import parse_transcript
-from adapters.providers.rewrite_records import line_ending, split_lines
-from adapters.rewrite.apply import fork_usage_target
-from core.edits import CompactionPlan, DigestBlock
-from core.model import Provider, Transcript
+from gobtui.adapters.files.jsonl import decode_line
+from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.providers.rewrite_records import line_ending, split_lines
+from gobtui.adapters.rewrite.apply import fork_usage_target
+from gobtui.core.edits import CompactionPlan, DigestBlock
+from gobtui.core.model import Provider, Transcript
 
 Record = dict[str, Any]
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from adapters.vault.vault import Vault
-from core.vault_model import VaultError
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.vault_model import VaultError
 
 
 def error_of(call: Callable[[], object]) -> VaultError:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.admission import AdmissionCode, admit, protected_lines
-from core.edits import (
+from gobtui.core.admission import AdmissionCode, admit, protected_lines
+from gobtui.core.edits import (
     CacheEditEdit,
     CompactionPlan,
     DigestBlock,
@@ -12,9 +12,9 @@ from core.edits import (
     InjectDigestEdit,
     ProviderCompactEdit,
 )
-from core.limits import MAX_PLAN_ITEMS
-from core.model import ItemKind, Provider, TranscriptItem
-from core.policy import PolicyConfig
+from gobtui.core.limits import MAX_PLAN_ITEMS
+from gobtui.core.model import ItemKind, Provider, TranscriptItem
+from gobtui.core.policy import PolicyConfig
 from tests.core.transcripts import item, output, transcript, turns
 
 POLICY = PolicyConfig(keep_recent_tool_outputs=2)

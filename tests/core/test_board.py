@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.board import (
+from gobtui.core.board import (
     Band,
     BoardPolicy,
     SortKey,
@@ -15,7 +15,7 @@ from core.board import (
     project_name,
     sort_rows,
 )
-from core.model import ContextState, Provider, SessionSummary, UsageSample
+from gobtui.core.model import ContextState, Provider, SessionSummary, UsageSample
 
 NOW = 1_800_000_000.0
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.calibration import Calibration, calibrate, fit, points_of
+from gobtui.core.calibration import Calibration, calibrate, fit, points_of
 
 
 def test_a_line_through_the_reported_points_gives_base_and_slope() -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from core.digest import cut_utf8, state_card_digest, tool_name
-from core.edits import CARD_MARKER, DigestBlock
-from core.limits import MAX_DIGEST_BYTES
-from core.model import ItemKind, Provider, TranscriptItem
-from core.salience import Salience, salience
+from gobtui.core.digest import cut_utf8, state_card_digest, tool_name
+from gobtui.core.edits import CARD_MARKER, DigestBlock
+from gobtui.core.limits import MAX_DIGEST_BYTES
+from gobtui.core.model import ItemKind, Provider, TranscriptItem
+from gobtui.core.salience import Salience, salience
 from tests.core.transcripts import item, output, transcript
 
 

@@ -14,18 +14,18 @@ from collections.abc import Iterable, Mapping
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import digest, salience
-from core.digest import CardMemo, state_card_digest
-from core.edits import DigestBlock
-from core.limits import (
+from gobtui.core import digest, salience
+from gobtui.core.digest import CardMemo, state_card_digest
+from gobtui.core.edits import DigestBlock
+from gobtui.core.limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
     DIGEST_SUMMARY_MAX_BYTES,
     SALIENT_LINES_PER_ITEM,
     SALIENT_SCAN_BYTES,
 )
-from core.model import ItemKind, Transcript, TranscriptItem
-from core.salience import salient_payload_lines
+from gobtui.core.model import ItemKind, Transcript, TranscriptItem
+from gobtui.core.salience import salient_payload_lines
 from tests.core.transcripts import item, output, transcript
 
 SETTINGS = settings(max_examples=50, deadline=None)

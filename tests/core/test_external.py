@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.admission import admit, protected_tail_start
-from core.edits import (
+from gobtui.core.admission import admit, protected_tail_start
+from gobtui.core.edits import (
     EDITS_ADAPTER,
     CacheEditEdit,
     CompactionPlan,
@@ -14,8 +14,8 @@ from core.edits import (
     NoPlanReason,
     ProviderCompactEdit,
 )
-from core.policy import PolicyConfig
-from core.strategies.external import plan_from_edits, project_after
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.strategies.external import plan_from_edits, project_after
 from tests.core.transcripts import turns
 
 POLICY = PolicyConfig(

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from core.edits import (
+from gobtui.core.edits import (
     CARD_MARKER,
     EDITS_ADAPTER,
     CacheEditEdit,
@@ -19,7 +19,7 @@ from core.edits import (
     NoPlanReason,
     ProviderCompactEdit,
 )
-from core.tokens import estimate_tokens
+from gobtui.core.tokens import estimate_tokens
 
 
 def full_card() -> DigestBlock:

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from core.model import Provider
-from core.policy import (
+from gobtui.core.model import Provider
+from gobtui.core.policy import (
     PRESETS,
     PolicyAction,
     PolicyConfig,
@@ -180,7 +180,7 @@ def test_policy_check() -> None:
 
 
 def test_capped_to_window_lowers_the_trigger_to_fire_before_the_client_compacts() -> None:
-    from core.policy import capped_to_window
+    from gobtui.core.policy import capped_to_window
 
     base = PolicyConfig()  # 250k / 40k
     claude, codex = Provider.CLAUDE, Provider.CODEX

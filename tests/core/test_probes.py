@@ -9,14 +9,27 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.providers.claude import parse as claude_parse
-from core import probes as probes_module
-from core.edits import CacheEditEdit, CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
-from core.limits import MAX_PROBES
-from core.model import ItemKind, Transcript
-from core.policy import PolicyConfig
-from core.probes import KIND_CAPS, Probe, ProbeKind, extract_probes, line_probes, probe_recall
-from core.strategies import get
+from gobtui.adapters.providers.claude import parse as claude_parse
+from gobtui.core import probes as probes_module
+from gobtui.core.edits import (
+    CacheEditEdit,
+    CompactionPlan,
+    DigestBlock,
+    ElideEdit,
+    InjectDigestEdit,
+)
+from gobtui.core.limits import MAX_PROBES
+from gobtui.core.model import ItemKind, Transcript
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.probes import (
+    KIND_CAPS,
+    Probe,
+    ProbeKind,
+    extract_probes,
+    line_probes,
+    probe_recall,
+)
+from gobtui.core.strategies import get
 from tests.core.transcripts import item, output, transcript, transcripts
 
 

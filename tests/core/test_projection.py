@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.calibration import Calibration
-from core.model import ItemKind, Provider, TranscriptItem
-from core.projection import client_compact_threshold, codex_reasoning_tokens, project
+from gobtui.core.calibration import Calibration
+from gobtui.core.model import ItemKind, Provider, TranscriptItem
+from gobtui.core.projection import client_compact_threshold, codex_reasoning_tokens, project
 
 CLAUDE, CODEX = Provider.CLAUDE, Provider.CODEX
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from core.sanitize import REPLACEMENT, json_escaped, one_line, terminal_safe
+from gobtui.core.sanitize import REPLACEMENT, json_escaped, one_line, terminal_safe
 
 
 @pytest.mark.parametrize(

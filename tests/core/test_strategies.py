@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.admission import admit
-from core.edits import (
+from gobtui.core.admission import admit
+from gobtui.core.edits import (
     CacheEditEdit,
     CompactionPlan,
     ElideEdit,
@@ -18,9 +18,9 @@ from core.edits import (
     NoPlanReason,
     ProviderCompactEdit,
 )
-from core.model import ItemKind, Provider, Transcript, TranscriptItem
-from core.policy import PolicyConfig
-from core.strategies import (
+from gobtui.core.model import ItemKind, Provider, Transcript, TranscriptItem
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.strategies import (
     NO_CONTEXT,
     STRATEGIES,
     EvalContext,
@@ -29,14 +29,14 @@ from core.strategies import (
     get,
     plan_for,
 )
-from core.strategies.auto import Auto, cache_preservation_score, select
-from core.strategies.cliff import CLIFF_STUB, turn_starts
-from core.strategies.common import (
+from gobtui.core.strategies.auto import Auto, cache_preservation_score, select
+from gobtui.core.strategies.cliff import CLIFF_STUB, turn_starts
+from gobtui.core.strategies.common import (
     choose_with_digest,
     elision_savings,
     prefix_tokens,
 )
-from core.strategies.scored import Scored
+from gobtui.core.strategies.scored import Scored
 from tests.core.transcripts import item, output, transcript, turns
 
 REPO = Path(__file__).resolve().parents[2]
@@ -390,10 +390,10 @@ def test_plan_for_gates() -> None:
 
 SCORES_OF_FILE = """
 import sys
-from adapters.providers.claude import parse as claude_parse
-from core.policy import PolicyConfig
-from core.scoring import HeuristicScorer
-from core.strategies.common import candidates
+from gobtui.adapters.providers.claude import parse as claude_parse
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.scoring import HeuristicScorer
+from gobtui.core.strategies.common import candidates
 transcript = claude_parse.parse_transcript(sys.argv[1])
 chosen = candidates(transcript, PolicyConfig(trigger_tokens=1, floor_tokens=0))
 print(len(chosen), repr(sorted(HeuristicScorer().score(transcript, chosen).items())))
@@ -415,7 +415,7 @@ def test_scores_do_not_depend_on_the_string_hash_seed(fixtures_dir: Path) -> Non
 
 
 def test_tokenize_drops_only_tokens_over_the_limit() -> None:
-    from core.scoring import MAX_TOKEN_CHARS, tokenize
+    from gobtui.core.scoring import MAX_TOKEN_CHARS, tokenize
 
     long_token = "x" * (MAX_TOKEN_CHARS + 1)
     edge_token = "y" * MAX_TOKEN_CHARS

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from adapters.providers.claude import parse as claude_parse
-from adapters.providers.codex import parse as codex_parse
-from core.admission import admit
-from core.edits import ElideEdit
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.strategies import STRATEGIES, EvalContext, get
+from gobtui.adapters.providers.claude import parse as claude_parse
+from gobtui.adapters.providers.codex import parse as codex_parse
+from gobtui.core.admission import admit
+from gobtui.core.edits import ElideEdit
+from gobtui.core.model import Transcript
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.strategies import STRATEGIES, EvalContext, get
 
 LOW = PolicyConfig(
     trigger_tokens=2, floor_tokens=1, keep_recent_tool_outputs=2, min_savings_tokens=0

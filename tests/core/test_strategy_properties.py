@@ -7,11 +7,11 @@ from itertools import pairwise
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.admission import admit, protected_lines
-from core.edits import DigestBlock, ElideEdit
-from core.model import Transcript
-from core.policy import PolicyConfig
-from core.strategies import STRATEGIES, EvalContext, plan_for
+from gobtui.core.admission import admit, protected_lines
+from gobtui.core.edits import DigestBlock, ElideEdit
+from gobtui.core.model import Transcript
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.strategies import STRATEGIES, EvalContext, plan_for
 from tests.core.transcripts import transcripts
 
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from core.edits import CARD_MARKER, REFERENCE_CARD_MARKER, DigestBlock
-from core.limits import VAULT_CHUNK_BYTES, VAULT_INDEX_LINE_MAX_BYTES
-from core.model import Provider
-from core.vault_model import (
+from gobtui.core.edits import CARD_MARKER, REFERENCE_CARD_MARKER, DigestBlock
+from gobtui.core.limits import VAULT_CHUNK_BYTES, VAULT_INDEX_LINE_MAX_BYTES
+from gobtui.core.model import Provider
+from gobtui.core.vault_model import (
     IdentityScan,
     IndexEntry,
     Manifest,
@@ -32,7 +32,7 @@ from core.vault_model import (
     stream_count,
     validate_entry,
 )
-from core.vault_records import (
+from gobtui.core.vault_records import (
     card_hits,
     card_text_of,
     count_string_matches,

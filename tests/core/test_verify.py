@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import core.verify as verify_module
-from core.limits import VERIFY_MAX_RECORDS
-from core.model import Provider
-from core.verify import Finding, FindingCode, Severity, VerifyReport, oversize_report, verify
-from core.verify_findings import RULES, FindingSink, LimitKind
+import gobtui.core.verify as verify_module
+from gobtui.core.limits import VERIFY_MAX_RECORDS
+from gobtui.core.model import Provider
+from gobtui.core.verify import Finding, FindingCode, Severity, VerifyReport, oversize_report, verify
+from gobtui.core.verify_findings import RULES, FindingSink, LimitKind
 from tests.core.verify_cases import (
     assistant,
     call,

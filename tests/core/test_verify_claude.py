@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from core.model import Provider
-from core.verify import verify
-from core.verify_claude import valid_id
+from gobtui.core.model import Provider
+from gobtui.core.verify import verify
+from gobtui.core.verify_claude import valid_id
 from tests.core.verify_cases import assistant, check, jsonl, tool_result, tool_use, user
 
 CLAUDE = Provider.CLAUDE

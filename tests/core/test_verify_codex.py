@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-import core.verify_codex as codex_module
-from core.model import Provider
-from core.verify import verify
-from core.verify_codex import supported_item
+import gobtui.core.verify_codex as codex_module
+from gobtui.core.model import Provider
+from gobtui.core.verify import verify
+from gobtui.core.verify_codex import supported_item
 from tests.core.verify_cases import call, check, compacted, item, jsonl, output
 
 CODEX = Provider.CODEX

@@ -9,8 +9,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from core.model import Provider
-from core.verify import verify
+from gobtui.core.model import Provider
+from gobtui.core.verify import verify
 from tests.core.verify_cases import triples
 
 CLAUDE, CODEX = Provider.CLAUDE, Provider.CODEX

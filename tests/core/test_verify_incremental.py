@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.providers.rewrite_records import split_lines
-from core import verify as verify_module
-from core.model import Provider
-from core.verify import SourceChecks, verify
+from gobtui.adapters.providers.rewrite_records import split_lines
+from gobtui.core import verify as verify_module
+from gobtui.core.model import Provider
+from gobtui.core.verify import SourceChecks, verify
 from tests.adapters.transcript_files import claude_files, codex_files
 from tests.conftest import SHARED_FIXTURES
 

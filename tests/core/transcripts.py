@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from core.model import ItemKind, Provider, SessionSummary, Transcript, TranscriptItem
+from gobtui.core.model import ItemKind, Provider, SessionSummary, Transcript, TranscriptItem
 
 
 def item(

@@ -6,8 +6,8 @@ from typing import Any
 
 import orjson
 
-from core.model import Provider
-from core.verify import VerifyReport, verify
+from gobtui.core.model import Provider
+from gobtui.core.verify import VerifyReport, verify
 
 Triple = tuple[str, str, int | None]
 """(code, severity, line_index) of one finding."""

@@ -10,8 +10,8 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
 
-from core.board import BoardRow
 from gobtui.app import GobtuiApp
+from gobtui.core.board import BoardRow
 
 
 async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 30.0) -> None:

@@ -19,8 +19,8 @@ from textual.command import CommandList, CommandPalette
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from core.model import Coverage, Provider
 from gobtui.app import GobtuiApp, _terminal_check, make_app
+from gobtui.core.model import Coverage, Provider
 from gobtui.resume import Ran
 from gobtui.run_settings import AppConfig
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
@@ -641,8 +641,8 @@ async def test_every_session_key_on_an_empty_board_says_none_is_selected(
 async def test_a_theme_picked_in_the_app_is_remembered_for_the_next_run(
     demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from adapters.config.ui_state import saved_theme, state_path
     from gobtui import cli
+    from gobtui.adapters.config.ui_state import saved_theme, state_path
 
     app = demo_app_factory(theme="ansi-dark", remember_theme=True)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -21,16 +21,16 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, ProgressBar, Static
 
-from adapters.providers.registry import parse_transcript
-from adapters.vault.recovery import read_record, recall, search
-from adapters.vault.vault import Vault
-from core.board import BoardRow
-from core.edits import CompactionPlan
-from core.model import Provider
-from core.receipt import OperationKind, Receipt
-from core.vault_model import IndexEntry, SnapshotDiff
 from gobtui import format as fmt
+from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.vault.recovery import read_record, recall, search
+from gobtui.adapters.vault.vault import Vault
 from gobtui.app import GobtuiApp
+from gobtui.core.board import BoardRow
+from gobtui.core.edits import CompactionPlan
+from gobtui.core.model import Provider
+from gobtui.core.receipt import OperationKind, Receipt
+from gobtui.core.vault_model import IndexEntry, SnapshotDiff
 from gobtui.planning_state import ignoring_trigger, policy_for
 from gobtui.screens import vault_records
 from gobtui.screens.confirm import ConfirmScreen
@@ -710,7 +710,7 @@ async def test_recall_lists_the_cards_of_a_fork_snapshot(
 
 def test_prepare_apply_matches_the_planner(demo_app_factory: Callable[..., GobtuiApp]) -> None:
     """The apply request is the policy's admitted plan, and the question names it exactly."""
-    from adapters.planning.load import candidate_bytes, load_session, plan_session
+    from gobtui.adapters.planning.load import candidate_bytes, load_session, plan_session
     from gobtui.apply_flow import NothingToApply, apply_question, prepare_apply
 
     app = demo_app_factory()

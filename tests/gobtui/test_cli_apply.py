@@ -10,9 +10,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.providers.registry import parse_transcript
-from core.model import Provider
+from gobtui.adapters.providers.registry import parse_transcript
 from gobtui.cli import main
+from gobtui.core.model import Provider
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
 LOW = ["--trigger", "20000", "--floor", "5000"]

@@ -138,7 +138,7 @@ def test_detect_after_home_options_stays_lean(homes: tuple[Path, Path]) -> None:
         "import sys\n"
         "from gobtui.cli import COMMAND_MODULES, main\n"
         f"assert main({[*home_args(homes), 'detect', '--json']!r}) == 0\n"
-        "heavy = ['gobtui.' + m for m in COMMAND_MODULES] + ['adapters.config.config_file']\n"
+        "heavy = ['gobtui.' + m for m in COMMAND_MODULES] + ['gobtui.adapters.config.config_file']\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     done = subprocess.run(
@@ -178,9 +178,9 @@ def test_detect_refuses_a_bad_config_like_plan(
 def test_without_a_config_file_the_board_default_is_the_policy_default(tmp_path: Path) -> None:
     """detect skips loading a config file that does not exist (start-up cost): that is only
     right while the board's default trigger is what the missing file resolves to."""
-    from adapters.config.config_file import load_config
-    from core.board import BoardPolicy
-    from core.model import Provider
+    from gobtui.adapters.config.config_file import load_config
+    from gobtui.core.board import BoardPolicy
+    from gobtui.core.model import Provider
 
     missing = load_config(tmp_path / "absent.toml")
     for provider in Provider:

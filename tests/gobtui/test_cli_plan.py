@@ -9,11 +9,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from adapters.planning.load import load_session, plan_session
-from core.model import Provider
-from core.policy import PolicyConfig
-from core.strategies import STRATEGIES
+from gobtui.adapters.planning.load import load_session, plan_session
 from gobtui.cli import main
+from gobtui.core.model import Provider
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.strategies import STRATEGIES
 from tests.adapters.transcript_files import rehydrate
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"

@@ -11,9 +11,9 @@ import orjson
 import pytest
 
 import gobtui.cli
-from adapters.config.paths import data_dir
-from core.edits import DigestBlock
+from gobtui.adapters.config.paths import data_dir
 from gobtui.cli import main
+from gobtui.core.edits import DigestBlock
 from gobtui.exits import Exit
 
 Copy = Callable[..., Path]
@@ -451,9 +451,9 @@ def test_a_legacy_line_is_listed_and_shown_as_unbound(run: Run, short: Path) -> 
 def test_prune_removes_what_an_interrupted_prune_left_but_not_a_receipt_s_snapshot(
     run: Run, short: Path
 ) -> None:
-    from adapters.publish.operations import operations_dir, write_receipt
-    from core.model import Provider
-    from core.receipt import OperationKind, Receipt
+    from gobtui.adapters.publish.operations import operations_dir, write_receipt
+    from gobtui.core.model import Provider
+    from gobtui.core.receipt import OperationKind, Receipt
 
     second, first = _two_snapshots(run, short)
     with short.open("ab") as handle:

@@ -10,8 +10,8 @@ import pytest
 
 import gobtui.cli
 import gobtui.cli_verify
-from core.verify import VerifyReport
 from gobtui.cli import main
+from gobtui.core.verify import VerifyReport
 
 Run = Callable[..., tuple[int, str, str]]
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from adapters.providers.reader import open_cursor
-from adapters.providers.registry import state_class
-from core.limits import DEFAULT_MAX_AGE_SECS, DEFAULT_TRIGGER_TOKENS
-from core.model import Provider, SessionSummary
+from gobtui.adapters.providers.reader import open_cursor
+from gobtui.adapters.providers.registry import state_class
+from gobtui.core.limits import DEFAULT_MAX_AGE_SECS, DEFAULT_TRIGGER_TOKENS
+from gobtui.core.model import Provider, SessionSummary
 from gobtui.demo import DemoHome, build_demo_home, default_demo_root
 from gobtui.demo_live import DemoAppender
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.style import Style
 
-from core.board import BoardPolicy, build_row
+from gobtui.core.board import BoardPolicy, build_row
 from gobtui.widgets.detail import facts
 from gobtui.widgets.palette import BandStyles
 from tests.core.test_board import NOW, summary

@@ -8,10 +8,10 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.limits import DIFF_STRING_MAX_CHARS
-from core.model import Provider, SessionSummary, Transcript
-from core.policy import PolicyConfig, QuotaPressure
-from core.strategies import STRATEGIES
+from gobtui.core.limits import DIFF_STRING_MAX_CHARS
+from gobtui.core.model import Provider, SessionSummary, Transcript
+from gobtui.core.policy import PolicyConfig, QuotaPressure
+from gobtui.core.strategies import STRATEGIES
 from gobtui.diff_model import DiffTag, pretty_record, split_rows, unified_rows
 from gobtui.format import human_bytes
 from gobtui.planning_state import (
@@ -263,8 +263,8 @@ def test_session_moved_on_only_when_its_file_did() -> None:
 
 def test_the_board_says_no_plan_reasons_in_words() -> None:
     """The CLI's JSON keeps the closed codes; the dashboard says what each means."""
-    from core.edits import NoPlanReason
-    from core.evaluation import EvalRow, RowStatus
+    from gobtui.core.edits import NoPlanReason
+    from gobtui.core.evaluation import EvalRow, RowStatus
     from gobtui.eval_rows import row_note
     from gobtui.format import NO_PLAN_WORDS, no_plan_words
 

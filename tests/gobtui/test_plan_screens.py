@@ -13,13 +13,13 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
-from adapters.planning.evaluate import evaluate_session
-from adapters.planning.load import load_session, plan_session
-from core.board import BoardRow
-from core.edits import DEFAULT_STUB, CompactionPlan, NoPlan
-from core.strategies import STRATEGIES
 from gobtui import format as fmt
+from gobtui.adapters.planning.evaluate import evaluate_session
+from gobtui.adapters.planning.load import load_session, plan_session
 from gobtui.app import GobtuiApp
+from gobtui.core.board import BoardRow
+from gobtui.core.edits import DEFAULT_STUB, CompactionPlan, NoPlan
+from gobtui.core.strategies import STRATEGIES
 from gobtui.messages import SessionsChanged
 from gobtui.planning_state import ignoring_trigger, next_strategy, policy_for
 from gobtui.preview_rows import RowChange

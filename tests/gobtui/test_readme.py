@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from adapters.config.config_file import load_config
-from core.model import Provider
+from gobtui.adapters.config.config_file import load_config
+from gobtui.core.model import Provider
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

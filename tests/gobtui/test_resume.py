@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from core.model import Provider, SessionSummary
+from gobtui.core.model import Provider, SessionSummary
 from gobtui.resume import error_line, resume_of, run_client
 
 

@@ -12,10 +12,10 @@ import orjson
 import pytest
 from textual.pilot import Pilot
 
-from adapters.vault.vault import Vault
-from core.edits import DigestBlock
-from core.model import Provider
+from gobtui.adapters.vault.vault import Vault
 from gobtui.app import GobtuiApp
+from gobtui.core.edits import DigestBlock
+from gobtui.core.model import Provider
 from gobtui.screens.confirm import ConfirmScreen
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.vault import VaultScreen

@@ -46,18 +46,26 @@ asyncio.run(main())
 
 
 def _packages_on_disk() -> set[str]:
+    """Every folder with an __init__.py, named as installed: core/ and adapters/ inside gobtui."""
     found = set()
     for top in ("core", "adapters", "gobtui"):
         for init in (REPO / top).rglob("__init__.py"):
-            found.add(".".join(init.parent.relative_to(REPO).parts))
+            parts = init.parent.relative_to(REPO).parts
+            found.add(".".join(parts if top == "gobtui" else ("gobtui", *parts)))
     return found
 
 
 def test_the_listed_packages_are_every_package_and_the_styles() -> None:
-    """pyproject lists its packages (the styles are mapped into gobtui): none forgotten."""
+    """pyproject lists its packages (the styles are data in gobtui.styles): none forgotten."""
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert set(config["packages"]) == _packages_on_disk() | {"gobtui.styles"}
-    assert config["package-dir"] == {"gobtui.styles": "styles"}
+
+
+def test_the_top_level_folders_are_linked_into_the_package() -> None:
+    """The checkout imports gobtui.core from core/ itself, as the wheel installs it."""
+    for name in ("core", "adapters", "styles"):
+        link = REPO / "gobtui" / name
+        assert link.is_symlink() and link.resolve() == REPO / name, link
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +88,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_holds_the_styles_and_no_tests(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "gobtui/styles/app.tcss" in names
-    assert "gobtui/app.py" in names and "core/model.py" in names
-    assert not [n for n in names if n.startswith(("tests/", "bench/", "styles/"))]
+    assert "gobtui/app.py" in names and "gobtui/core/model.py" in names
+    assert "gobtui/adapters/providers/claude/parse.py" in names
+    # One namespace: nothing but gobtui and its metadata at the top of site-packages.
+    tops = {n.split("/")[0] for n in names}
+    assert tops == {"gobtui", next(t for t in tops if t.endswith(".dist-info"))}, tops
 
 
 def test_the_dashboard_starts_from_the_wheel_with_its_styles(wheel: Path, tmp_path: Path) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 
 import orjson
 
-from adapters.files.jsonl import serialized_len
-from core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
-from core.model import ItemKind, TranscriptItem
-from core.text import collapse, cut, utf8_len
+from ....core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
+from ....core.model import ItemKind, TranscriptItem
+from ....core.text import collapse, cut, utf8_len
+from ...files.jsonl import serialized_len
 
 PROMPT_SUMMARY_CHARS = 200
 TOOL_INPUT_CHARS = 80

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from adapters.files.jsonl import Record
-from adapters.providers.claude.items import ItemBuilder
-from adapters.providers.claude.state import ClaudeState
-from adapters.providers.full_parse import feed_all, transcript_of
-from core.model import Provider, Transcript
+from ....core.model import Provider, Transcript
+from ...files.jsonl import Record
+from ..full_parse import feed_all, transcript_of
+from .items import ItemBuilder
+from .state import ClaudeState
 
 
 @dataclass(slots=True)

@@ -15,9 +15,10 @@ import re
 from collections.abc import Container, Sequence
 from typing import Any
 
-from adapters.files.jsonl import Record, decode_line
-from adapters.providers.claude.state import ClaudeState, usage_of, usage_total
-from adapters.providers.rewrite_records import (
+from ....core.limits import LAST_PROMPT_MAX_CHARS
+from ....core.model import BadLine, Transcript
+from ...files.jsonl import Record, decode_line
+from ..rewrite_records import (
     ForkUsage,
     RewriteCode,
     RewriteError,
@@ -28,8 +29,7 @@ from adapters.providers.rewrite_records import (
     stub_output,
     text_positions,
 )
-from core.limits import LAST_PROMPT_MAX_CHARS
-from core.model import BadLine, Transcript
+from .state import ClaudeState, usage_of, usage_total
 
 TEXT_TYPES = frozenset({"text"})
 INTERRUPTED_RESULT = (

@@ -15,24 +15,24 @@ from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-from adapters.files.jsonl import Record
-from adapters.files.timefmt import parse_ts
-from adapters.providers.claude.items import has_tool_result, user_text
-from adapters.providers.full_parse import file_facts
-from core.limits import (
+from ....core.limits import (
     COMPACTION_EVENTS_MAX,
     RECENT_LINK_WINDOW,
     TITLE_MAX_CHARS,
     USAGE_HISTORY_MAX,
 )
-from core.model import (
+from ....core.model import (
     ContextState,
     Coverage,
     Provider,
     SessionSummary,
     claude_context_window,
 )
-from core.text import collapse
+from ....core.text import collapse
+from ...files.jsonl import Record
+from ...files.timefmt import parse_ts
+from ..full_parse import file_facts
+from .items import has_tool_result, user_text
 
 Usage = tuple[int | None, int | None, int | None, int | None]
 """(input, cache_creation, cache_read, output): missing counts 0, null or odd is None."""

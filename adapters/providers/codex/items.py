@@ -12,16 +12,16 @@ from typing import Any
 
 import orjson
 
-from adapters.files.jsonl import serialized_len
-from core.limits import (
+from ....core.limits import (
     CODEX_SENT_OUTPUT_MAX_BYTES,
     ELIDABLE_MIN_BYTES,
     LABEL_MAX_CHARS,
     SUMMARY_MAX_CHARS,
 )
-from core.model import ItemKind, TranscriptItem
-from core.text import collapse, utf8_len
-from core.tokens import estimate_tokens
+from ....core.model import ItemKind, TranscriptItem
+from ....core.text import collapse, utf8_len
+from ....core.tokens import estimate_tokens
+from ...files.jsonl import serialized_len
 
 ARGS_MAX_CHARS = 80
 OUTPUT_TAIL_CHARS = 180

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
-from adapters.files.jsonl import Record
-from adapters.providers.codex.items import Calls, compacted_item, deactivate, response_item
-from adapters.providers.codex.state import CodexState
-from adapters.providers.full_parse import feed_all, transcript_of
-from core.model import Provider, Transcript, TranscriptItem
+from ....core.model import Provider, Transcript, TranscriptItem
+from ...files.jsonl import Record
+from ..full_parse import feed_all, transcript_of
+from .items import Calls, compacted_item, deactivate, response_item
+from .state import CodexState
 
 
 def parse_transcript(path: str) -> Transcript:

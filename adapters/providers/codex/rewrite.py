@@ -13,18 +13,18 @@ from typing import Any
 
 import orjson
 
-from adapters.files.jsonl import Record, decode_line
-from adapters.providers.codex.items import OUTPUT_TYPES, TEXT_BLOCK_TYPES, output_text
-from adapters.providers.rewrite_records import (
+from ....core.limits import ELIDABLE_MIN_BYTES
+from ....core.model import Transcript
+from ....core.text import utf8_len
+from ...files.jsonl import Record, decode_line
+from ..rewrite_records import (
     ForkUsage,
     RewriteCode,
     RewriteError,
     StubMaker,
     stub_output,
 )
-from core.limits import ELIDABLE_MIN_BYTES
-from core.model import Transcript
-from core.text import utf8_len
+from .items import OUTPUT_TYPES, TEXT_BLOCK_TYPES, output_text
 
 _IDENTITY_KEYS = ("id", "session_id")
 

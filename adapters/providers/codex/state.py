@@ -12,13 +12,13 @@ import re
 from collections import deque
 from typing import Any, ClassVar
 
-from adapters.files.jsonl import Record
-from adapters.files.timefmt import parse_ts
-from adapters.providers.codex.items import content_text
-from adapters.providers.full_parse import file_facts
-from core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from core.model import ContextState, Coverage, Provider, SessionSummary
-from core.text import collapse
+from ....core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
+from ....core.model import ContextState, Coverage, Provider, SessionSummary
+from ....core.text import collapse
+from ...files.jsonl import Record
+from ...files.timefmt import parse_ts
+from ..full_parse import file_facts
+from .items import content_text
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
