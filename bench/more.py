@@ -1,6 +1,8 @@
 """`make bench`, second half: planning, vault and apply figures (issues 3 and 4).
 
 Rows (each isolated; one failing prints its error and the others still run):
+  f0. what a user waits for on the corpus's ~220 MB sessions (compaction cycles of ~2 MB):
+     a plan and a preview from the file, each in a fresh child                target < 0.5 s
   f. plan time per strategy on a 200 MB Claude session, as a ratio to one full parse
   g. eval of every strategy on the loaded session, as a ratio to one full parse  target < 3x
   g2. the same from the file (load + eval, what `gobtui eval` costs), as a ratio
@@ -28,10 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.big_session import ensure_big_session
+from bench.corpus import ensure_corpus
 from bench.run import (
     RESULTS,
     Child,
     Row,
+    _big,
     bench_env,
     cpu_reference,
     noise,
@@ -66,6 +70,24 @@ print(json.dumps({"load_s": loaded - started, "plan_s": planned - loaded,
 
 PLANNING_RUNS = 3
 """Rows f-h come from the median of this many runs (by eval ratio), each in a fresh child."""
+
+
+def rows_from_the_file(env: dict[str, str]) -> list[Row]:
+    rows = []
+    for key, provider in (("f0", "claude"), ("f0x", "codex")):
+        path = _big(ensure_corpus(), provider)
+        child = run_child("-m", "bench.plan_bench", [provider, str(path), "--from-the-file"], env)
+        if child.code != 0:
+            raise RuntimeError(child.stderr.decode(errors="replace").strip().splitlines()[-1])
+        data = json.loads(child.stdout)
+        worst = max(data["file_plan_s"], data["file_preview_s"])
+        rows.append(
+            Row(key, f"plan, preview from the file, {provider} {path.stat().st_size / 1e6:.0f} MB",
+                worst, "s", "< 0.5 s", worst < 0.5,
+                {"plan_s": data["file_plan_s"], "preview_s": data["file_preview_s"],
+                 "live_mb": round(data["live_bytes"] / 1e6, 1), "rss_mb": round(child.rss_mb)})
+        )  # fmt: skip
+    return rows
 
 
 def rows_planning(env: dict[str, str]) -> list[Row]:
@@ -147,6 +169,7 @@ def main() -> int:
         work = Path(tmp)
         env = bench_env(work / "cache", work)
         groups: list[tuple[str, Callable[[], list[Row]]]] = [
+            ("f0", lambda: rows_from_the_file(env)),
             ("f-h", lambda: rows_planning(env)),
             ("i-k", lambda: rows_vault(work)),
             ("l", lambda: [row_apply(env, work)]),

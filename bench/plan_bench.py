@@ -1,6 +1,7 @@
 """Planning figures on one big transcript: `python -m bench.plan_bench <provider> <path>`.
 
-Prints one JSON object: the full parse, the load planning does (read + parse + one pass over
+With --from-the-file, only what a user waits for: a plan and a preview from the file.
+Otherwise one JSON object: the full parse, the load planning does (read + parse + one pass over
 the lines), each strategy's plan time, a full eval of a loaded session and one from the file
 (load + eval, as `gobtui eval` runs), and the state card's cost, each also as a ratio to one
 full parse, and the peak RSS. The trigger is lowered to 20k (floor 5k) so every
@@ -30,14 +31,38 @@ from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES
 from gobtui.core.strategies.common import candidates
+from gobtui.planning_state import PreviewPlanner
 
 POLICY = PolicyConfig(trigger_tokens=20_000, floor_tokens=5_000)
 PARSE_RUNS = 3
 """The ratios' unit is the median of this many parses: one parse's time drifts by a fifth."""
 
 
+def from_the_file(provider: Provider, path: Path) -> dict[str, float]:
+    """What a user waits for: a plan (`gobtui plan`) and a preview (the dashboard's `p`), each
+    from the file, as they run (load_session reads the live part)."""
+    started = time.perf_counter()
+    session = load_session(path, provider)
+    loaded = time.perf_counter()
+    plan_session(session, "auto", POLICY)
+    planned = time.perf_counter()
+    PreviewPlanner(load_session(path, provider)).preview("auto", POLICY, live=False)
+    previewed = time.perf_counter()
+    return {
+        "load_s": round(loaded - started, 3),
+        "file_plan_s": round(planned - started, 3),
+        "file_preview_s": round(previewed - planned, 3),
+        "live_bytes": len(session.data),
+    }
+
+
 def main(argv: list[str]) -> int:
     provider, path = Provider(argv[0]), Path(argv[1])
+    if argv[2:] == ["--from-the-file"]:
+        figures = from_the_file(provider, path)
+        figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        print(json.dumps(figures))
+        return 0
     parses: list[float] = []
     for _ in range(PARSE_RUNS):
         started = time.perf_counter()

@@ -43,7 +43,7 @@ class ApplyRequest:
 
     @property
     def source_bytes(self) -> int:
-        return len(self.session.data)
+        return len(self.session.source_bytes)
 
 
 def no_plan_reason(result: NoPlan, strategy: str) -> str:
@@ -88,7 +88,7 @@ def prepare_apply(
             "there is no file to publish"
         )
     try:
-        size = len(candidate_bytes(session, plan))
+        size = session.whole_size(candidate_bytes(session, plan))
     except (RewriteError, ValueError) as error:
         first = str(error).strip().splitlines()
         raise NothingToApply(

@@ -175,7 +175,7 @@ class PreviewPlanner:
 
     def _findings(self) -> Counter[str]:
         if self._source_findings is None:
-            report = verify(self.session.data, self.session.provider)
+            report = self.session.source_checks.report()
             self._source_findings = Counter(f.code.value for f in report.findings)
         return self._source_findings
 

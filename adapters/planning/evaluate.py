@@ -96,7 +96,7 @@ def _plan_row(session: LoadedSession, name: str, policy: PolicyConfig, live: boo
             context_tokens_before=transcript.context_tokens(),
             context_tokens_after=result.projected_context_tokens_after,
             est_reclaimed=result.projected_savings_tokens or 0,
-            bytes_before=len(session.data),
+            bytes_before=len(session.source_bytes),
         )
         return _Planned(row, None, False, _since(started))
     plan = result
@@ -108,7 +108,7 @@ def _plan_row(session: LoadedSession, name: str, policy: PolicyConfig, live: boo
         context_tokens_before=plan.context_tokens_before,
         context_tokens_after=plan.context_tokens_after,
         prefix_tokens=prefix_tokens(transcript, plan),
-        bytes_before=len(session.data),
+        bytes_before=len(session.source_bytes),
         elided_items=len(plan.elided_lines),
         card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
         control=plan.is_control,
@@ -156,7 +156,7 @@ def _checks(
             answers.append((_error_row(row.strategy, session.transcript, error), _since(started)))
             continue
         update = {
-            "bytes_after": candidate.size,
+            "bytes_after": candidate.size + len(session.source_bytes) - len(session.data),
             "valid": accepts(checked, source_report),
             "verify_errors": checked.errors,
             "verify_warnings": checked.warnings,

@@ -5,8 +5,12 @@ The source is read once into memory and bound to its sha256; every candidate is 
 those bytes in memory (a temporary copy that never touches the disk), so an eval cannot
 disturb the session it measures, and `apply` can later refuse a source that moved on.
 
-Loading reads every line once (adapters.rewrite.lines.read_source): the elided-output heads,
-the card's scan of the file and verify's per-line facts come from that one pass. A session
+A plan reads the live part (adapters.providers.live_part): the newest compaction and what
+follows, which the context window bounds however long the history before it; the whole file
+only when there is no compaction or the live branch reaches back before it. That text is read
+line by line once (adapters.rewrite.lines.read_source): the elided-output heads, the card's
+scan and verify's per-line facts come from that one pass. A fork keeps the history before it
+byte for byte. A session
 then keeps what its plans share: a PlanMemo (per-item card lines, each strategy's plan,
 admissions), a SourceRewriter (rewritten lines) and SourceChecks (the source's verify state),
 so an eval builds each candidate as an overlay of the source and verifies only its new lines.
@@ -39,7 +43,8 @@ from ...core.strategies.common import admit_with
 from ...core.verify import SourceChecks
 from ..config.config_file import ExternalCommand
 from ..providers.full_parse import gc_paused
-from ..providers.registry import parse_transcript
+from ..providers.live_part import WHOLE, LivePart, find_live_part
+from ..providers.registry import parse_data
 from ..rewrite.apply import CardScanner
 from ..rewrite.lines import SourceLines, SourceRewriter, read_source
 from .external import STRATEGY_ID as EXTERNAL_ID
@@ -68,7 +73,8 @@ class PlanningError(Exception):
 
 @dataclass(frozen=True)
 class LoadedSession:
-    """A transcript read once: its bytes, their digest, the parse and elided-output heads.
+    """A transcript read once: its bytes, their digest, the parse of the text a plan reads
+    (`data`: its live part, see the module docstring) and elided-output heads.
 
     What load_session's pass found besides (line starts, the card's scan, verify's line
     facts) rides along; a session built without them computes each on first use. The memo,
@@ -84,6 +90,22 @@ class LoadedSession:
     starts: list[int] | None = field(default=None, repr=False, compare=False)
     card_scan: CardScanner | None = field(default=None, repr=False, compare=False)
     checks: SourceChecks | None = field(default=None, repr=False, compare=False)
+    source: bytes | None = field(default=None, repr=False, compare=False)
+    """The whole file, when `data` is its live part (None: `data` is the whole file)."""
+    live: LivePart = WHOLE
+
+    @property
+    def source_bytes(self) -> bytes:
+        """The whole file as it was read."""
+        return self.data if self.source is None else self.source
+
+    def whole(self, rewritten: bytes) -> bytes:
+        """The file a rewrite of `data` stands for: the history before the live part kept."""
+        return self.live.whole(self.source_bytes, rewritten)
+
+    def whole_size(self, rewritten: bytes) -> int:
+        """len(whole(rewritten)), without joining it."""
+        return len(self.source_bytes) - len(self.data) + len(rewritten)
 
     @property
     def session_id(self) -> str:
@@ -126,37 +148,41 @@ class LoadedSession:
 
 
 def load_session(path: Path, provider: Provider) -> LoadedSession:
-    """Read and parse `path` for planning; PlanningError when it cannot be planned."""
+    """Read `path` and parse its live part for planning; PlanningError when it cannot be
+    planned."""
     try:
-        size = os.stat(path).st_size
-        if size > MAX_PLAN_SOURCE_BYTES:
-            raise PlanningError(
-                PlanningErrorCode.TOO_LARGE,
-                f"{path} is {size} bytes, over the planning limit of {MAX_PLAN_SOURCE_BYTES}",
-            )
-        transcript, data = _read_consistently(path, provider)
+        source, mtime_ns = _read_whole(path)
     except OSError as error:
         raise PlanningError(
             PlanningErrorCode.UNREADABLE, f"cannot read {path}: {error.strerror or error}"
         ) from None
+    live = find_live_part(source, provider)
+    transcript = parse_data(provider, str(path), live.text(source), mtime_ns, part=live.start > 0)
+    if transcript is None:  # the live branch runs on before the newest compaction
+        live = WHOLE
+        transcript = parse_data(provider, str(path), source, mtime_ns, part=False)
+    assert transcript is not None  # (a whole parse always answers)
+    data = live.text(source)
     if len(transcript.items) > MAX_PLAN_ITEMS:
         raise PlanningError(
             PlanningErrorCode.TOO_MANY_ITEMS,
             f"{len(transcript.items)} items, over the planning limit of {MAX_PLAN_ITEMS}",
         )
     with gc_paused():
-        source = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
-    transcript.calibration = calibration_of(transcript, source.scan)
+        read = read_source(data, provider, transcript, EVAL_PAYLOAD_BYTES)
+    transcript.calibration = calibration_of(transcript, read.scan)
     return LoadedSession(
         path=path,
         provider=provider,
         data=data,
-        source_sha256=hashlib.sha256(data).hexdigest(),
+        source_sha256=hashlib.sha256(source).hexdigest(),
         transcript=transcript,
-        payloads=source.payloads,
-        starts=source.lines.starts,
-        card_scan=source.scan,
-        checks=source.checks,
+        payloads=read.payloads,
+        starts=read.lines.starts,
+        card_scan=read.scan,
+        checks=read.checks,
+        source=None if live.start == 0 else source,
+        live=live,
     )
 
 
@@ -168,18 +194,23 @@ def calibration_of(transcript: Transcript, scan: CardScanner) -> Calibration:
     return calibrate(live, usage, DEFAULT_SLOPE[transcript.provider])
 
 
-def _read_consistently(path: Path, provider: Provider) -> tuple[Transcript, bytes]:
-    """The parse of `path` and the very bytes it parsed. A live session grows meanwhile: its
-    bytes are cut where the parse stopped (appends leave what came before as it was). One
-    that shrank or was replaced is read again, once."""
-    for _attempt in range(2):
-        transcript = parse_transcript(provider, str(path))
-        data = path.read_bytes()
-        parsed = transcript.summary.bytes if transcript.summary is not None else len(data)
-        if len(data) == parsed:
-            return transcript, data
-        if len(data) > parsed:
-            return transcript, data[:parsed]
+def _read_whole(path: Path) -> tuple[bytes, int]:
+    """The file's bytes as of one moment, and its mtime then. A live session grows meanwhile:
+    what was appended after that moment is left for the next plan. One that shrank (was
+    rewritten) is read again, once."""
+    with open(path, "rb") as handle:
+        for _attempt in range(2):
+            st = os.fstat(handle.fileno())
+            if st.st_size > MAX_PLAN_SOURCE_BYTES:
+                raise PlanningError(
+                    PlanningErrorCode.TOO_LARGE,
+                    f"{path} is {st.st_size} bytes, over the planning limit of "
+                    f"{MAX_PLAN_SOURCE_BYTES}",
+                )
+            handle.seek(0)
+            data = handle.read(st.st_size)
+            if len(data) == st.st_size:
+                return data, st.st_mtime_ns
     raise PlanningError(
         PlanningErrorCode.CHANGED, f"{path} changed while it was read (rewritten?); try again"
     )

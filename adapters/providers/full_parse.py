@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -57,20 +57,27 @@ class Tally:
     torn: bool = False
 
 
+def memory_chunks(data: bytes) -> Iterator[bytes]:
+    """`data` as read_chunks gives a file: a chunk at a time, then b""."""
+    for start in range(0, len(data), READ_CHUNK_BYTES):
+        yield data[start : start + READ_CHUNK_BYTES]
+    yield b""
+
+
 Feed = Callable[[int, int, Record], None]
 """A full pass's reader of each record: (line index, the line's byte length, record). When it
 is called, the pass's LineCursor is past that line (adapters.files.jsonl.feed_bytes)."""
 
 
-def feed_all(feed: Feed, fd: int, size: int, lines: LineCursor | None = None) -> Tally:
-    """Every record of `fd` from the `lines` cursor's offset (0 when None) to `size` to
-    `feed`, the lines counted."""
+def feed_all(feed: Feed, chunks: Iterable[bytes], lines: LineCursor | None = None) -> Tally:
+    """Every record of `chunks` (a file's bytes from the `lines` cursor's offset, 0 when None,
+    ending with b"") to `feed`, the lines counted."""
     lines = lines if lines is not None else LineCursor()
     tally = Tally()
     bad = tally.bad
     records = 0
     with gc_paused():
-        for chunk in read_chunks(fd, size, lines.offset):
+        for chunk in chunks:
             tally.size += len(chunk)
             for index, length, record in feed_bytes(lines, chunk, not chunk):
                 if not isinstance(record, dict):  # (isinstance of an Enum class is slower)

@@ -145,23 +145,24 @@ class Publisher:
                 candidate = session.rewriter.apply(plan)
             except RewriteError as error:
                 raise PublishError(PublishErrorCode.REWRITE_FAILED, str(error)) from None
-            if len(candidate) >= len(session.data):
+            size = len(session.source_bytes)
+            if session.whole_size(candidate) >= size:
                 raise PublishError(
                     PublishErrorCode.NOT_SMALLER,
-                    f"the compacted copy ({len(candidate)} bytes) is not smaller than the "
-                    f"source ({len(session.data)} bytes)",
+                    f"the compacted copy ({session.whole_size(candidate)} bytes) is not smaller "
+                    f"than the source ({size} bytes)",
                 )
             self.fault("candidate")
             self._require_valid(session, candidate)
-            output = rewrite_identity(candidate, session.provider, op.new_id)
-            if len(output) >= len(session.data):
+            output = rewrite_identity(session.whole(candidate), session.provider, op.new_id)
+            if len(output) >= size:
                 raise PublishError(
                     PublishErrorCode.IDENTITY_OVERHEAD, "fork identity overhead exceeds savings"
                 )
             self.fault("verify")
             now = self.clock()
             receipt = op.receipt(
-                plan.strategy, op.target(earlier, now), output, entry.sha256, len(session.data),
+                plan.strategy, op.target(earlier, now), output, entry.sha256, size,
                 now, (plan.context_tokens_before, plan.context_tokens_after), plan.projection,
             )  # fmt: skip
             published = self._publish(
@@ -238,10 +239,11 @@ class Publisher:
             if settled is not None:
                 return settled
             entry = self._snapshot(session, "fork", None)
-            output = rewrite_identity(session.data, session.provider, op.new_id)
+            source = session.source_bytes
+            output = rewrite_identity(source, session.provider, op.new_id)
             now = self.clock()
             receipt = op.receipt(
-                "fork", op.target(earlier, now), output, entry.sha256, len(session.data), now
+                "fork", op.target(earlier, now), output, entry.sha256, len(source), now
             )
             return self._publish(
                 receipt, op.receipt_path, session.path, session.source_sha256, output
@@ -362,7 +364,7 @@ class Publisher:
                     context_tokens_after=plan.context_tokens_after,
                     est_reclaimed_tokens=plan.est_savings,
                     items_covered=items_covered(plan.edits),
-                    bytes_before=len(session.data),
+                    bytes_before=len(session.source_bytes),
                     bytes_after=receipt.bytes_after if receipt else 0,
                     duration_ms=round((time.perf_counter() - started) * 1000, 1),
                     error_code=error_code,

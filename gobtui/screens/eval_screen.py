@@ -154,7 +154,7 @@ class EvalScreen(Screen[None]):
             self.post_message(EvalFailed(request, one_line_error(error)))
             return
         if not worker.is_cancelled:
-            self.post_message(EvalReady(request, rows, context, len(session.data)))
+            self.post_message(EvalReady(request, rows, context, len(session.source_bytes)))
 
     def _progress(self, request: int, done: int, total: int, what: str) -> None:
         if request != self._request or not self.is_attached:  # stale, or the screen closed

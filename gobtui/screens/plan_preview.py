@@ -203,7 +203,7 @@ class PlanPreviewScreen(Screen[None]):
         if message.request != self._request:
             return
         self._planner = message.planner
-        self.planned_bytes = len(message.planner.session.data)
+        self.planned_bytes = len(message.planner.session.source_bytes)
         self.preview = message.preview
         self.error = None
         records = self.query_one(RecordPairs)

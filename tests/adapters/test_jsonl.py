@@ -28,7 +28,7 @@ from gobtui.adapters.files.jsonl import (
     torn_tail,
 )
 from gobtui.adapters.providers import full_parse
-from gobtui.adapters.providers.full_parse import Tally, gc_paused, read_chunks
+from gobtui.adapters.providers.full_parse import Tally, gc_paused, memory_chunks, read_chunks
 from gobtui.core.model import BadLine
 
 PIECES = [
@@ -293,7 +293,11 @@ def test_read_chunks_stops_at_the_size_given(
         os.close(fd)
 
 
-def test_feed_all_counts_like_feed_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("source", ["file", "memory"])
+def test_feed_all_counts_like_feed_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    """From a file (read_chunks up to the size taken) or from its bytes (memory_chunks)."""
     monkeypatch.setattr(full_parse, "READ_CHUNK_BYTES", 5)
     data = b'{"a":1}\n[2]\n\n\xff\n{"b":\n{"c":3}\n{"d":4}'
     path = tmp_path / "f.jsonl"
@@ -307,7 +311,8 @@ def test_feed_all_counts_like_feed_bytes(tmp_path: Path, monkeypatch: pytest.Mon
 
     fd = os.open(path, os.O_RDONLY)
     try:
-        tally = full_parse.feed_all(feed, fd, len(data), lines)
+        chunks = read_chunks(fd, len(data)) if source == "file" else memory_chunks(data)
+        tally = full_parse.feed_all(feed, chunks, lines)
     finally:
         os.close(fd)
     # each with its line's bytes: the last one was taken at EOF, without a newline

@@ -160,39 +160,38 @@ def test_read_source_scan_is_the_scan_of_the_lines(name: str, fixture_copy: obje
     )
 
 
-def test_a_session_growing_while_loaded_is_cut_where_its_parse_stopped(
+def test_a_session_growing_while_loaded_is_read_as_of_one_moment(
     fixture_copy: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-
+    """What the agent appends after the size was taken waits for the next plan."""
     path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
     original = path.read_bytes()
-    parse = planning.parse_transcript
+    fstat = os.fstat
 
-    def parse_then_append(provider: Provider, where: str) -> Transcript:
-        transcript = parse(provider, where)
-        with open(where, "ab") as handle:  # the agent writes on
+    def fstat_then_append(fd: int) -> os.stat_result:
+        st = fstat(fd)
+        with open(path, "ab") as handle:  # the agent writes on
             handle.write(original.splitlines(keepends=True)[-1])
-        return transcript
+        return st
 
-    monkeypatch.setattr(planning, "parse_transcript", parse_then_append)
+    monkeypatch.setattr(planning.os, "fstat", fstat_then_append)
     session = load_session(path, Provider.CLAUDE)
-    assert session.data == original and len(path.read_bytes()) > len(original)
+    assert session.source_bytes == original and len(path.read_bytes()) > len(original)
     assert session.source_sha256 == hashlib.sha256(original).hexdigest()
 
 
 def test_a_session_shrinking_while_loaded_is_an_error(
     fixture_copy: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-
     path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
-    parse = planning.parse_transcript
+    fstat = os.fstat
 
-    def parse_then_cut(provider: Provider, where: str) -> Transcript:
-        transcript = parse(provider, where)
-        os.truncate(where, os.path.getsize(where) // 2)
-        return transcript
+    def fstat_then_cut(fd: int) -> os.stat_result:
+        st = fstat(fd)
+        os.truncate(path, st.st_size // 2)
+        return st
 
-    monkeypatch.setattr(planning, "parse_transcript", parse_then_cut)
+    monkeypatch.setattr(planning.os, "fstat", fstat_then_cut)
     with pytest.raises(planning.PlanningError) as caught:
         load_session(path, Provider.CLAUDE)
     assert caught.value.code is planning.PlanningErrorCode.CHANGED
@@ -202,9 +201,11 @@ def test_a_session_shrinking_while_loaded_is_an_error(
 
 
 def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list[EvalRow]:
-    """evaluate_session as first written: nothing shared but the probes."""
+    """evaluate_session as first written: nothing shared but the probes. It plans the text
+    load_session read (the live part), and sizes are the whole file's."""
     session = load_session(path, provider)
     data, transcript, payloads = session.data, session.transcript, session.payloads
+    history = len(session.source_bytes) - len(data)
     probes = extract_probes(transcript, payloads)
     tail = protected_tail_start(transcript, policy.keep_recent_tool_outputs)
     source = Counter(f.code.value for f in verify(data, provider).findings)
@@ -221,7 +222,7 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
                     context_tokens_before=before,
                     context_tokens_after=result.projected_context_tokens_after,
                     est_reclaimed=result.projected_savings_tokens or 0,
-                    bytes_before=len(data),
+                    bytes_before=len(data) + history,
                 )
             )
             continue
@@ -234,7 +235,7 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
             context_tokens_before=result.context_tokens_before,
             context_tokens_after=result.context_tokens_after,
             prefix_tokens=prefix_tokens(transcript, result),
-            bytes_before=len(data),
+            bytes_before=len(data) + history,
             probes_total=score.probes_total,
             probes_recalled=score.probes_recalled,
             recall=round(score.recall, 4),
@@ -268,7 +269,7 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
             added = Counter(f.code.value for f in report.findings) - source
             row = row.model_copy(
                 update={
-                    "bytes_after": len(candidate),
+                    "bytes_after": len(candidate) + history,
                     "valid": not added,  # what the source carried is not held against it
                     "verify_errors": report.errors,
                     "verify_warnings": report.warnings,

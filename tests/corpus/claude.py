@@ -136,6 +136,41 @@ class ClaudeSession:
             )
         )
 
+    def compact(self, summary: str, trigger: str = "auto") -> Record:
+        """The 2.x compaction markers (transcript-formats.md 1.8): a boundary that starts the
+        chain again, then the summary the new context opens with."""
+        before = self.parent
+        boundary_uuid = self._next("boundary")
+        self.parent = None
+        self._add(
+            self._envelope(
+                "system",
+                subtype="compact_boundary",
+                content="Conversation compacted",
+                isMeta=False,
+                level="info",
+                logicalParentUuid=before,
+                compactMetadata={"trigger": trigger, "preTokens": self.context_now()},
+                uuid=boundary_uuid,
+                timestamp=self._tick(5),
+            )
+        )
+        self.est_chars = 0
+        return self._add(
+            self._envelope(
+                "user",
+                message={
+                    "role": "user",
+                    "content": "This session is being continued from a previous conversation "
+                    f"that ran out of context. The summary below covers the earlier portion.\n{summary}",
+                },
+                isCompactSummary=True,
+                isVisibleInTranscriptOnly=True,
+                uuid=self._next("summary"),
+                timestamp=self._tick(1),
+            )
+        )
+
     def _usage(self, output_tokens: int) -> Record:
         context = self.context_now()
         creation = min(2_000, context // 10)

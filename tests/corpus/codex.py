@@ -112,6 +112,30 @@ class CodexSession:
         )
         self._add("event_msg", {"type": "user_message", "message": prompt, "images": []})
 
+    def compact(self, summary: str, kept_prompts: tuple[str, ...] = ()) -> None:
+        """A local compaction (transcript-formats.md 2.6): the replacement history is the
+        whole new model history, then context_compacted."""
+        history: list[Record] = [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": p}]}
+            for p in kept_prompts
+        ]
+        history.append(
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": "Another language model started to solve this problem and "
+                        f"produced a summary of its thinking process.\n{summary}",
+                    }
+                ],
+            }
+        )
+        self._add("compacted", {"message": "", "replacement_history": history})
+        self.est_chars = len(dumps(history))
+        self._add("event_msg", {"type": "context_compacted"})
+
     def _count(self, output_tokens: int) -> None:
         context = self.context_now()
         last = {

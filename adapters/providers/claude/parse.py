@@ -4,13 +4,31 @@ one pass, in this process."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ....core.model import Provider, Transcript
 from ...files.jsonl import Record
-from ..full_parse import feed_all, transcript_of
+from ..full_parse import feed_all, memory_chunks, read_chunks, transcript_of
 from .items import ItemBuilder
 from .state import ClaudeState
+
+BOUNDARY_MARKER = b'"compact_boundary"'
+"""Bytes every compaction boundary record holds (the live part's search key)."""
+
+
+def is_boundary(record: Record) -> bool:
+    """A main branch's compaction boundary: the live chain starts again here (no parent)."""
+    return (
+        record.get("type") == "system"
+        and record.get("subtype") == "compact_boundary"
+        and record.get("isSidechain") is not True
+    )
+
+
+def live_head(_data: bytes) -> bytes:
+    """Nothing before the boundary is needed to read what follows it."""
+    return b""
 
 
 @dataclass(slots=True)
@@ -32,6 +50,34 @@ class _Pass:
             self.builder.add(index, record, kind, uuid, parent)
 
 
+def _parse(path: str, chunks: Iterable[bytes], mtime_ns: int, whole: bool) -> Transcript | None:
+    run = _Pass(ClaudeState(path))
+    tally = feed_all(run.take, chunks)  # (the collector paused meanwhile)
+    builder, state, parents = run.builder, run.state, run.parents
+    leaf = state.leaf(parents)
+    if not whole and _reaches_out(state, parents, leaf):
+        return None
+    builder.mark_branch(parents, leaf, bool(state.subagent))
+    transcript = transcript_of(Provider.CLAUDE, path, builder.items, state, tally, mtime_ns)
+    transcript.leaf_uuid = leaf
+    return transcript
+
+
+def _reaches_out(state: ClaudeState, parents: dict[str, str | None], leaf: str | None) -> bool:
+    """Whether the live branch of a part of a file runs on before the part: a parent (or the
+    last prompt's leaf) that the part does not hold."""
+    if state.prompt_leaf is not None and state.prompt_leaf not in parents:
+        return True
+    node = leaf
+    for _ in range(len(parents) + 1):  # the step bound is the cycle guard
+        if node is None:
+            return False
+        if node not in parents:
+            return True
+        node = parents[node]
+    return False
+
+
 def parse_transcript(path: str) -> Transcript:
     """Every line of `path` into items, and the summary of a ClaudeState fed the same records
     (so the board's incremental figures and a full parse agree by construction); the items
@@ -39,11 +85,12 @@ def parse_transcript(path: str) -> Transcript:
     with open(path, "rb") as handle:
         fd = handle.fileno()
         st = os.fstat(fd)
-        run = _Pass(ClaudeState(path))
-        tally = feed_all(run.take, fd, st.st_size)  # (the collector paused meanwhile)
-    builder, state = run.builder, run.state
-    leaf = state.leaf(run.parents)
-    builder.mark_branch(run.parents, leaf, bool(state.subagent))
-    transcript = transcript_of(Provider.CLAUDE, path, builder.items, state, tally, st.st_mtime_ns)
-    transcript.leaf_uuid = leaf
+        transcript = _parse(path, read_chunks(fd, st.st_size), st.st_mtime_ns, whole=True)
+    assert transcript is not None
     return transcript
+
+
+def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcript | None:
+    """parse_transcript() of `path`'s bytes in `data`: the whole file, or (`part`) its live
+    part (from its newest compaction boundary), None when the live branch reaches back before."""
+    return _parse(path, memory_chunks(data), mtime_ns, whole=not part)

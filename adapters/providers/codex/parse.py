@@ -4,12 +4,53 @@ pass, in this process; the newest compaction applied (what it replaced is out of
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from ....core.model import Provider, Transcript, TranscriptItem
-from ...files.jsonl import Record
-from ..full_parse import feed_all, transcript_of
+from ...files.jsonl import Record, decode_line
+from ..full_parse import feed_all, memory_chunks, read_chunks, transcript_of
 from .items import Calls, compacted_item, deactivate, response_item
 from .state import CodexState
+
+BOUNDARY_MARKER = b'"compacted"'
+"""Bytes every compaction record holds (the live part's search key)."""
+
+
+def is_boundary(record: Record) -> bool:
+    """A compaction: its replacement history and what follows are the whole context."""
+    return record.get("type") == "compacted" and type(record.get("payload")) is dict
+
+
+def live_head(data: bytes) -> bytes:
+    """The session_meta line (the session's id and folder), which the live part needs."""
+    end = data.find(b"\n")
+    line = data[: end + 1] if end >= 0 else b""
+    record = decode_line(line.strip())
+    return line if type(record) is dict and record.get("type") == "session_meta" else b""
+
+
+def _parse(path: str, chunks: Iterable[bytes], mtime_ns: int) -> Transcript:
+    state = CodexState(path)
+    feed = state.feed_parts
+    items: list[TranscriptItem] = []
+    calls: Calls = {}
+    compactions: list[int] = []
+
+    def take(index: int, _length: int, record: Record) -> None:
+        rtype = record.get("type")
+        payload = record.get("payload")
+        feed(record, rtype, payload)
+        if type(payload) is dict:
+            if rtype == "response_item":
+                items.append(response_item(index, payload, calls))
+            elif rtype == "compacted":
+                items.append(compacted_item(index, payload))
+                compactions.append(index)
+
+    tally = feed_all(take, chunks)  # (the collector paused meanwhile)
+    if compactions:
+        deactivate(items, compactions[-1])
+    return transcript_of(Provider.CODEX, path, items, state, tally, mtime_ns)
 
 
 def parse_transcript(path: str) -> Transcript:
@@ -18,24 +59,12 @@ def parse_transcript(path: str) -> Transcript:
     with open(path, "rb") as handle:
         fd = handle.fileno()
         st = os.fstat(fd)
-        state = CodexState(path)
-        feed = state.feed_parts
-        items: list[TranscriptItem] = []
-        calls: Calls = {}
-        compactions: list[int] = []
+        return _parse(path, read_chunks(fd, st.st_size), st.st_mtime_ns)
 
-        def take(index: int, _length: int, record: Record) -> None:
-            rtype = record.get("type")
-            payload = record.get("payload")
-            feed(record, rtype, payload)
-            if type(payload) is dict:
-                if rtype == "response_item":
-                    items.append(response_item(index, payload, calls))
-                elif rtype == "compacted":
-                    items.append(compacted_item(index, payload))
-                    compactions.append(index)
 
-        tally = feed_all(take, fd, st.st_size)  # (the collector paused meanwhile)
-    if compactions:
-        deactivate(items, compactions[-1])
-    return transcript_of(Provider.CODEX, path, items, state, tally, st.st_mtime_ns)
+def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcript | None:
+    """parse_transcript() of `path`'s bytes in `data`: the whole file, or (`part`) its live
+    part (session_meta, then the newest compaction and what follows). A rollout is one line
+    of turns, so its live part never reaches back: never None."""
+    del part
+    return _parse(path, memory_chunks(data), mtime_ns)
