@@ -88,7 +88,7 @@ def prepare_apply(
             "there is no file to publish"
         )
     try:
-        size = session.whole_size(candidate_bytes(session, plan))
+        size = session.whole_size(len(candidate_bytes(session, plan)))
     except (RewriteError, ValueError) as error:
         first = str(error).strip().splitlines()
         raise NothingToApply(

@@ -156,7 +156,7 @@ def _checks(
             answers.append((_error_row(row.strategy, session.transcript, error), _since(started)))
             continue
         update = {
-            "bytes_after": candidate.size + len(session.source_bytes) - len(session.data),
+            "bytes_after": session.whole_size(candidate.size),
             "valid": accepts(checked, source_report),
             "verify_errors": checked.errors,
             "verify_warnings": checked.warnings,

@@ -103,9 +103,9 @@ class LoadedSession:
         """The file a rewrite of `data` stands for: the history before the live part kept."""
         return self.live.whole(self.source_bytes, rewritten)
 
-    def whole_size(self, rewritten: bytes) -> int:
-        """len(whole(rewritten)), without joining it."""
-        return len(self.source_bytes) - len(self.data) + len(rewritten)
+    def whole_size(self, rewritten: int) -> int:
+        """len(whole(r)) for a rewrite r of `rewritten` bytes, without joining it."""
+        return len(self.source_bytes) - len(self.data) + rewritten
 
     @property
     def session_id(self) -> str:

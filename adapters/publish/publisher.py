@@ -146,11 +146,11 @@ class Publisher:
             except RewriteError as error:
                 raise PublishError(PublishErrorCode.REWRITE_FAILED, str(error)) from None
             size = len(session.source_bytes)
-            if session.whole_size(candidate) >= size:
+            if session.whole_size(len(candidate)) >= size:
                 raise PublishError(
                     PublishErrorCode.NOT_SMALLER,
-                    f"the compacted copy ({session.whole_size(candidate)} bytes) is not smaller "
-                    f"than the source ({size} bytes)",
+                    f"the compacted copy ({session.whole_size(len(candidate))} bytes) is not "
+                    f"smaller than the source ({size} bytes)",
                 )
             self.fault("candidate")
             self._require_valid(session, candidate)

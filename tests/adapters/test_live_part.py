@@ -95,7 +95,7 @@ def test_a_claude_plan_reads_from_the_newest_boundary(
         )
         fork = live.whole(candidate_bytes(live, ours))
         assert fork[:start] == source[:start]  # the history, byte for byte
-        assert len(fork) == live.whole_size(candidate_bytes(live, ours))
+        assert len(fork) == live.whole_size(len(candidate_bytes(live, ours)))
         assert len(fork) == len(candidate_bytes(whole, theirs)) < len(source)
         assert accepts(verify(fork, Provider.CLAUDE), verify(source, Provider.CLAUDE))
 
