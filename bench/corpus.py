@@ -23,11 +23,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from gobtui.demo import claude_script, claude_slug, codex_script
-from gobtui.demo_claude import ClaudeMeta, ClaudeSession
-from gobtui.demo_codex import CodexMeta, CodexSession
-from gobtui.demo_records import Clock, Ids
-from gobtui.demo_text import PROJECTS, Project, Text
+from gobtui.demo.claude import ClaudeMeta, ClaudeSession
+from gobtui.demo.codex import CodexMeta, CodexSession
+from gobtui.demo.home import claude_script, claude_slug, codex_script
+from gobtui.demo.records import Clock, Ids
+from gobtui.demo.text import PROJECTS, Project, Text
 
 CORPUS_VERSION = 1
 """Bump to regenerate everyone's corpus (the stamp file records the version it was built with)."""

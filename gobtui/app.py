@@ -50,8 +50,8 @@ from gobtui.screens.sessions import SessionsScreen
 
 if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
     from gobtui.core.receipt import Receipt
-    from gobtui.demo import DemoHome
-    from gobtui.demo_live import DemoAppender
+    from gobtui.demo.home import DemoHome
+    from gobtui.demo.live import DemoAppender
 
 
 def styles_dir() -> Path:
@@ -89,7 +89,7 @@ class GobtuiApp(App[None]):
         self.demo_home = demo_home
         self.appender: DemoAppender | None = None
         if demo_home is not None:
-            from gobtui.demo_live import DemoAppender
+            from gobtui.demo.live import DemoAppender
 
             self.appender = DemoAppender(demo_home, config.demo_seed)
         self.first_paint = asyncio.Event()
@@ -460,7 +460,7 @@ def make_app(config: AppConfig) -> GobtuiApp:
     claude_home, codex_home = config.claude_home, config.codex_home
     environ = config.environ
     if config.demo:
-        from gobtui.demo import build_demo_home, default_demo_root
+        from gobtui.demo.home import build_demo_home, default_demo_root
 
         root = config.demo_root or default_demo_root()
         demo_home = build_demo_home(root, seed=config.demo_seed, now=config.clock())

@@ -16,7 +16,7 @@ from gobtui.adapters.providers.reader import advance, open_cursor
 from gobtui.adapters.providers.registry import parse_transcript, state_class
 from gobtui.core.model import ContextState, Provider, SessionSummary
 from gobtui.core.policy import PolicyConfig
-from gobtui.demo import build_demo_home
+from gobtui.demo.home import build_demo_home
 
 LOW = PolicyConfig(
     trigger_tokens=1, floor_tokens=0, min_savings_tokens=0, keep_recent_tool_outputs=0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gobtui.cli import main
+from gobtui.cli.dispatch import main
 from tests.adapters.test_private_fs import NOBODY, as_nobody, mode_of, shared_tmp, victim
 
 __all__ = ["shared_tmp", "victim"]  # fixtures, used by name
@@ -93,7 +93,9 @@ def test_as_nobody_a_data_folder_root_owns_is_refused(shared_tmp: Path) -> None:
         "CLAUDE_CONFIG_DIR": str(shared_tmp / "home" / "no-claude"),
         "CODEX_HOME": str(shared_tmp / "home" / "no-codex"),
     }
-    done = as_nobody("from gobtui.cli import main; raise SystemExit(main())", "detect", env=env)
+    done = as_nobody(
+        "from gobtui.cli.dispatch import main; raise SystemExit(main())", "detect", env=env
+    )
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         f"gobtui: error: data folder {planted} is owned by uid 0, not by you (uid {NOBODY})"

@@ -641,7 +641,7 @@ async def test_every_session_key_on_an_empty_board_says_none_is_selected(
 async def test_a_theme_picked_in_the_app_is_remembered_for_the_next_run(
     demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gobtui import cli
+    from gobtui.cli import dispatch as cli
     from gobtui.adapters.config.ui_state import saved_theme, state_path
 
     app = demo_app_factory(theme="ansi-dark", remember_theme=True)

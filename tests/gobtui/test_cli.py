@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from gobtui.cli import main
+from gobtui.cli.dispatch import main
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
 

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from gobtui.adapters.providers.registry import parse_transcript
-from gobtui.cli import main
+from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"

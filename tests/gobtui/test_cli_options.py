@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from gobtui.cli import _first_command, build_parser, main
+from gobtui.cli.dispatch import _first_command, build_parser, main
 from tests.adapters.test_discovery import needs_non_root
 from tests.adapters.test_discovery_unreadable import deny
 
@@ -136,9 +136,9 @@ def test_detect_after_home_options_stays_lean(homes: tuple[Path, Path]) -> None:
     the config machinery when there is no config file."""
     code = (
         "import sys\n"
-        "from gobtui.cli import COMMAND_MODULES, main\n"
+        "from gobtui.cli.dispatch import COMMAND_MODULES, main\n"
         f"assert main({[*home_args(homes), 'detect', '--json']!r}) == 0\n"
-        "heavy = ['gobtui.' + m for m in COMMAND_MODULES] + ['gobtui.adapters.config.config_file']\n"
+        "heavy = ['gobtui.cli.' + m for m in COMMAND_MODULES] + ['gobtui.adapters.config.config_file']\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     done = subprocess.run(

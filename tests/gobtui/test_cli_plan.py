@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from gobtui.adapters.planning.load import load_session, plan_session
-from gobtui.cli import main
+from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES

@@ -10,24 +10,24 @@ from typing import Any
 import orjson
 import pytest
 
-import gobtui.cli
+import gobtui.cli.dispatch
 from gobtui.adapters.config.paths import data_dir
-from gobtui.cli import main
+from gobtui.cli.dispatch import main
+from gobtui.cli.exits import Exit
 from gobtui.core.edits import DigestBlock
-from gobtui.exits import Exit
 
 Copy = Callable[..., Path]
 SHORT_ID = "55604662-cf2a-4331-851a-ec234028f8ca"
 CODEX = "codex/madshn__localpush__rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
 CODEX_ID = "019c8a70-dda7-7f33-98ea-f30553347322"
 
-DAMAGED = Exit.DAMAGED  # stored state failed a check (gobtui.exits)
+DAMAGED = Exit.DAMAGED  # stored state failed a check (gobtui.cli.exits)
 
 
 @pytest.fixture(autouse=True)
 def vault_commands(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Until the lead lists cli_vault in COMMAND_MODULES."""
-    monkeypatch.setattr(gobtui.cli, "COMMAND_MODULES", ("cli_vault",))
+    """Until the lead lists vault in COMMAND_MODULES."""
+    monkeypatch.setattr(gobtui.cli.dispatch, "COMMAND_MODULES", ("vault",))
 
 
 Run = Callable[..., tuple[int, str, str]]
@@ -414,7 +414,7 @@ def test_an_edited_path_or_session_stops_show_and_undo(
 ) -> None:
     """Before lines were bound, an edited path sent undo into another directory and an edited
     session id made show call another session verified."""
-    monkeypatch.setattr(gobtui.cli, "COMMAND_MODULES", ("cli_vault", "cli_apply"))
+    monkeypatch.setattr(gobtui.cli.dispatch, "COMMAND_MODULES", ("vault", "apply"))
     newest, _ = _two_snapshots(run, short)
     index = _vault_dir() / "index.jsonl"
     good = index.read_bytes()

@@ -8,9 +8,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-import gobtui.cli
-import gobtui.cli_verify
-from gobtui.cli import main
+import gobtui.cli.dispatch
+import gobtui.cli.verify
+from gobtui.cli.dispatch import main
 from gobtui.core.verify import VerifyReport
 
 Run = Callable[..., tuple[int, str, str]]
@@ -19,7 +19,7 @@ Run = Callable[..., tuple[int, str, str]]
 @pytest.fixture
 def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
     """main([...]) with the verify module registered, and what it printed."""
-    monkeypatch.setattr(gobtui.cli, "COMMAND_MODULES", ("cli_verify",))
+    monkeypatch.setattr(gobtui.cli.dispatch, "COMMAND_MODULES", ("verify",))
 
     def invoke(*args: str) -> tuple[int, str, str]:
         code = main(["verify", *args])
@@ -132,7 +132,7 @@ def test_a_session_continued_from_another_file_is_a_warning(run: Run, tmp_path: 
 def test_an_oversized_file_is_not_read(
     run: Run, fixture_copy: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(gobtui.cli_verify, "VERIFY_MAX_BYTES", 100)
+    monkeypatch.setattr(gobtui.cli.verify, "VERIFY_MAX_BYTES", 100)
     path = fixture_copy("oracle/claude-branch.jsonl")
     code, out, _ = run(str(path), "--json")
     assert code == 1

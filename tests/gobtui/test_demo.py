@@ -24,8 +24,8 @@ from gobtui.adapters.providers.reader import open_cursor
 from gobtui.adapters.providers.registry import state_class
 from gobtui.core.limits import DEFAULT_MAX_AGE_SECS, DEFAULT_TRIGGER_TOKENS
 from gobtui.core.model import Provider, SessionSummary
-from gobtui.demo import DemoHome, build_demo_home, default_demo_root
-from gobtui.demo_live import DemoAppender
+from gobtui.demo.home import DemoHome, build_demo_home, default_demo_root
+from gobtui.demo.live import DemoAppender
 
 NOW = 1_795_000_000.0
 
@@ -243,7 +243,7 @@ def test_cli_demo_keeps_applied_data_inside_its_home_and_removes_it(
     under the demo's own folder, never the user's data directory, and the folder is gone when
     the app ends (however it ends)."""
     from gobtui.app import GobtuiApp
-    from gobtui.cli import main
+    from gobtui.cli.dispatch import main
 
     user_data = os.environ["GOBTUI_DATA_DIR"]
     seen: dict[str, Path] = {}

@@ -29,11 +29,11 @@ from gobtui.adapters.files.private_fs import PrivateError
 from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.discovery import discover
 from gobtui.adapters.sessions.store import SessionStore
+from gobtui.cli.exits import Exit
+from gobtui.cli.safe_output import SafeStreams, write_json
 from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.limits import DEFAULT_MAX_AGE_SECS, ERROR_MAX_CHARS, HOT_SECS, MAX_LIVE_SECS
 from gobtui.core.report import detect_row
-from gobtui.exits import Exit
-from gobtui.safe_output import SafeStreams, write_json
 
 if TYPE_CHECKING:
     from gobtui.core.model import SessionSummary
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = Exit.USAGE
 
-COMMAND_MODULES: tuple[str, ...] = ("cli_plan", "cli_apply", "cli_verify", "cli_vault")
+COMMAND_MODULES: tuple[str, ...] = ("plan", "apply", "verify", "vault")
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 
 
@@ -175,7 +175,8 @@ def _command_modules() -> list[CommandModule]:
     import importlib
 
     return [
-        cast(CommandModule, importlib.import_module(f"gobtui.{name}")) for name in COMMAND_MODULES
+        cast(CommandModule, importlib.import_module(f"gobtui.cli.{name}"))
+        for name in COMMAND_MODULES
     ]
 
 
@@ -260,7 +261,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    from gobtui.demo import default_demo_root
+    from gobtui.demo.home import default_demo_root
     from gobtui.run_settings import AppConfig
 
     homes = _homes(args)
@@ -369,7 +370,7 @@ def _refuse_dashboard_options(parser: argparse.ArgumentParser, args: argparse.Na
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # Everything the CLI prints is made safe to show (gobtui.safe_output), argparse's own
+    # Everything the CLI prints is made safe to show (gobtui.cli.safe_output), argparse's own
     # errors included: a selector is text a user may have pasted from a transcript.
     with SafeStreams():
         return _main(list(sys.argv[1:] if argv is None else argv))

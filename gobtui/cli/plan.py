@@ -11,8 +11,7 @@ from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import PlanningError
 from gobtui.adapters.publish.events import read_events
 from gobtui.adapters.sessions.select import SelectError, check_selector
-from gobtui.cli import CliError
-from gobtui.cli_common import (
+from gobtui.cli.common import (
     Target,
     add_limit_options,
     load_target,
@@ -26,6 +25,7 @@ from gobtui.cli_common import (
     strategy_named,
     token_count,
 )
+from gobtui.cli.dispatch import CliError
 from gobtui.core.edits import CompactionPlan, NoPlan
 from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.core.model import Provider

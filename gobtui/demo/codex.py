@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from gobtui.demo_records import Builder, Clock, Ids, Rec
+from gobtui.demo.records import Builder, Clock, Ids, Rec
 
 CODEX_WINDOW = 258_400
 

@@ -13,11 +13,11 @@ from typing import Any
 import orjson
 
 from gobtui.core.model import claude_context_window
-from gobtui.demo import CLAUDE_VERSION, CODEX_CLI, DemoHome
-from gobtui.demo_claude import ClaudeMeta, ClaudeSession
-from gobtui.demo_codex import CODEX_WINDOW, CodexMeta, CodexSession
-from gobtui.demo_records import Clock, Ids
-from gobtui.demo_text import PROJECTS, Text
+from gobtui.demo.claude import ClaudeMeta, ClaudeSession
+from gobtui.demo.codex import CODEX_WINDOW, CodexMeta, CodexSession
+from gobtui.demo.home import CLAUDE_VERSION, CODEX_CLI, DemoHome
+from gobtui.demo.records import Clock, Ids
+from gobtui.demo.text import PROJECTS, Text
 
 CLAUDE_COMPACT_AT = 0.83
 """Claude Code auto-compacts near 83% of the window (preTokens ~166k on 200k)."""

@@ -10,11 +10,11 @@ from collections import Counter
 from pathlib import Path
 
 from gobtui import format as fmt
-from gobtui.cli import CliError
+from gobtui.cli.dispatch import CliError
+from gobtui.cli.safe_output import write_json
 from gobtui.core.limits import VERIFY_MAX_BYTES
 from gobtui.core.model import Provider
 from gobtui.core.verify import VerifyReport, oversize_report, verify
-from gobtui.safe_output import write_json
 
 EXIT_ERRORS = 1
 
@@ -48,7 +48,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def _read_target(args: argparse.Namespace) -> tuple[Path, Provider]:
     """The transcript named by `args.target`: an id prefix or a path (shared resolver)."""
-    from gobtui.cli_common import resolve_target
+    from gobtui.cli.common import resolve_target
 
     target = resolve_target(args, args.target)
     return target.path, target.provider

@@ -1,6 +1,6 @@
 """Record building shared by the synthetic Claude Code and Codex transcripts (demo home, bench
 corpus): ids, a relative clock, and the Builder the two providers' sessions extend
-(gobtui.demo_claude, gobtui.demo_codex).
+(gobtui.demo.claude, gobtui.demo.codex).
 
 A builder collects records as dicts in file order. Timestamps and token usage are left as
 slots: `finish()` fills usage so the context grows with the bytes the model has seen (so a

@@ -8,8 +8,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from gobtui.demo_claude import ClaudeSession
-from gobtui.demo_codex import CodexSession
+from gobtui.demo.claude import ClaudeSession
+from gobtui.demo.codex import CodexSession
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,12 @@ from gobtui.adapters.sessions.select import (
     load_summaries,
     select_session,
 )
-from gobtui.cli import CliError
+from gobtui.cli.dispatch import CliError
+from gobtui.cli.exits import Exit
+from gobtui.cli.safe_output import raw_stderr, write_json
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.policy import capped_to_window
 from gobtui.core.strategies import STRATEGIES
-from gobtui.exits import Exit
-from gobtui.safe_output import raw_stderr, write_json
 
 if TYPE_CHECKING:
     from gobtui.adapters.vault.vault import Vault
@@ -200,7 +200,7 @@ def plan_target(args: Any, target: Target) -> PlannedTarget:
 
 
 def planning_failed(error: PlanningError) -> CliError:
-    """A planning error as the CLI reports it, with its exit code (gobtui.exits)."""
+    """A planning error as the CLI reports it, with its exit code (gobtui.cli.exits)."""
     code = {
         PlanningErrorCode.UNREADABLE: Exit.IO,
         PlanningErrorCode.CHANGED: Exit.REFUSED,

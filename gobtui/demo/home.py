@@ -1,7 +1,7 @@
 """The bundled demo home: believable Claude Code and Codex sessions, deterministic from a seed.
 
 `build_demo_home` writes about ten sessions (one over the default trigger, one with two
-subagents, one compaction per provider, two live ones); `gobtui.demo_live.DemoAppender` grows
+subagents, one compaction per provider, two live ones); `gobtui.demo.live.DemoAppender` grows
 the live two. Every id comes from random.Random(seed) and every timestamp from the injected
 `now`, so the same seed and `now` give byte-identical files (screenshots and snapshot tests
 rely on it).
@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gobtui.core.model import Provider
-from gobtui.demo_claude import ClaudeMeta, ClaudeSession
-from gobtui.demo_codex import CodexMeta, CodexSession
-from gobtui.demo_records import Clock, Ids, iso
-from gobtui.demo_text import PROJECTS, Text
+from gobtui.demo.claude import ClaudeMeta, ClaudeSession
+from gobtui.demo.codex import CodexMeta, CodexSession
+from gobtui.demo.records import Clock, Ids, iso
+from gobtui.demo.text import PROJECTS, Text
 
 CLAUDE_VERSION = "2.1.150"
 CODEX_CLI = "0.104.0"

@@ -1,7 +1,7 @@
 """Vault commands: snapshot, vault, history, show, diff, prune, recall, search-snapshot and
 read-snapshot. Every one has `--json` (the pydantic models of core.vault_model).
 
-A damaged vault exits 4 ("vault damaged: ...; repair required"), bad input exits 2 (gobtui.exits). Nothing
+A damaged vault exits 4 ("vault damaged: ...; repair required"), bad input exits 2 (gobtui.cli.exits). Nothing
 prints archived transcript content except recall (state cards) and read-snapshot, and what
 reaches a terminal has its control characters escaped. Listings say what they checked: the
 index lines and manifests, not the chunks (`vault --stats --deep` re-hashes those).
@@ -31,8 +31,7 @@ from gobtui.adapters.sessions.select import SelectError, check_selector
 from gobtui.adapters.vault.prune import prune, repair
 from gobtui.adapters.vault.recovery import read_record, recall, search
 from gobtui.adapters.vault.vault import Vault
-from gobtui.cli import CliError
-from gobtui.cli_common import (
+from gobtui.cli.common import (
     file_named,
     homes_of,
     one_file,
@@ -40,6 +39,9 @@ from gobtui.cli_common import (
     resolve_target,
     snapshots_of,
 )
+from gobtui.cli.dispatch import CliError
+from gobtui.cli.exits import Exit
+from gobtui.cli.safe_output import write_json
 from gobtui.core.limits import (
     VAULT_PRUNE_KEEP_DEFAULT,
     VAULT_READ_DEFAULT_BYTES,
@@ -58,9 +60,7 @@ from gobtui.core.vault_model import (
     is_hex_prefix,
 )
 from gobtui.core.vault_records import record_type
-from gobtui.exits import Exit
 from gobtui.format import human_bytes
-from gobtui.safe_output import write_json
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"
@@ -157,7 +157,7 @@ def _vault_errors() -> Iterator[None]:
 
 
 def vault_exit(code: VaultErrorCode) -> Exit:
-    """The exit code of a vault refusal, the same from every command (gobtui.exits)."""
+    """The exit code of a vault refusal, the same from every command (gobtui.cli.exits)."""
     if code in DAMAGE_CODES:
         return Exit.DAMAGED
     if code is VaultErrorCode.IO:
@@ -185,7 +185,7 @@ def _vault() -> Vault:
 
 def _resolve_session(args: argparse.Namespace, selector: str, one: bool = False) -> SessionTarget:
     """A session id already in the vault; else a transcript path or a discovered session
-    (gobtui.cli_common.resolve_target); else a unique id prefix among the vault's sessions,
+    (gobtui.cli.common.resolve_target); else a unique id prefix among the vault's sessions,
     so a session whose file is gone can still be named. With `one` (the command reads one
     file) the homes' sessions come first, and an id two files hold must be told apart."""
     try:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from gobtui.demo_records import Builder, Clock, Ids, Rec
+from gobtui.demo.records import Builder, Clock, Ids, Rec
 
 SYSTEM_CACHED = 11_514
 """Claude's globally cached system prompt: what the first request of a session reads."""

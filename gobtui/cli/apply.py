@@ -11,8 +11,7 @@ from gobtui.adapters.config.paths import data_dir
 from gobtui.adapters.publish.publisher import Publisher, PublishError, PublishErrorCode
 from gobtui.adapters.sessions.select import SelectError, check_selector
 from gobtui.adapters.vault.vault import Vault
-from gobtui.cli import CliError
-from gobtui.cli_common import (
+from gobtui.cli.common import (
     add_limit_options,
     file_named,
     homes_of,
@@ -26,11 +25,12 @@ from gobtui.cli_common import (
     resolve_target,
     snapshots_of,
 )
-from gobtui.cli_vault import vault_exit
+from gobtui.cli.dispatch import CliError
+from gobtui.cli.exits import Exit
+from gobtui.cli.vault import vault_exit
 from gobtui.core.edits import NoPlan
 from gobtui.core.receipt import Receipt
 from gobtui.core.vault_model import IndexEntry, VaultError
-from gobtui.exits import Exit
 from gobtui.format import human_bytes
 
 EXIT_REFUSED = Exit.REFUSED
@@ -115,7 +115,7 @@ def _publish_error(error: PublishError) -> CliError:
         PublishErrorCode.IO: Exit.IO,
         PublishErrorCode.DAMAGED_RECEIPT: Exit.DAMAGED,
     }.get(error.code, EXIT_REFUSED)
-    if error.vault_code is not None:  # as the vault commands say it (gobtui.cli_vault)
+    if error.vault_code is not None:  # as the vault commands say it (gobtui.cli.vault)
         code = vault_exit(error.vault_code)
     return CliError(f"{error} [{error.code.value}]", code)
 

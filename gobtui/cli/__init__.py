@@ -1,0 +1,1 @@
+"""The command line: `gobtui` and its subcommands (dispatch parses and runs them)."""

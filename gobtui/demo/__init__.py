@@ -1,0 +1,1 @@
+"""The demo home: deterministic Claude Code and Codex sessions written to a folder."""
