@@ -104,7 +104,7 @@ class GobtuiApp(App[None]):
         self._stop_watch = asyncio.Event()
         self.sessions_changed: Signal[SessionsChanged] = Signal(self, "sessions-changed")
         """Republishes every SessionsChanged (the plan screens watch their own session)."""
-        self.publishing = PublishController(self)
+        self.publishing = PublishController(self, self)
         """Apply and undo: plans, confirms, publishes forks, keeps the last receipts."""
         self.forks = PublishedForks()
         """The forks gobtui published: their rows say so (gobtui.published_forks)."""

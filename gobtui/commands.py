@@ -3,9 +3,9 @@ actions a screen lists in PALETTE_ACTIONS (the vault screens)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Matcher, Provider
 from textual.content import Content
@@ -14,10 +14,20 @@ from textual.markup import escape
 from gobtui.core.board import BoardRow, SortKey, sort_rows
 from gobtui.core.sanitize import one_line
 
-if TYPE_CHECKING:
-    from gobtui.app import GobtuiApp
-
 DISCOVER_LIMIT = 12
+
+
+class _Board(Protocol):
+    @property
+    def rows(self) -> Mapping[str, BoardRow]: ...
+    def select_session(self, path: str) -> None: ...
+
+
+class _BoardHost(Protocol):
+    """The gobtui app as the session commands see it (they never name its class)."""
+
+    @property
+    def sessions_screen(self) -> _Board: ...
 
 
 def _label(row: BoardRow) -> str:
@@ -37,9 +47,11 @@ def _highlighted(matcher: Matcher, text: str) -> Content:
 
 
 class SessionCommands(Provider):
+    def _board(self) -> _Board:
+        return cast(_BoardHost, self.app).sessions_screen
+
     def _rows(self) -> list[BoardRow]:
-        app: GobtuiApp = self.app  # type: ignore[assignment]
-        return sort_rows(app.sessions_screen.rows.values(), SortKey.ACTIVITY)
+        return sort_rows(self._board().rows.values(), SortKey.ACTIVITY)
 
     async def discover(self) -> AsyncIterator[DiscoveryHit]:
         for row in self._rows()[:DISCOVER_LIMIT]:
@@ -66,8 +78,7 @@ class SessionCommands(Provider):
                 )
 
     def _select(self, path: str) -> None:
-        app: GobtuiApp = self.app  # type: ignore[assignment]
-        app.sessions_screen.select_session(path)
+        self._board().select_session(path)
 
 
 class ActionCommands(Provider):

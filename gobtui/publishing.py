@@ -16,10 +16,10 @@ The heavy planning and publishing modules load on first use, not at start-up.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 
@@ -37,12 +37,14 @@ from gobtui.widgets.publish_bar import PublishBar, PublishState
 
 if TYPE_CHECKING:
     from gobtui.adapters.planning.load import LoadedSession
+    from gobtui.adapters.sessions.store import SessionStore
     from gobtui.adapters.vault.vault import Vault
-    from gobtui.app import GobtuiApp
     from gobtui.apply_flow import ApplyRequest
+    from gobtui.core.board import BoardRow
     from gobtui.core.policy import PolicyConfig
     from gobtui.core.receipt import Receipt
     from gobtui.core.vault_model import IndexEntry
+    from gobtui.run_settings import AppConfig
 
 
 def publishing_of(app: App[object]) -> PublishController:
@@ -58,9 +60,31 @@ def one_line(error: BaseException) -> str:
     return lines[0] if lines else type(error).__name__
 
 
+class _Board(Protocol):
+    @property
+    def rows(self) -> Mapping[str, BoardRow]: ...
+
+
+class PublishHost(Protocol):
+    """What the controller needs of the gobtui app beside Textual's App (the app passes
+    itself as both: the controller never names the app's class)."""
+
+    @property
+    def config(self) -> AppConfig: ...
+    @property
+    def store(self) -> SessionStore: ...
+    @property
+    def sessions_screen(self) -> _Board: ...
+    def hold_keys(self) -> None: ...
+    def release_keys(self) -> None: ...
+
+
 class PublishController:
-    def __init__(self, app: GobtuiApp, vault: Callable[[], Vault] | None = None) -> None:
+    def __init__(
+        self, app: App[Any], host: PublishHost, vault: Callable[[], Vault] | None = None
+    ) -> None:
         self.app = app
+        self.host = host
         self._vault = vault
         self.state: PublishState | None = None
         """None while idle; otherwise what runs (planning, publishing, restoring)."""
@@ -117,7 +141,7 @@ class PublishController:
         """Plan (with the policy's strategy unless given), then ask; False when busy."""
         if self._refuse_while_busy():
             return False
-        self.app.hold_keys()  # for the question the plan leads to (released below)
+        self.host.hold_keys()  # for the question the plan leads to (released below)
         self._set_state(PublishState(f"planning {project_name(summary)}…"))
         self.app.run_worker(
             partial(self._plan, summary, session, strategy, policy, live),
@@ -169,14 +193,14 @@ class PublishController:
         from gobtui.adapters.publish.publisher import Publisher
 
         try:
-            publisher = Publisher(self.open_vault(), clock=self.app.config.clock)
+            publisher = Publisher(self.open_vault(), clock=self.host.config.clock)
         except Exception:  # the vault's state is the apply's to report, not this check's
             return None
         return publisher.published(request.session, request.plan)
 
     def already_published(self, receipt: Receipt, source_path: str) -> None:
         self._set_state(None)
-        self.app.release_keys()
+        self.host.release_keys()
         self._receipts[source_path] = receipt
         self._receipts[receipt.source_path] = receipt
         self.app.notify(
@@ -208,11 +232,11 @@ class PublishController:
             )
 
         self.app.push_screen(ConfirmScreen("Apply", apply_question(request)), answered)
-        self.app.call_after_refresh(self.app.release_keys)  # a `y` typed ahead answers it
+        self.app.call_after_refresh(self.host.release_keys)  # a `y` typed ahead answers it
 
     def declined(self, label: str, reason: str) -> None:
         self._set_state(None)
-        self.app.release_keys()
+        self.host.release_keys()
         self.app.notify(
             f"No fork for {label}: {reason}",
             title="Nothing to apply",
@@ -229,7 +253,7 @@ class PublishController:
             with suppress(RuntimeError):  # the app is shutting down: nobody is watching
                 self.app.call_from_thread(self._progress, what, done, total)
 
-        publisher = Publisher(self.open_vault(), clock=self.app.config.clock)
+        publisher = Publisher(self.open_vault(), clock=self.host.config.clock)
         try:
             receipt = publisher.apply(request.session, request.plan, request.policy, progress)
         except PublishError as error:
@@ -271,7 +295,7 @@ class PublishController:
 
     def _board_path(self, canonical: str) -> str:
         """The board's spelling of a snapshot's canonical path (they differ under symlinks)."""
-        rows = self.app.sessions_screen.rows
+        rows = self.host.sessions_screen.rows
         if canonical in rows:
             return canonical
         return next((p for p in rows if os.path.realpath(p) == canonical), canonical)
@@ -279,7 +303,7 @@ class PublishController:
     def _restore(self, entry: IndexEntry, source_path: str) -> None:
         from gobtui.adapters.publish.publisher import Publisher, PublishError
 
-        publisher = Publisher(self.open_vault(), clock=self.app.config.clock)
+        publisher = Publisher(self.open_vault(), clock=self.host.config.clock)
         try:
             receipt = publisher.undo(entry.sha256)
         except PublishError as error:
@@ -297,7 +321,7 @@ class PublishController:
         app = self.app
         app.post_message(ForkPublished(receipt, source_path))
         try:
-            changes = app.store.update_changes([receipt.path], app.config.clock())
+            changes = self.host.store.update_changes([receipt.path], self.host.config.clock())
         except OSError:  # the board picks the fork up on the next scan or watch event
             return
         if changes.changed or changes.removed:
