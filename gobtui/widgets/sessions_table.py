@@ -11,12 +11,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from textual._two_way_dict import TwoWayDict
 from textual.binding import BindingType
 from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
-from textual.widgets._data_table import DuplicateKey, Row, RowKey
+from textual.widgets.data_table import RowKey
 
 from gobtui import format as fmt
 from gobtui.core.board import BoardRow
@@ -196,8 +195,8 @@ class SessionsTable(DataTable[Cell]):
             self.refresh()
 
     def _update_row(self, row: BoardRow, styles: BandStyles) -> tuple[Cell, ...] | None:
-        """Draw one row's cells again, in place; for a row new to the table, its cells (for
-        _add_rows)."""
+        """Draw one row's cells again, in place; for a row new to the table, its cells (to
+        add)."""
         cells = row_cells(row, self._column_keys, self._widths, styles, self.clock)
         old = self._cells.get(row.key)
         self._cells[row.key] = cells
@@ -208,31 +207,6 @@ class SessionsTable(DataTable[Cell]):
                 if before != after:
                     self.update_cell(row.key, col.key, after)
         return None
-
-    def _add_rows(self, new: list[tuple[str, tuple[Cell, ...]]]) -> None:
-        """Rows at the bottom, as add_row adds them one by one (one line each, no label), with
-        the cursor re-clamped once: add_row sets its reactive for every row, which a big
-        board's first fill would pay once a row. (DataTable's own bookkeeping: textual is
-        pinned.)"""
-        if not new:
-            return
-        was_empty = self.row_count == 0
-        keys = [column.key for column in self.ordered_columns]
-        locations, data, rows, added = self._row_locations, self._data, self.rows, self._new_rows
-        for key, cells in new:
-            row_key = RowKey(key)
-            if row_key in locations:
-                raise DuplicateKey(f"The row key {row_key!r} already exists.")
-            locations[row_key] = len(rows)
-            data[row_key] = dict(zip(keys, cells, strict=True))
-            rows[row_key] = Row(row_key, 1)
-            added.add(row_key)
-        self._require_update_dimensions = True
-        self.cursor_coordinate = self.cursor_coordinate
-        if was_empty and self.columns and self.show_cursor and self.cursor_type != "none":
-            self._highlight_cursor()  # a cursor can show where none could
-        self._update_count += 1
-        self.check_idle()
 
     def _apply(
         self, rows: list[BoardRow], selected: str | None, changed: set[str] | None = None
@@ -248,18 +222,18 @@ class SessionsTable(DataTable[Cell]):
                 cells = self._update_row(row, styles)
                 if cells is not None:
                     new.append((row.key, cells))
-        self._add_rows(new)
+        for key, cells in new:
+            self.add_row(*cells, key=key)
         self._rows = rows
         self._reorder([row.key for row in rows])
         if selected is not None and selected in self._cells:
             self.select_key(selected)
 
     def _reorder(self, keys: list[str]) -> None:
-        # DataTable sorts only by cell values; ordering by our own key list means setting
-        # its row locations directly (textual is pinned, so this private use is stable).
-        current = [self._row_locations.get_key(i) for i in range(len(keys))]
-        if [k.value if k is not None else None for k in current] == keys:
+        """Rows in the order of `keys`. DataTable sorts by cell values, so the sort key is
+        each row's first cell itself, by identity: each row's cells are its own objects."""
+        if [row.key.value for row in self.ordered_rows] == keys:
             return
-        self._row_locations = TwoWayDict({RowKey(k): i for i, k in enumerate(keys)})
-        self._update_count += 1
-        self.refresh()
+        first = self._column_keys[0]
+        place = {id(self.get_cell(key, first)): index for index, key in enumerate(keys)}
+        self.sort(first, key=lambda cell: place[id(cell)])
