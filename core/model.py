@@ -170,9 +170,14 @@ class SessionSummary(BaseModel):
         return self.bad_lines > 0 or self.torn_tail
 
     def resume_command(self) -> str:
-        if self.provider is Provider.CLAUDE:
-            return f"claude --resume {self.session_id}"
-        return f"codex resume {self.session_id}"
+        return resume_command(self.provider, self.session_id)
+
+
+def resume_command(provider: Provider, session_id: str) -> str:
+    """The client's own command that resumes the session."""
+    if provider is Provider.CLAUDE:
+        return f"claude --resume {session_id}"
+    return f"codex resume {session_id}"
 
 
 @dataclass(slots=True)

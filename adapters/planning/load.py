@@ -43,9 +43,9 @@ from ...core.strategies.common import admit_with
 from ...core.verify import SourceChecks
 from ..config.config_file import ExternalCommand
 from ..providers.full_parse import gc_paused
+from ..providers.interface import CardScanner
 from ..providers.live_part import WHOLE, LivePart, find_live_part
 from ..providers.registry import parse_data
-from ..rewrite.apply import CardScanner
 from ..rewrite.lines import SourceLines, SourceRewriter, read_source
 from .external import STRATEGY_ID as EXTERNAL_ID
 from .external import ExternalError, run_external

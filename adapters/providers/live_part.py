@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ...core.model import Provider
 from ..files.jsonl import decode_line
-from .registry import boundary_rule
+from .registry import provider_of
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,13 @@ WHOLE = LivePart(0, b"")
 def find_live_part(source: bytes, provider: Provider) -> LivePart:
     """The newest compaction of `source`, searched from the end; WHOLE when there is none
     (or it is the first line)."""
-    rule = boundary_rule(provider)
+    rule = provider_of(provider)
     end = len(source)
-    while (at := source.rfind(rule.marker, 0, end)) >= 0:
+    while (at := source.rfind(rule.BOUNDARY_MARKER, 0, end)) >= 0:
         start = source.rfind(b"\n", 0, at) + 1
         stop = source.find(b"\n", at)
         record = decode_line(source[start : len(source) if stop < 0 else stop].strip())
         if type(record) is dict and rule.is_boundary(record):
-            return LivePart(start, rule.head(source)) if start else WHOLE
+            return LivePart(start, rule.live_head(source)) if start else WHOLE
         end = start  # the marker sat inside another record: look before its line
     return WHOLE

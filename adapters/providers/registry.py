@@ -1,41 +1,29 @@
-"""The provider registry: one adapter package per provider, and this the only switch."""
+"""The provider registry: the one place that picks a provider's package by Provider
+(each package's face: adapters.providers.interface.ProviderPackage)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ...core.model import Provider, Transcript
-from ..files.jsonl import Record
+from . import claude, codex
+from .interface import ProviderPackage
 from .reader import TailState
+
+_PACKAGES: dict[Provider, ProviderPackage] = {Provider.CLAUDE: claude, Provider.CODEX: codex}
+
+
+def provider_of(provider: Provider) -> ProviderPackage:
+    return _PACKAGES[provider]
 
 
 def state_class(provider: Provider) -> type[TailState]:
-    if provider is Provider.CLAUDE:
-        from .claude.state import ClaudeState
-
-        return ClaudeState
-    from .codex.state import CodexState
-
-    return CodexState
-
-
-def _parse_module(provider: Provider) -> Any:
-    """The provider's parse module (imported on first use: the board never parses whole)."""
-    if provider is Provider.CLAUDE:
-        from .claude import parse as claude_parse
-
-        return claude_parse
-    from .codex import parse as codex_parse
-
-    return codex_parse
+    return provider_of(provider).state_class()
 
 
 def parse_transcript(provider: Provider, path: str) -> Transcript:
     """A full parse (every line) into items, for planning and the oracle."""
-    transcript: Transcript = _parse_module(provider).parse_transcript(path)
-    return transcript
+    return provider_of(provider).parse_transcript(path)
 
 
 def parse_data(
@@ -44,24 +32,7 @@ def parse_data(
     """parse_transcript() of `path`'s bytes, read from `data`: the whole file, or (`part`) a
     live part's text (adapters.providers.live_part), None when its live branch reaches back
     before it (read the whole file then)."""
-    parse = _parse_module(provider).parse_data
-    transcript: Transcript | None = parse(path, data, mtime_ns, part=part)
-    return transcript
-
-
-@dataclass(frozen=True)
-class BoundaryRule:
-    """How a provider marks a compaction: bytes to search for, the record test, and the
-    lines of the file's start a reader of what follows still needs."""
-
-    marker: bytes
-    is_boundary: Callable[[Record], bool]
-    head: Callable[[bytes], bytes]
-
-
-def boundary_rule(provider: Provider) -> BoundaryRule:
-    module = _parse_module(provider)
-    return BoundaryRule(module.BOUNDARY_MARKER, module.is_boundary, module.live_head)
+    return provider_of(provider).parse_data(path, data, mtime_ns, part=part)
 
 
 def sniff_record(record: dict[str, Any]) -> Provider | None:

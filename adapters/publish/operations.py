@@ -10,8 +10,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import re
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -22,13 +20,14 @@ import orjson
 
 from ...core.edits import Edit
 from ...core.limits import RECEIPT_MAX_BYTES
-from ...core.model import Provider
+from ...core.model import Provider, resume_command
 from ...core.projection import Projection
 from ...core.receipt import OperationKind, Receipt, fork_session_id, operation_id
 from ...core.vault_model import VaultErrorCode
 from ..config.paths import data_dir
 from ..files.atomic import replace_private
 from ..files.private_fs import PrivateError, open_private, private_dir
+from ..providers.registry import provider_of
 
 
 class PublishErrorCode(StrEnum):
@@ -97,40 +96,6 @@ def file_sha256(path: Path) -> str:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-_ROLLOUT_STAMP = re.compile(r"rollout-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d)-")
-
-
-def fork_path(source: Path, provider: Provider, session_id: str, now: float) -> Path:
-    """Claude: `<id>.jsonl` beside the source; Codex: `rollout-<stamp>-<id>.jsonl` with the
-    source's own stamp, so the same operation names the same file whenever it runs (a
-    wall-clock stamp made a rerun without its receipt publish a second copy of one session).
-    A fork that already exists under another stamp is found (existing_fork) and adopted."""
-    if provider is Provider.CLAUDE:
-        return source.with_name(f"{session_id}.jsonl")
-    found = _ROLLOUT_STAMP.match(source.name)
-    if found is not None:
-        stamp = found.group(1)
-    else:  # a rollout named otherwise: the time it was forked (existing_fork finds reruns)
-        stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.localtime(now))
-    return existing_fork(source, session_id) or source.with_name(
-        f"rollout-{stamp}-{session_id}.jsonl"
-    )
-
-
-def existing_fork(source: Path, session_id: str) -> Path | None:
-    """A Codex fork of this session id already beside `source`, whatever its stamp."""
-    for candidate in sorted(source.parent.glob(f"rollout-*-{session_id}.jsonl")):
-        if candidate.is_file() and not candidate.is_symlink():
-            return candidate
-    return None
-
-
-def resume_command(provider: Provider, session_id: str) -> str:
-    if provider is Provider.CLAUDE:
-        return f"claude --resume {session_id}"
-    return f"codex resume {session_id}"
 
 
 @contextmanager
@@ -271,7 +236,7 @@ class Operation:
     def target(self, earlier: Receipt | None, now: float) -> Path:
         if earlier is not None:
             return Path(earlier.path)
-        return fork_path(Path(self.source_path), self.provider, self.new_id, now)
+        return provider_of(self.provider).fork_path(Path(self.source_path), self.new_id, now)
 
     def receipt(
         self,

@@ -22,20 +22,18 @@ share with this module, in adapters.providers.rewrite_records.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterable, Sequence
 
 from ...core.edits import CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
 from ...core.limits import SESSION_ID_MAX_CHARS
 from ...core.model import BadLine, Provider, Transcript, TranscriptItem
 from ..files.jsonl import Record, decode_line
-from ..providers.claude import rewrite as rewrite_claude
-from ..providers.codex import rewrite as rewrite_codex
+from ..providers.interface import RewriteHalf
+from ..providers.registry import provider_of
 from ..providers.rewrite_records import (
     ForkUsage,
     RewriteCode,
     RewriteError,
-    StubMaker,
     append_records,
     cut_utf8,
     decode_at,
@@ -49,70 +47,11 @@ from ..providers.rewrite_records import (
 # -- applying a plan ---------------------------------------------------------------------------
 
 
-class CardScanner(Protocol):
-    """A provider's CardScan: what its card (and the fork's usage) needs from the file, fed
-    record by record."""
-
-    def feed(self, index: int, record: Record) -> None: ...
-
-    def finish(self) -> None: ...
-
-    def usage_points(self, live: Container[int]) -> list[tuple[int, int]]:
-        """(line, reported context) of the usage records on `live` lines, in line order."""
-        ...
-
-
-class _Half(Protocol):
-    """What each provider module (adapters.providers.claude.rewrite / rewrite_codex) provides."""
-
-    @property
-    def CardScan(self) -> Any: ...  # a class: CardScan(path, parsed), CardScan.of(lines, path)
-
-    def has_image_output(self, record: Record) -> bool: ...
-
-    def elide_record(self, record: Record, stub: StubMaker) -> int:
-        """Stub the record's elidable outputs in place; how many were stubbed."""
-        ...
-
-    def card_records(
-        self, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
-    ) -> list[Record]:
-        """The records that carry the state card `card`, to append after `lines`."""
-        ...
-
-    def card_records_scanned(
-        self, scan: Any, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
-    ) -> list[Record]:
-        """card_records() given `scan`, a CardScan of the lines (or of lines that differ
-        from them by elides only)."""
-        ...
-
-    def fork_usage(
-        self, scan: Any, lines: Sequence[bytes], target: ForkUsage, appended: int
-    ) -> tuple[dict[int, bytes], list[Record]]:
-        """The fork's latest usage saying `target` (after `appended` new records): lines to
-        replace, records to append."""
-        ...
-
-    def rewrite_identity_record(self, record: Record, new_id: str) -> bool: ...
-
-    def rewrite_identity_bytes(self, line: bytes, new_id: str) -> bytes:
-        """rewrite_identity_record() on a line's bytes, for a record orjson cannot write."""
-        ...
-
-    def payload_text(self, record: Record) -> str | None: ...
-
-
 _SESSION_ID = re.compile(r"[0-9A-Za-z-]+", re.ASCII)
 
 
-def provider_half(provider: Provider) -> _Half:
-    """The provider's half (for adapters.rewrite.lines)."""
-    return _half(provider)
-
-
-def _half(provider: Provider) -> _Half:
-    return rewrite_claude if provider is Provider.CLAUDE else rewrite_codex
+def provider_half(provider: Provider) -> RewriteHalf:
+    return provider_of(provider).rewrite_half()
 
 
 def _elide_targets(plan: CompactionPlan) -> dict[int, ElideEdit]:
@@ -127,7 +66,11 @@ def _elide_targets(plan: CompactionPlan) -> dict[int, ElideEdit]:
 
 
 def _elide_line(
-    lines: Sequence[bytes], index: int, edit: ElideEdit, item: TranscriptItem | None, half: _Half
+    lines: Sequence[bytes],
+    index: int,
+    edit: ElideEdit,
+    item: TranscriptItem | None,
+    half: RewriteHalf,
 ) -> bytes:
     record = decode_at(lines, index)
     if item is None or not item.elidable:
@@ -191,7 +134,7 @@ def apply_plan(
     """
     lines = split_lines(data)
     digests, targets = checked_edits(plan, transcript, provider, lines)
-    half = _half(provider)
+    half = provider_half(provider)
     items = {item.line_index: item for item in transcript.items}
     for index in sorted(targets):
         lines[index] = _elide_line(lines, index, targets[index], items.get(index), half)
@@ -231,7 +174,7 @@ def rewrite_identity(data: bytes, provider: Provider, new_session_id: str) -> by
             RewriteCode.BAD_SESSION_ID,
             f"a session id is 1 to {SESSION_ID_MAX_CHARS} characters of 0-9, A-Z, a-z and -",
         )
-    half = _half(provider)
+    half = provider_half(provider)
     # Line by line into one growing buffer: a list of every line (and its joined copy) would
     # hold the transcript twice more (550 MB more on a 200 MB Claude fork, every record of
     # which carries the session id).
@@ -263,7 +206,7 @@ def payload_texts(
     Text parts are joined; lines that are missing, not records, or hold no output text are
     left out. This feeds EvalContext.payloads (state-card salient lines, eval probes).
     """
-    half = _half(provider)
+    half = provider_half(provider)
     split = split_lines(data)
     texts: dict[int, str] = {}
     for index in sorted(set(lines)):

@@ -27,6 +27,7 @@ from ...core.model import Provider, Transcript, TranscriptItem
 from ...core.verify import SourceChecks
 from ...core.verify_lines import LineFact, fact_reader, read_value
 from ..files.jsonl import Record, decode_line
+from ..providers.interface import CardScanner
 from ..providers.rewrite_records import (
     RewriteCode,
     RewriteError,
@@ -36,7 +37,6 @@ from ..providers.rewrite_records import (
     plan_seed_of,
 )
 from .apply import (
-    CardScanner,
     _elide_line,
     checked_edits,
     fork_usage_target,

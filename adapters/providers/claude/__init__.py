@@ -1,1 +1,61 @@
-"""Claude Code: the incremental state, the items, the full parse and the rewrite half."""
+"""Claude Code: the incremental state, the items, the full parse and the rewrite half. This
+module is the provider's face (adapters.providers.interface.ProviderPackage); each part
+loads on first use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ....core.model import Provider, Transcript
+from ...files.jsonl import Record
+
+if TYPE_CHECKING:
+    from ..interface import RewriteHalf
+    from ..reader import TailState
+
+PROVIDER = Provider.CLAUDE
+BOUNDARY_MARKER = b'"compact_boundary"'
+
+
+def state_class() -> type[TailState]:
+    from .state import ClaudeState
+
+    return ClaudeState
+
+
+def parse_transcript(path: str) -> Transcript:
+    from . import parse
+
+    return parse.parse_transcript(path)
+
+
+def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcript | None:
+    from . import parse
+
+    return parse.parse_data(path, data, mtime_ns, part=part)
+
+
+def is_boundary(record: Record) -> bool:
+    """A main branch's compaction boundary: the live chain starts again here (no parent)."""
+    return (
+        record.get("type") == "system"
+        and record.get("subtype") == "compact_boundary"
+        and record.get("isSidechain") is not True
+    )
+
+
+def live_head(_data: bytes) -> bytes:
+    """Nothing before the boundary is needed to read what follows it."""
+    return b""
+
+
+def rewrite_half() -> RewriteHalf:
+    from . import rewrite
+
+    return rewrite
+
+
+def fork_path(source: Path, session_id: str, _now: float) -> Path:
+    """`<id>.jsonl` beside the source, as Claude Code names a session's file."""
+    return source.with_name(f"{session_id}.jsonl")

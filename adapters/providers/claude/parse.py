@@ -13,23 +13,6 @@ from ..full_parse import feed_all, memory_chunks, read_chunks, transcript_of
 from .items import ItemBuilder
 from .state import ClaudeState
 
-BOUNDARY_MARKER = b'"compact_boundary"'
-"""Bytes every compaction boundary record holds (the live part's search key)."""
-
-
-def is_boundary(record: Record) -> bool:
-    """A main branch's compaction boundary: the live chain starts again here (no parent)."""
-    return (
-        record.get("type") == "system"
-        and record.get("subtype") == "compact_boundary"
-        and record.get("isSidechain") is not True
-    )
-
-
-def live_head(_data: bytes) -> bytes:
-    """Nothing before the boundary is needed to read what follows it."""
-    return b""
-
 
 @dataclass(slots=True)
 class _Pass:

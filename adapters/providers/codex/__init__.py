@@ -1,1 +1,74 @@
-"""Codex: the incremental state, the items, the full parse and the rewrite half."""
+"""Codex: the incremental state, the items, the full parse and the rewrite half. This module
+is the provider's face (adapters.providers.interface.ProviderPackage); each part loads on
+first use."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ....core.model import Provider, Transcript
+from ...files.jsonl import Record, decode_line
+
+if TYPE_CHECKING:
+    from ..interface import RewriteHalf
+    from ..reader import TailState
+
+PROVIDER = Provider.CODEX
+BOUNDARY_MARKER = b'"compacted"'
+_ROLLOUT_STAMP = re.compile(r"rollout-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d)-")
+
+
+def state_class() -> type[TailState]:
+    from .state import CodexState
+
+    return CodexState
+
+
+def parse_transcript(path: str) -> Transcript:
+    from . import parse
+
+    return parse.parse_transcript(path)
+
+
+def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcript | None:
+    from . import parse
+
+    return parse.parse_data(path, data, mtime_ns, part=part)
+
+
+def is_boundary(record: Record) -> bool:
+    """A compaction: its replacement history and what follows are the whole context."""
+    return record.get("type") == "compacted" and type(record.get("payload")) is dict
+
+
+def live_head(data: bytes) -> bytes:
+    """The session_meta line (the session's id and folder), which the live part needs."""
+    end = data.find(b"\n")
+    line = data[: end + 1] if end >= 0 else b""
+    record = decode_line(line.strip())
+    return line if type(record) is dict and record.get("type") == "session_meta" else b""
+
+
+def rewrite_half() -> RewriteHalf:
+    from . import rewrite
+
+    return rewrite
+
+
+def fork_path(source: Path, session_id: str, now: float) -> Path:
+    """`rollout-<stamp>-<id>.jsonl` with the source's own stamp, so the same operation names
+    the same file whenever it runs (a wall-clock stamp made a rerun without its receipt
+    publish a second copy of one session). A fork that already exists under another stamp is
+    found and adopted."""
+    found = _ROLLOUT_STAMP.match(source.name)
+    if found is not None:
+        stamp = found.group(1)
+    else:  # a rollout named otherwise: the time it was forked (the glob below finds reruns)
+        stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.localtime(now))
+    for existing in sorted(source.parent.glob(f"rollout-*-{session_id}.jsonl")):
+        if existing.is_file() and not existing.is_symlink():
+            return existing
+    return source.with_name(f"rollout-{stamp}-{session_id}.jsonl")

@@ -7,26 +7,10 @@ import os
 from collections.abc import Iterable
 
 from ....core.model import Provider, Transcript, TranscriptItem
-from ...files.jsonl import Record, decode_line
+from ...files.jsonl import Record
 from ..full_parse import feed_all, memory_chunks, read_chunks, transcript_of
 from .items import Calls, compacted_item, deactivate, response_item
 from .state import CodexState
-
-BOUNDARY_MARKER = b'"compacted"'
-"""Bytes every compaction record holds (the live part's search key)."""
-
-
-def is_boundary(record: Record) -> bool:
-    """A compaction: its replacement history and what follows are the whole context."""
-    return record.get("type") == "compacted" and type(record.get("payload")) is dict
-
-
-def live_head(data: bytes) -> bytes:
-    """The session_meta line (the session's id and folder), which the live part needs."""
-    end = data.find(b"\n")
-    line = data[: end + 1] if end >= 0 else b""
-    record = decode_line(line.strip())
-    return line if type(record) is dict and record.get("type") == "session_meta" else b""
 
 
 def _parse(path: str, chunks: Iterable[bytes], mtime_ns: int) -> Transcript:
