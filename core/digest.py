@@ -7,28 +7,26 @@ that can read the transcript may also hand over the payload text of the elided l
 
 How an item becomes card lines
 ------------------------------
-1. Its tool name (label before the first `(` or space, lowercased) joins the concepts set.
-2. Its *item line* is its summary, or its label when it has none; the *payload lines* are the
+Each field means what it says: `file:` is a path, `decision:` a sentence that decides,
+`error:` a line that reports one; a tool's name is none of them (`concept:` stays empty).
+1. Its *item line* is its summary, or its label when it has none; the *payload lines* are the
    lines of the host-supplied payload head, when there is one.
-3. A line is *salient* (core.salience) when it matches, in this order of precedence:
-   - an error marker (the reference's list: error, failed, traceback, not found, exit code, ...)
-     -> `errors`;
-   - an open-task marker (todo, fixme, pending, open:, follow up, follow-up) -> `open_tasks`;
-   - an explicit decision (decided, decision, we will / we'll, will use, chose / chosen, going
-     with, "use X instead") or a negation / prohibition (not, never, don't, do not, must not,
-     cannot, can't, shouldn't, won't, avoid, no longer) -> `decisions`. Negations go with
-     decisions because a prohibition is a standing decision the next turn must honour.
-4. The item line is always kept: when not salient it goes, as in the reference, to
-   `files_touched` if it holds a `/` or comes from a tool result, else to `decisions`.
-5. Of the payload lines, the first *meaningful* one (at least 3 letters or digits, leading
-   ellipsis and whitespace stripped) is kept as well (it goes where the item line went when it
-   is not salient itself), plus every salient line, at most 4 lines per item. The top of an
-   output is where tools put their verdict, so one critical sentence above a huge listing
-   survives.
+2. A line is *salient* (core.salience) by what it says: an error -> `errors`; an open task or a
+   pending effect -> `open_tasks`; a decision, a prohibition or constraint, a revocation ->
+   `decisions` (a prohibition is a standing decision the next turn must honour). A line that
+   is none of these is not kept: the card is not a log of the calls.
+3. The item's `paths` (files its calls named in their arguments, core.paths) go to
+   `files_touched`, and so do the paths in its kept lines (an error's `src/app.py:12:`).
+4. A *file view* (item.file_view, core.paths.is_file_view) is a call that only shows files: a
+   reading tool (read, grep, glob, ...) or a shell command of reading words (cat, sed, rg,
+   ...) whose arguments name a path. Its output is what the files hold, so its lines ("error",
+   "not", "TODO" in code) are not read; the path is what the card keeps. A reading tool with no
+   path is no file view.
+5. Of the payload lines, every salient one is kept, at most 4 per item: one critical sentence
+   inside a huge output survives its elision.
 6. Entries are cut to 240 bytes, deduplicated across the whole card (case and whitespace
-   folded), and each list keeps 8: in `decisions`, explicit decisions and negations come before
-   plain item lines; otherwise the oldest first, as in the reference. A rendered card over the
-   32 KiB digest cap sheds entries (file lines first, errors last) until it fits.
+   folded), and each list keeps 8, the oldest first, as in the reference. A rendered card over
+   the 32 KiB digest cap sheds entries (file lines first, errors last) until it fits.
 
 `goal` is the summary of the newest user prompt that is neither markup (`<...`) nor a card;
 `summary` is the goal cut to 120 bytes; `current_work` is the newest assistant prose summary
@@ -56,6 +54,7 @@ from .limits import (
     MAX_DIGEST_BYTES,
 )
 from .model import ItemKind, Transcript, TranscriptItem
+from .paths import paths_in
 from .salience import Salience, salience, salient_payload_lines, without_file_lines
 
 _TOOL_NAME_END = re.compile(r"[( ]")
@@ -117,42 +116,36 @@ def current_work_of(transcript: Transcript) -> str:
 
 # -- per-item card lines, memoized ---------------------------------------------------------------
 
-_ERRORS, _OPEN_TASKS, _DECIDED, _PLAIN_DECISIONS, _FILES = range(5)
-_SLOTS = 5
+_ERRORS, _OPEN_TASKS, _DECIDED, _FILES = range(4)
+_SLOTS = 4
 _SLOT_OF = {Salience.ERROR: _ERRORS, Salience.OPEN_TASK: _OPEN_TASKS, Salience.DECISION: _DECIDED}
 
 
 @dataclass(frozen=True, slots=True)
 class ItemCard:
-    """What one item may give the card: its tool name, and its candidate lines in order, each
-    with the list it goes to (entries are normalized, deduplicated and bounded by the fold)."""
+    """What one item may give the card: its candidate lines in order, each with the list it
+    goes to (entries are normalized, deduplicated and bounded by the fold)."""
 
-    concept: str
     lines: tuple[tuple[int, str], ...]
-
-
-FILE_VIEW_TOOLS = frozenset({"read", "grep", "glob", "ls", "notebookread"})
-"""Tools whose output is what files hold: which files were looked at is the state; their
-lines (code saying "error", "not", "TODO") are not."""
 
 
 def item_card(item: TranscriptItem, payload: str | None) -> ItemCard:
     text = (item.summary or item.label).strip()
-    concept = tool_name(item.label)
-    file_view = item.kind is ItemKind.TOOL_RESULT and concept in FILE_VIEW_TOOLS
+    file_view = item.kind is ItemKind.TOOL_RESULT and item.file_view
     if file_view:
         text = text.partition(" => ")[0]
     elif item.kind is ItemKind.TOOL_RESULT:
         text = without_file_lines(text)
-    plain = _FILES if "/" in text or item.kind is ItemKind.TOOL_RESULT else _PLAIN_DECISIONS
-    lines: list[tuple[int, str]] = []
-    if text:
-        kind = salience(text)
-        lines.append((plain if kind is None else _SLOT_OF[kind], text))
+    said: list[tuple[int, str]] = []
+    kind = salience(text) if text and not file_view else None
+    if kind is not None:
+        said.append((_SLOT_OF[kind], text))
     if payload and not file_view:
-        for kind, line in salient_payload_lines(payload):
-            lines.append((plain if kind is None else _SLOT_OF[kind], line))
-    return ItemCard(concept, tuple(lines))
+        said.extend((_SLOT_OF[kind], line) for kind, line in salient_payload_lines(payload))
+    paths = list(item.paths)
+    for _slot, line in said:
+        paths.extend(path for path in paths_in(line) if path not in paths)
+    return ItemCard((*said, *((_FILES, path) for path in paths)))
 
 
 class CardMemo:
@@ -202,21 +195,18 @@ class CardMemo:
         return self._current_work
 
 
-def _fold(memo: CardMemo, positions: Sequence[int]) -> tuple[set[str], list[list[str]]]:
-    """The concepts and the five lists of the card over these items, oldest first: each
-    entry cut to 240 bytes, deduplicated across the card (case and whitespace folded), and
-    each list kept to DIGEST_LIST_MAX (a full list refuses an entry without marking it seen)."""
-    concepts: set[str] = set()
+def _fold(memo: CardMemo, positions: Sequence[int]) -> list[list[str]]:
+    """The lists of the card over these items, oldest first: each entry cut to 240 bytes,
+    deduplicated across the card (case and whitespace folded), and each list kept to
+    DIGEST_LIST_MAX (a full list refuses an entry without marking it seen)."""
     lists: list[list[str]] = [[] for _ in range(_SLOTS)]
     seen: set[str] = set()
     entries = memo.entries
     open_lists = _SLOTS
     for position in positions:
         card = memo.card(position)
-        if card.concept:
-            concepts.add(card.concept)
         if not open_lists:
-            continue
+            break
         for slot, text in card.lines:
             target = lists[slot]
             if len(target) >= DIGEST_LIST_MAX:
@@ -232,7 +222,7 @@ def _fold(memo: CardMemo, positions: Sequence[int]) -> tuple[set[str], list[list
             target.append(entry)
             if len(target) >= DIGEST_LIST_MAX:
                 open_lists -= 1
-    return concepts, lists
+    return lists
 
 
 def _fit(card: DigestBlock) -> DigestBlock:
@@ -260,8 +250,7 @@ def state_card_digest(
         memo = CardMemo(transcript, payloads)
     chosen = set(chosen_lines)
     positions = [i for i, item in enumerate(transcript.items) if item.line_index in chosen]
-    concepts, lists = _fold(memo, positions)
-    decisions = (lists[_DECIDED] + lists[_PLAIN_DECISIONS])[:DIGEST_LIST_MAX]
+    lists = _fold(memo, positions)
     goal = cut_utf8(memo.goal(), DIGEST_ENTRY_MAX_BYTES)
     summary = (
         cut_utf8(goal, DIGEST_SUMMARY_MAX_BYTES)
@@ -271,9 +260,8 @@ def state_card_digest(
     card = DigestBlock(
         goal=goal,
         summary=summary,
-        concepts=sorted(concepts)[:DIGEST_LIST_MAX],
         files_touched=lists[_FILES],
-        decisions=decisions,
+        decisions=lists[_DECIDED],
         errors=lists[_ERRORS],
         open_tasks=lists[_OPEN_TASKS],
         current_work=cut_utf8(memo.current_work(), DIGEST_ENTRY_MAX_BYTES),

@@ -106,7 +106,7 @@ TUNE_HIGH_ELIDABLE_SHARE = 0.5
 TUNE_HIGH_ELIDABLE_FACTOR = 0.8
 
 # State card (reference strategy/mod.rs).
-DIGEST_LIST_MAX = 8
+DIGEST_LIST_MAX = 16
 """Each list of the state card keeps at most this many entries."""
 DIGEST_FRAMING_BYTES = 64
 """estimate_overhead(): the bytes added for the card's framing."""
@@ -117,6 +117,12 @@ SALIENT_SCAN_BYTES = 16 * 1024
 """Of a host-supplied payload text, only this head is scanned for salient lines."""
 SALIENT_LINES_PER_ITEM = 4
 """At most this many salient lines come from one elided item."""
+CALL_PATHS_MAX = 8
+"""At most this many file paths are kept of one tool call's arguments."""
+PATH_MAX_CHARS = 512
+"""A longer token is no file path the card lists."""
+PATH_SCAN_CHARS = 4096
+"""Of a text argument (a shell command, a patch's prose), the head searched for paths."""
 STATE_CARD_RESERVE_TOKENS = 4096
 
 # Probes (reference probe.rs).

@@ -79,6 +79,12 @@ class TranscriptItem:
     hidden_bytes: int = 0
     """Bytes sent to the model that the provider does not count as context and est_tokens
     leaves out (Codex's encrypted reasoning)."""
+    paths: tuple[str, ...] = ()
+    """Files and folders the item's tool calls name in their arguments (a tool result: its
+    calls'), for the state card's `file:` lines (core.paths)."""
+    file_view: bool = False
+    """A tool result whose calls only showed files (core.paths.is_file_view): its output is
+    what the files hold, not what happened."""
 
     @property
     def elidable(self) -> bool:

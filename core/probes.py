@@ -1,7 +1,10 @@
 """Deterministic probes and their recall after a plan (reference `probe.rs`, for eval).
 
-A probe is a short literal worth keeping: a path, a command line, a decision, an error
-signature, a file name or an identifier. Probes come from the text of live items (summary
+A probe is a short literal a user would want a compacted session to keep: a path, an error
+signature, a file name, or a sentence that decides (a decision, a prohibition or constraint, a
+revocation) or leaves something open (a task, a pending effect), as core.salience tells them
+by what they say. Commands and identifiers are not probes: what was run and what code is named
+are in the files and the kept turns, and a card that echoed them would be a log, not a state. Probes come from the text of live items (summary
 and label; a host may add payload texts). A plan *recalls* a probe when the literal is still
 visible afterwards: its line is not elided, or the text appears in a kept item or in the
 injected state card. Limits: 64 probes of 3-64 bytes, deduplicated, per-kind caps, at most 4
@@ -25,100 +28,36 @@ from .limits import (
     PROBES_PER_KIND_PER_LINE,
 )
 from .model import Transcript
+from .paths import EXTENSIONS
+from .salience import Salience, may_be_salient, salience
 
 MAX_MISSED_PROBES = 8
 
 
 class ProbeKind(StrEnum):
     PATH = "path"
-    COMMAND = "command"
     DECISION = "decision"
+    OPEN_TASK = "open_task"
     ERROR_SIGNATURE = "error_signature"
     FILE_NAME = "file_name"
-    IDENTIFIER = "identifier"
 
 
 KIND_CAPS: dict[ProbeKind, int] = {
     ProbeKind.PATH: 24,
-    ProbeKind.COMMAND: 16,
-    ProbeKind.DECISION: 12,
+    ProbeKind.DECISION: 16,
+    ProbeKind.OPEN_TASK: 12,
     ProbeKind.ERROR_SIGNATURE: 16,
     ProbeKind.FILE_NAME: 16,
-    ProbeKind.IDENTIFIER: 16,
 }
 _KIND_ORDER = {kind: index for index, kind in enumerate(ProbeKind)}
 
-COMMANDS = [
-    "cargo",
-    "rustc",
-    "rustup",
-    "git",
-    "bun",
-    "npm",
-    "npx",
-    "yarn",
-    "pnpm",
-    "node",
-    "deno",
-    "python",
-    "python3",
-    "pip",
-    "uv",
-    "pytest",
-    "go",
-    "make",
-    "docker",
-    "kubectl",
-    "brew",
-    "curl",
-]
-EXTENSIONS = [
-    "rs",
-    "ts",
-    "tsx",
-    "js",
-    "jsx",
-    "mjs",
-    "cjs",
-    "py",
-    "go",
-    "rb",
-    "java",
-    "kt",
-    "c",
-    "h",
-    "cc",
-    "cpp",
-    "hpp",
-    "cs",
-    "swift",
-    "toml",
-    "json",
-    "jsonl",
-    "yaml",
-    "yml",
-    "md",
-    "txt",
-    "sh",
-    "sql",
-    "html",
-    "css",
-    "xml",
-    "lock",
-    "cfg",
-    "ini",
-]
 
 _PATH = re.compile(r"(?<![\w.~/-])(?:~/|\./|/)[\w.@+-]+(?:/[\w.@+-]+)*|\b(?:[\w.-]+/)+[\w-]+\.\w+")
-_COMMAND = re.compile(
-    r"\b(?:" + "|".join(map(re.escape, COMMANDS)) + r") [^\s\"'`;|&<>(){}][^\n\"'`;|&<>(){}]*"
-)
-_DECISION = re.compile(r"decided|decide|decision|will use|chose|chosen|going with", re.IGNORECASE)
 _ERROR = re.compile(r"error\[|error: |FAILED|panicked")
 _FILE_NAME = re.compile(r"\b[\w-]+\.(?:" + "|".join(EXTENSIONS) + r")\b")
-_IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{9,}\b")
-_CAMEL = re.compile(r"[a-z][A-Z]")
-_SNAKE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]")
+_SENTENCE_KINDS = {Salience.DECISION: ProbeKind.DECISION, Salience.OPEN_TASK: ProbeKind.OPEN_TASK}
+_SENTENCES = re.compile(r"[^\n]+")
+"""A sentence probe is the start of a line that core.salience classes as one of these."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,11 +80,10 @@ def _fits(text: str) -> bool:
 
 _MATCHERS: tuple[tuple[ProbeKind, re.Pattern[str]], ...] = (
     (ProbeKind.PATH, _PATH),
-    (ProbeKind.COMMAND, _COMMAND),
-    (ProbeKind.DECISION, _DECISION),
+    (ProbeKind.DECISION, _SENTENCES),
+    (ProbeKind.OPEN_TASK, _SENTENCES),
     (ProbeKind.ERROR_SIGNATURE, _ERROR),
     (ProbeKind.FILE_NAME, _FILE_NAME),
-    (ProbeKind.IDENTIFIER, _IDENTIFIER),
 )
 ALL_KINDS = frozenset(ProbeKind)
 
@@ -153,88 +91,35 @@ ALL_KINDS = frozenset(ProbeKind)
 def _value(kind: ProbeKind, text: str, match: re.Match[str]) -> str | None:
     if kind is ProbeKind.PATH:
         return match.group().rstrip(".")
-    if kind is ProbeKind.COMMAND:
-        return _window(match.group(), 0)
-    if kind in (ProbeKind.DECISION, ProbeKind.ERROR_SIGNATURE):
+    if kind is ProbeKind.ERROR_SIGNATURE:
         return _window(text, match.start())
-    if kind is ProbeKind.IDENTIFIER:
-        word = match.group()
-        quoted = (
-            match.start() > 0
-            and text[match.start() - 1] == '"'
-            and text[match.end() : match.end() + 1] == '"'
-        )  # a bare quoted JSON token (a key, an enum value) is not an identifier
-        return None if quoted or not (_CAMEL.search(word) or _SNAKE.search(word)) else word
+    if kind in (ProbeKind.DECISION, ProbeKind.OPEN_TASK):
+        line = match.group().strip()
+        said = salience(line)
+        return _window(line, 0) if said is not None and _SENTENCE_KINDS.get(said) is kind else None
     return match.group()
 
 
-_COMMAND_WORDS = frozenset(command.encode() for command in COMMANDS)
-_IGNORECASE_EXTRAS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
-"""The characters re.IGNORECASE matches with a letter of the decision needles besides that
-letter's two cases (İ and dotless ı with i, long ſ with s): folded to it before the text is
-encoded to ASCII and lowered, the needle check sees every text the regex could match
-(tests/core/test_probes.py finds them)."""
-_WORD_BYTES = bytes(
-    code if chr(code).isascii() and (chr(code).isalnum() or chr(code) == "_") else ord(" ")
-    for code in range(256)
-)
-"""ASCII letters, digits and `_` kept, every other byte to " " (a character outside ASCII is
-first encoded as "?"): what is left between spaces are the runs of ASCII word characters."""
-_RUN_BYTES = bytes(ord("a") if code != ord(" ") else code for code in _WORD_BYTES)
-"""_WORD_BYTES, then every ASCII word character to "a"."""
-_WORD_RUN = b"a" * 10
-"""The shortest run _IDENTIFIER matches: [A-Za-z_] then 9 or more of [A-Za-z0-9_]."""
-_DECISION_NEEDLES = (b"decide", b"decision", b"chose", b"will use", b"going with")
 _ERROR_NEEDLES = ("error[", "error: ", "FAILED", "panicked")
 
 
-def _may_match(
-    kind: ProbeKind, text: str, lowered: Callable[[], bytes], ascii_text: Callable[[], bytes]
-) -> bool:
-    """A literal every match of `kind` contains: False means the pattern cannot match, so
-    the regex scan (slow on big payloads) is skipped without changing any result.
-    `ascii_text` is the text encoded with "?" for every character outside ASCII."""
-    if kind is ProbeKind.PATH:
-        return "/" in text
-    if kind is ProbeKind.FILE_NAME:
-        return "." in text
-    if kind is ProbeKind.COMMAND:
-        # A match starts with a command name between a word boundary and a space: a whole
-        # run. (Searching the text for each of the 22 names costs twice as much.)
-        return not _COMMAND_WORDS.isdisjoint(ascii_text().translate(_WORD_BYTES).split())
-    if kind is ProbeKind.DECISION:
-        folded = lowered()
-        return any(needle in folded for needle in _DECISION_NEEDLES)
-    if kind is ProbeKind.ERROR_SIGNATURE:
-        return any(needle in text for needle in _ERROR_NEEDLES)
-    # snake_case or camelCase, within a run of 10 ASCII word characters (what the pattern
-    # needs): one translate and one `in`, far cheaper than the pattern's scan.
-    if "_" not in text and _CAMEL.search(text) is None:
-        return False
-    return _WORD_RUN in ascii_text().translate(_RUN_BYTES)
-
-
 def _prefilter(text: str) -> Callable[[ProbeKind], bool]:
-    """_may_match for `text`, its lowered and ASCII forms worked out once, when first asked."""
-    folded: list[bytes] = []
-    encoded: list[bytes] = []
+    """Whether `kind` may match in `text`: a literal every match contains is looked for, so
+    a False skips the regex scan (slow on big payloads) without changing any result."""
+    sentences: list[bool] = []
 
-    def ascii_text() -> bytes:
-        if not encoded:
-            encoded.append(text.encode("ascii", "replace"))
-        return encoded[0]
+    def may(kind: ProbeKind) -> bool:
+        if kind is ProbeKind.PATH:
+            return "/" in text
+        if kind is ProbeKind.FILE_NAME:
+            return "." in text
+        if kind is ProbeKind.ERROR_SIGNATURE:
+            return any(needle in text for needle in _ERROR_NEEDLES)
+        if not sentences:  # a salient line holds one of core.salience's needles
+            sentences.append(may_be_salient(text))
+        return sentences[0]
 
-    def lowered() -> bytes:
-        # Folded in bytes: far cheaper than str.lower() on a text that is not all ASCII.
-        if not folded:
-            extras = not text.isascii() and any(c in text for c in "\u0130\u0131\u017f")
-            if extras:
-                folded.append(text.translate(_IGNORECASE_EXTRAS).encode("ascii", "replace").lower())
-            else:
-                folded.append(ascii_text().lower())
-        return folded[0]
-
-    return lambda kind: _may_match(kind, text, lowered, ascii_text)
+    return may
 
 
 def possible_kinds(texts: list[str], kinds: frozenset[ProbeKind]) -> frozenset[ProbeKind]:
@@ -280,7 +165,8 @@ def _text_blocks(
     for item in transcript.items:
         if not item.active or item.est_tokens <= 0:
             continue
-        payload = payloads.get(item.line_index) if payloads else None
+        # A file view's output is what a file holds, which is on disk: not a probe's source.
+        payload = payloads.get(item.line_index) if payloads and not item.file_view else None
         if payload is not None:
             payload = payload[:PROBE_PAYLOAD_CHARS]  # a bounded scan per item, however big
         block.append((item.line_index, _item_text(item.summary, item.label, payload)))

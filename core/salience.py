@@ -1,9 +1,18 @@
 """Salient lines: which lines of an item's text the state card keeps, and of what class.
 
-A line is salient when it holds an error marker, an open-task marker, or an explicit decision
-or negation (that order of precedence); core.digest says where each class goes on the card. Of
-a payload only the head is read (SALIENT_SCAN_BYTES): its first meaningful line and its salient
-lines, at most SALIENT_LINES_PER_ITEM.
+A line is salient by what it says, whatever tool printed it, in this order of precedence:
+- an error: an error marker (error, failed, traceback, exit code, not found, ...), unless the
+  only one is a zero count ("0 failures", "no errors");
+- an open task or a pending effect: todo, fixme, pending, in-flight, not yet, unfinished,
+  awaiting, still running, before retrying, must be confirmed, follow up, ...;
+- a standing decision: an explicit one (decided, we will, chose, going with, approved,
+  agreed, "use X instead"), a prohibition or constraint (a sentence that opens with do not /
+  don't / never / avoid; must not, should not, may not, not allowed, not permitted, not
+  granted, forbidden, prohibited; NOT in capitals), or a revocation or supersession (revoked,
+  superseded, no longer, replaced by, rescinded, withdrawn).
+A plain negation ("changes not staged", "can never match") is none of these. core.digest says
+where each class goes on the card. Of a payload only the head is read (SALIENT_SCAN_BYTES): its
+salient lines, at most SALIENT_LINES_PER_ITEM.
 
 A head is not read line by line: one compiled search over its lowercased text finds the lines
 holding a *needle* (a literal every salient line must contain: the markers themselves, and the
@@ -39,18 +48,48 @@ ERROR_MARKERS = (
     "timed out",
     "killed",
     "abort",
+    "fatal:",
 )
-OPEN_TASK_MARKERS = ("todo", "fixme", "pending", "open:", "follow up", "follow-up")
+OPEN_TASK_MARKERS = (
+    "todo",
+    "fixme",
+    "pending",
+    "open:",
+    "follow up",
+    "follow-up",
+    "in-flight",
+    "in flight",
+    "not yet",
+    "unfinished",
+    "awaiting",
+    "still running",
+    "before retrying",
+    "before you retry",
+    "must be confirmed",
+    "needs confirmation",
+)
 _DECISION = re.compile(
-    r"\b(?:decided|decide|decision|we will|we'll|will use|chose|chosen|going with)\b"
+    r"\b(?:decided|decide|decision|we will|we'll|will use|chose|chosen|going with|approved"
+    r"|agreed)\b"
     r"|\buse\b[^.;\n]{1,60}?\binstead\b",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(
-    r"\b(?:not|never|don['’]?t|do not|does not|must not|mustn['’]?t|cannot|can['’]?t"
-    r"|shouldn['’]?t|should not|won['’]?t|avoid|no longer)\b",
+_PROHIBITION = re.compile(
+    r"(?:^\W*|[.!?;:]\s+|\bplease\s+)(?:do not|don['’]?t|never|avoid)\b"
+    r"|\b(?:must not|must never|mustn['’]?t|should not|shouldn['’]?t|may not|not allowed"
+    r"|not permitted|not granted|forbidden|prohibited)\b",
     re.IGNORECASE,
 )
+_EMPHATIC_NOT = re.compile(r"\bNOT\b")
+_REVOCATION = re.compile(
+    r"\b(?:revoked|revoke|superseded|supersedes|no longer|replaced by|rescinded|withdrawn)\b",
+    re.IGNORECASE,
+)
+_ZERO_COUNT = re.compile(
+    r"\b(?:0|no|zero)\s+(?:failures?|errors?|failed|failing)\b"
+    r"|\bexit(?:ed)?(?: with)?(?: code| status)?:?\s*0\b(?!\.\d)"
+)
+"""A tally or a status that reports no failure ("410 tests, 0 failures", "Exit code: 0")."""
 # Needles: a salient line holds at least one, each a substring of a marker or of a fixed word
 # of _DECISION / _NEGATION (lowercased; "not" covers "do not", "cannot", ..., "'t" covers
 # "don't", "can't", ...). Each starts with a letter less common than the marker's own first
@@ -72,8 +111,23 @@ _NEEDLES_OF_ERRORS = (
     "med out",
     "killed",
     "bort",
+    "atal:",
 )
-_NEEDLES_OF_OPEN_TASKS = ("odo", "fixme", "pending", "pen:", "follow")
+_NEEDLES_OF_OPEN_TASKS = (
+    "odo",
+    "fixme",
+    "pending",
+    "pen:",
+    "follow",
+    "in-fl",
+    "in fl",
+    "not y",
+    "unfinish",
+    "await",
+    "still runn",
+    "retry",
+    "confirm",
+)
 _NEEDLES_OF_DECISIONS = (
     "cide",
     "cisi",
@@ -82,17 +136,24 @@ _NEEDLES_OF_DECISIONS = (
     "chose",
     "going w",
     "nstead",
+    "pprov",
+    "greed",
     "not",
     "never",
     "'t",
     "’t",
     "dont",
     "mustnt",
-    "cant",
     "dnt",
-    "wont",
     "void",
+    "forbid",
+    "prohib",
+    "revok",
+    "supersed",
     "no lo",
+    "laced b",
+    "rescind",
+    "withdr",
 )
 _LETTER_ORDER = "etaoinsrhldcumfpgwybvkxjqz"
 """English letter frequency: trie branches for common first letters are tried first."""
@@ -141,6 +202,8 @@ _WIDE_BREAKS = ("\x85", "\u2028", "\u2029")
 """Line breaks of str.splitlines() besides "\n" (the wide ones only in non-ASCII text)."""
 _THREE_WORD_CHARS = re.compile(r"\w\W*\w\W*\w")
 _LEADING_NOISE = "…. \t"
+_LISTED_FILE = re.compile(r"[\w.@+~-]*(?:/[\w.@+-]+)+/?|[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}")
+"""A line that is one path or file name (a listing's line): it reports nothing."""
 _NUMBERED_LINE = re.compile(r"\s*\d+\u2192")
 _NUMBERED_IN_TAIL = re.compile(r"\d\u2192")
 """A file's line as Claude Code's Read and Edit outputs show it ("    12→code"): file content,
@@ -169,17 +232,29 @@ def _fold_case(text: str) -> str:
     return folded
 
 
+def may_be_salient(text: str) -> bool:
+    """False when no line of `text` can be salient (it holds none of the needles)."""
+    if not text.isascii() and _DOTTED_I in text:
+        return True
+    return _NEEDLES.search(_fold_case(text)) is not None
+
+
 def salience(line: str) -> Salience | None:
     """The class of a salient line, or None (precedence: error, open task, decision)."""
     lowered = line.lower()
-    if _ERROR_ANY.search(lowered):
+    if _ERROR_ANY.search(lowered) and _ERROR_ANY.search(_ZERO_COUNT.sub(" ", lowered)):
         return Salience.ERROR
     if _OPEN_TASK_ANY.search(lowered):
         return Salience.OPEN_TASK
     # The patterns are slow to try: most lines hold none of their needles.
     if _DOTTED_I not in line and not _DECISION_NEEDLES.search(_fold_case(line)):
         return None
-    if _DECISION.search(line) or _NEGATION.search(line):
+    if (
+        _DECISION.search(line)
+        or _PROHIBITION.search(line)
+        or _REVOCATION.search(line)
+        or _EMPHATIC_NOT.search(line)
+    ):
         return Salience.DECISION
     return None
 
@@ -197,6 +272,8 @@ def _meaningful(line: str) -> str | None:
     if _NUMBERED_LINE.match(line):
         return None
     stripped = line.strip().lstrip(_LEADING_NOISE).strip()
+    if _LISTED_FILE.fullmatch(stripped):
+        return None
     if _THREE_WORD_CHARS.search(stripped[:64]) is None:
         return None
     return stripped
@@ -204,7 +281,7 @@ def _meaningful(line: str) -> str | None:
 
 # -- the salient lines of one payload ----------------------------------------------------------
 
-SalientLine = tuple[Salience | None, str]
+SalientLine = tuple[Salience, str]
 
 
 def _scan_region(payload: str) -> str:
@@ -226,25 +303,23 @@ def _scan_region(payload: str) -> str:
 
 
 def _select_lines(lines: Iterable[str]) -> list[SalientLine]:
-    """The selection rule, line by line: the first meaningful line, then salient ones."""
+    """The selection rule, line by line: the salient lines, in order."""
     kept: list[SalientLine] = []
-    first = True
     for raw in lines:
         line = _meaningful(raw)
         if line is None:
             continue
         kind = salience(line)
-        if kind is not None or first:
+        if kind is not None:
             kept.append((kind, line))
-        first = False
-        if len(kept) >= SALIENT_LINES_PER_ITEM:
-            break
+            if len(kept) >= SALIENT_LINES_PER_ITEM:
+                break
     return kept
 
 
 def salient_payload_lines(payload: str) -> list[SalientLine]:
-    """The payload lines the card keeps, in order, each with its class: the first meaningful
-    line (whatever its class), then salient lines, at most SALIENT_LINES_PER_ITEM in all."""
+    """The payload lines the card keeps, in order, each with its class: its salient lines, at
+    most SALIENT_LINES_PER_ITEM."""
     if not payload:
         return []
     region = _scan_region(payload)
@@ -253,14 +328,6 @@ def salient_payload_lines(payload: str) -> list[SalientLine]:
     kept: list[SalientLine] = []
     size = len(region)
     pos = 0
-    while pos < size:  # the first meaningful line
-        end = region.find("\n", pos)
-        end = size if end < 0 else end
-        line = _meaningful(region[pos:end])
-        pos = end + 1
-        if line is not None:
-            kept.append((salience(line), line))
-            break
     search = _NEEDLES.search
     while len(kept) < SALIENT_LINES_PER_ITEM and pos < size:
         # Fold whole lines from `pos` on: a needle holds no line break, so none straddles.

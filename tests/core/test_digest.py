@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gobtui.core.digest import cut_utf8, state_card_digest, tool_name
 from gobtui.core.edits import CARD_MARKER, DigestBlock
-from gobtui.core.limits import MAX_DIGEST_BYTES
+from gobtui.core.limits import DIGEST_LIST_MAX, MAX_DIGEST_BYTES
 from gobtui.core.model import ItemKind, Provider, TranscriptItem
 from gobtui.core.salience import Salience, salience
 from tests.core.transcripts import item, output, transcript
@@ -31,6 +31,40 @@ def test_salience_classes_and_precedence() -> None:
     assert salience("nothing to see") is None  # "not" only as a word
 
 
+def test_salience_by_content_not_by_tool() -> None:
+    """Prohibitions, pending effects, revocations and approvals are salient; a plain negation
+    in command output, a zero count and a success status are not."""
+    for line in (
+        "Do NOT restart the worker while the queue drains",
+        "Approval NOT granted for the production deploy",
+        "Writes to /etc are forbidden in this sandbox",
+        "You must not retry the charge",
+        "The API key was revoked this morning",
+        "This flag is superseded by --strict",
+        "We agreed to ship on Friday",
+        "Deploy approved by the on-call lead",
+    ):
+        assert salience(line) is Salience.DECISION, line
+    for line in (
+        "The refund is still pending",
+        "The migration is in-flight; confirm it finished before retrying",
+        "the index is not yet built",
+        "awaiting the reviewer",
+    ):
+        assert salience(line) is Salience.OPEN_TASK, line
+    assert salience("fatal: cannot lock ref 'refs/heads/x'") is Salience.ERROR
+    assert salience("Exit code: 1") is Salience.ERROR
+    for line in (
+        "Changes not staged for commit:",
+        "The pattern can never match the type.",
+        "No :ignore_warnings opt specified in mix.exs",
+        "14 doctests, 410 tests, 0 failures",
+        "Exit code: 0",
+        "I do not know why",
+    ):
+        assert salience(line) is None, line
+
+
 def test_cut_utf8() -> None:
     assert cut_utf8("abc", 10) == "abc"
     assert cut_utf8("é" * 100, 120) == "é" * 58 + "..."
@@ -42,7 +76,13 @@ def sample() -> list[TranscriptItem]:
         item(0, ItemKind.USER, 20, label="user", summary="<command-name>/clear</command-name>"),
         item(1, ItemKind.USER, 20, label="user", summary="Fix the flaky parser test"),
         item(2, ItemKind.ASSISTANT, 20, label="assistant", summary="Looking at the parser."),
-        output(3, label="Read", summary="Read(/src/parser.py) => def parse(): ..."),
+        output(
+            3,
+            label="Read",
+            summary="Read(/src/parser.py) => def parse(): ...",
+            paths=("/src/parser.py",),
+            file_view=True,
+        ),
         output(4, label="Bash", summary="Bash(pytest) => error: 3 failed"),
         output(5, label="Bash", summary="Bash(cat notes) => TODO: add a fixture"),
         output(6, label="grep", summary="grep(x) => we decided to keep the old API"),
@@ -60,30 +100,27 @@ def test_reference_fields() -> None:
     assert card.current_work == "Looking at the parser."  # a tool call is not prose
     assert card.context == "provider: codex"
     assert card.covers_items == 5
-    assert card.concepts == ["bash", "grep", "read", "web"]
-    # Beyond the reference: what a file viewer (read, grep, glob, ls) shows is file content,
-    # so its call (which file) is kept, not its output ("we decided" in a grepped file).
-    assert card.files_touched == [
-        "Read(/src/parser.py)",
-        "grep(x)",
-        "a result with no slash",  # a tool result goes to files even without a slash
-    ]
+    assert card.concepts == []  # tool names are no concepts
+    # A file view (a read of a named file) gives its path; its output is the file's content.
+    assert card.files_touched == ["/src/parser.py"]
     assert card.errors == ["Bash(pytest) => error: 3 failed"]
     assert card.open_tasks == ["Bash(cat notes) => TODO: add a fixture"]
-    assert card.decisions == []
+    # grep named no file: no file view, so what it printed is read like any output.
+    assert card.decisions == ["grep(x) => we decided to keep the old API"]
     assert DigestBlock.parse(card.render()) == card
 
 
-def test_non_result_without_slash_is_a_decision_and_summary_cut() -> None:
+def test_a_line_that_says_nothing_is_not_kept_and_summary_cut() -> None:
     long_goal = "g" * 200
     t = transcript(
         [
             item(0, ItemKind.USER, 20, label="user", summary=long_goal),
             item(1, ItemKind.SYSTEM, 20, elidable=400, label="note", summary="plain words"),
+            output(2, summary="Bash(git status) => Changes not staged for commit:"),
         ]
     )
-    card = state_card_digest(t, [1])
-    assert card.decisions == ["plain words"]
+    card = state_card_digest(t, [1, 2])
+    assert card.decisions == [] and card.files_touched == [] and card.covers_items == 2
     assert card.summary == "g" * 117 + "..."
     empty = state_card_digest(transcript([]), [])
     assert empty.summary == "gobtui state card covering 0 elided items"
@@ -106,10 +143,9 @@ def test_payload_salient_lines_survive() -> None:
     card = state_card_digest(t, [1], {1: payload})
     assert "Do not delete the migration table; it is still referenced." in card.decisions
     assert "filler" not in card.render()
-    # and the generic first line of a payload is kept when it is not salient
+    # and a payload's lines that say nothing are not kept, not even the first
     plain = state_card_digest(t, [1], {1: "\n  …  \nfirst meaningful line\nsecond line"})
-    assert "first meaningful line" in plain.files_touched
-    assert "second line" not in plain.render()
+    assert "first meaningful line" not in plain.render() and "second line" not in plain.render()
 
 
 def test_file_content_never_reaches_the_card() -> None:
@@ -119,9 +155,29 @@ def test_file_content_never_reaches_the_card() -> None:
     t = transcript(
         [
             item(0, ItemKind.USER, 20, label="user", summary="Fix the runner"),
-            output(1, 14_000, label="Read", summary="Read(/src/run.go) => …1→func run() error {"),
-            output(2, 14_000, label="Grep", summary="Grep(retry) => src/a.go:3:// do not retry"),
-            output(3, 14_000, label="Edit", summary="Edit(/src/run.go) => …2→ // TODO: later"),
+            output(
+                1,
+                14_000,
+                label="Read",
+                summary="Read(/src/run.go) => …1→func run() error {",
+                paths=("/src/run.go",),
+                file_view=True,
+            ),
+            output(
+                2,
+                14_000,
+                label="Grep",
+                summary="Grep(retry) => src/a.go:3:// do not retry",
+                paths=("src",),
+                file_view=True,
+            ),
+            output(
+                3,
+                14_000,
+                label="Edit",
+                summary="Edit(/src/run.go) => …2→ // TODO: later",
+                paths=("/src/run.go",),
+            ),
         ]
     )
     payloads = {
@@ -131,12 +187,7 @@ def test_file_content_never_reaches_the_card() -> None:
     }
     card = state_card_digest(t, [1, 2, 3], payloads)
     assert card.errors == [] and card.open_tasks == [] and card.decisions == []
-    assert card.files_touched == [
-        "Read(/src/run.go)",
-        "Grep(retry)",
-        "Edit(/src/run.go)",
-        "The file /src/run.go was updated.",
-    ]
+    assert card.files_touched == ["/src/run.go", "src"]
 
 
 def test_salient_lines_bounded_per_item_and_deduplicated() -> None:
@@ -145,20 +196,19 @@ def test_salient_lines_bounded_per_item_and_deduplicated() -> None:
     card = state_card_digest(t, [1], {1: payload})
     # the item line plus at most 4 payload lines; the duplicate of the summary is dropped
     assert card.errors[0] == "run => error: case 0 failed"
-    assert len(card.errors) <= 5
+    assert len(card.errors) == 5  # the item line, then at most 4 payload lines
     assert len(set(e.casefold() for e in card.errors)) == len(card.errors)
 
 
-def test_lists_bounded_to_eight_and_decisions_tiered() -> None:
+def test_lists_bounded_oldest_first() -> None:
     items = [
-        item(i, ItemKind.SYSTEM, 50, elidable=400, label=f"t{i}", summary=f"plain note {i}")
-        for i in range(10)
+        item(i, ItemKind.SYSTEM, 50, elidable=400, label=f"t{i}", summary=f"never do X{i}")
+        for i in range(DIGEST_LIST_MAX + 2)
     ]
-    items.append(item(10, ItemKind.SYSTEM, 50, elidable=400, label="z", summary="never do X"))
-    card = state_card_digest(transcript(items), range(11))
-    assert len(card.decisions) == 8
-    assert card.decisions[0] == "never do X"  # explicit decisions and negations first
-    assert len(card.concepts) == 8
+    items.append(item(99, ItemKind.SYSTEM, 50, elidable=400, label="z", summary="plain note"))
+    card = state_card_digest(transcript(items), [*range(DIGEST_LIST_MAX + 2), 99])
+    assert card.decisions == [f"never do X{i}" for i in range(DIGEST_LIST_MAX)]
+    assert card.concepts == []
 
 
 def test_digest_within_cap() -> None:

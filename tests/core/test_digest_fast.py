@@ -1,7 +1,7 @@
 """core.salience's fast selection and core.digest's memoized card equal the line-by-line reference.
 
-The reference below is the card as it was first written: every line of the payload head read
-in turn with the marker lists and the two patterns. The fast path searches needles in folded
+The reference below is the card's rules written plainly: every line of the payload head read
+in turn with the marker lists and the patterns. The fast path searches needles in folded
 text; these tests draw payloads rich in markers, near-markers, case tricks (U+0130, dotless i,
 long s, the Kelvin sign, final sigma) and every str.splitlines() line break.
 """
@@ -25,6 +25,7 @@ from gobtui.core.limits import (
     SALIENT_SCAN_BYTES,
 )
 from gobtui.core.model import ItemKind, Transcript, TranscriptItem
+from gobtui.core.paths import paths_in
 from gobtui.core.salience import salient_payload_lines
 from tests.core.transcripts import item, output, transcript
 
@@ -32,26 +33,34 @@ SETTINGS = settings(max_examples=50, deadline=None)
 
 # -- the slow reference ------------------------------------------------------------------------
 
-_DECISION = re.compile(
-    r"\b(?:decided|decide|decision|we will|we'll|will use|chose|chosen|going with)\b"
-    r"|\buse\b[^.;\n]{1,60}?\binstead\b",
-    re.IGNORECASE,
-)
-_NEGATION = re.compile(
-    r"\b(?:not|never|don['’]?t|do not|does not|must not|mustn['’]?t|cannot|can['’]?t"
-    r"|shouldn['’]?t|should not|won['’]?t|avoid|no longer)\b",
-    re.IGNORECASE,
+_STANDING = [
+    re.compile(
+        r"\b(?:decided|decide|decision|we will|we'll|will use|chose|chosen|going with)\b", re.I
+    ),
+    re.compile(r"\b(?:approved|agreed)\b", re.I),
+    re.compile(r"\buse\b[^.;\n]{1,60}?\binstead\b", re.I),
+    re.compile(r"(?:^\W*|[.!?;:]\s+|\bplease\s+)(?:do not|don['’]?t|never|avoid)\b", re.I),
+    re.compile(r"\b(?:must not|must never|mustn['’]?t|should not|shouldn['’]?t|may not)\b", re.I),
+    re.compile(r"\b(?:not allowed|not permitted|not granted|forbidden|prohibited)\b", re.I),
+    re.compile(r"\bNOT\b"),
+    re.compile(r"\b(?:revoked|revoke|superseded|supersedes|no longer|replaced by)\b", re.I),
+    re.compile(r"\b(?:rescinded|withdrawn)\b", re.I),
+]
+_ZERO = re.compile(
+    r"\b(?:0|no|zero)\s+(?:failures?|errors?|failed|failing)\b"
+    r"|\bexit(?:ed)?(?: with)?(?: code| status)?:?\s*0\b(?!\.\d)"
 )
 _ALNUM = re.compile(r"\w")
+_LISTED = re.compile(r"[\w.@+~-]*(?:/[\w.@+-]+)+/?|[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}")
 
 
 def ref_salience(line: str) -> str | None:
     lowered = line.lower()
-    if any(marker in lowered for marker in salience.ERROR_MARKERS):
+    if any(marker in _ZERO.sub(" ", lowered) for marker in salience.ERROR_MARKERS):
         return "error"
     if any(marker in lowered for marker in salience.OPEN_TASK_MARKERS):
         return "open_task"
-    if _DECISION.search(line) or _NEGATION.search(line):
+    if any(pattern.search(line) for pattern in _STANDING):
         return "decision"
     return None
 
@@ -60,6 +69,8 @@ def ref_meaningful(line: str) -> str | None:
     if re.match(r"\s*\d+→", line):  # a numbered file line, as Read and Edit show files
         return None
     stripped = line.strip().lstrip("…. \t").strip()
+    if _LISTED.fullmatch(stripped):  # one path or file name: a listing's line
+        return None
     if len(_ALNUM.findall(stripped[:64])) < 3:
         return None
     return stripped
@@ -71,17 +82,13 @@ def ref_payload_lines(payload: str) -> list[tuple[str | None, str]]:
     if len(payload) > SALIENT_SCAN_BYTES and lines:
         lines.pop()
     kept: list[tuple[str | None, str]] = []
-    first = True
     for raw in lines:
         line = ref_meaningful(raw)
-        if line is None:
-            continue
-        kind = ref_salience(line)
-        if kind is not None or first:
+        kind = ref_salience(line) if line is not None else None
+        if line is not None and kind is not None:
             kept.append((kind, line))
-        first = False
-        if len(kept) >= SALIENT_LINES_PER_ITEM:
-            break
+            if len(kept) >= SALIENT_LINES_PER_ITEM:
+                break
     return kept
 
 
@@ -97,7 +104,7 @@ def ref_card(
 ) -> DigestBlock:
     chosen = set(chosen_lines)
     items = [i for i in t.items if i.line_index in chosen]
-    lists: dict[str, list[str]] = {k: [] for k in ("error", "open", "dec", "plain", "files")}
+    lists: dict[str, list[str]] = {k: [] for k in ("error", "open", "dec", "files")}
     seen: set[str] = set()
 
     def add(target: str, text: str) -> None:
@@ -109,33 +116,32 @@ def ref_card(
         lists[target].append(entry)
 
     slot = {"error": "error", "open_task": "open", "decision": "dec"}
-    concepts: set[str] = set()
     for it in items:
-        name = digest.tool_name(it.label)
-        if name:
-            concepts.add(name)
         text = (it.summary or it.label).strip()
-        # a file viewer's output is file content; a tail showing numbered lines is too
-        file_view = it.kind is ItemKind.TOOL_RESULT and name in ("read", "grep", "glob", "ls")
+        # a file view's output is file content; a tail showing numbered lines is too
+        file_view = it.kind is ItemKind.TOOL_RESULT and it.file_view
         numbered = re.search(r" => .*\d→", text, re.S)
         if it.kind is ItemKind.TOOL_RESULT and (file_view or numbered):
             text = text.split(" => ")[0]  # keep the call: which file
-        plain = "files" if "/" in text or it.kind is ItemKind.TOOL_RESULT else "plain"
-        if text:
-            kind = ref_salience(text)
-            add(slot[kind] if kind else plain, text)
+        kept: list[tuple[str, str]] = []
+        if text and not file_view and (kind := ref_salience(text)):
+            kept.append((slot[kind], text))
         payload = None if file_view else payloads.get(it.line_index) if payloads else None
         for kind, line in ref_payload_lines(payload) if payload else []:
-            add(slot[kind] if kind else plain, line)
+            kept.append((slot[kind or ""], line))
+        paths = list(it.paths)
+        for _target, line in kept:
+            paths += [p for p in paths_in(line) if p not in paths]
+        for target, line in [*kept, *(("files", p) for p in paths)]:
+            add(target, line)
     goal = ref_cut(digest.goal_of(t), DIGEST_ENTRY_MAX_BYTES)
     card = DigestBlock(
         goal=goal,
         summary=ref_cut(goal, DIGEST_SUMMARY_MAX_BYTES)
         if goal
         else f"gobtui state card covering {len(items)} elided items",
-        concepts=sorted(concepts)[:DIGEST_LIST_MAX],
         files_touched=lists["files"],
-        decisions=(lists["dec"] + lists["plain"])[:DIGEST_LIST_MAX],
+        decisions=lists["dec"],
         errors=lists["error"],
         open_tasks=lists["open"],
         current_work=ref_cut(digest.current_work_of(t), DIGEST_ENTRY_MAX_BYTES),
@@ -151,6 +157,19 @@ PIECES = [
     *salience.ERROR_MARKERS,
     *salience.OPEN_TASK_MARKERS,
     "decided",
+    "approved",
+    "NOT granted",
+    "forbidden",
+    "must not",
+    "revoked",
+    "superseded",
+    "replaced by",
+    ". Never",
+    "Exit code: 0",
+    "0 failures",
+    "fatal:",
+    "src/app.py",
+    "TODO.md",
     "We will",
     "we'll",
     "Will Use",
@@ -238,26 +257,22 @@ def test_salience_equals_the_reference(line: str) -> None:
 
 
 def test_selection_examples_stay_as_documented() -> None:
-    payload = "…   hdr\nplain line\nwe will use X\nerror: boom\nTODO: later\nmore error\nnot this"
+    payload = (
+        "…   hdr\nplain line\nwe will use X\nerror: boom\nTODO: later\nmore error\nfifth error"
+    )
     assert as_reference(salient_payload_lines(payload)) == [
-        (None, "hdr"),
         ("decision", "we will use X"),
         ("error", "error: boom"),
         ("open_task", "TODO: later"),
+        ("error", "more error"),
     ]
     # a file as Read shows it is content, not a message: none of its lines is kept
     read = '     1→package main\n     2→func run() error {\n     3→\treturn errors.New("not ok")'
     assert salient_payload_lines(read) == []
     edited = "The file /src/a.go has been updated.\n    12→\tpanic(err)\nerror: build failed"
-    assert as_reference(salient_payload_lines(edited)) == [
-        (None, "The file /src/a.go has been updated."),
-        ("error", "error: build failed"),
-    ]
+    assert as_reference(salient_payload_lines(edited)) == [("error", "error: build failed")]
     # U+0130 lowercases to two characters: read line by line, same answer
-    assert as_reference(salient_payload_lines("İİİ ok\nİ failed")) == [
-        (None, "İİİ ok"),
-        ("error", "İ failed"),
-    ]
+    assert as_reference(salient_payload_lines("İİİ ok\nİ failed")) == [("error", "İ failed")]
 
 
 def test_every_marker_and_fixed_word_holds_a_needle() -> None:
@@ -266,10 +281,12 @@ def test_every_marker_and_fixed_word_holds_a_needle() -> None:
         assert any(needle in marker for needle in needles), marker
     words = [
         "decided", "decide", "decision", "we will", "we'll", "will use", "chose", "chosen",
-        "going with", "use it instead", "not", "never", "dont", "don't", "don’t", "do not",
-        "does not", "must not", "mustnt", "mustn't", "mustn’t", "cannot", "cant", "can't",
-        "can’t", "shouldnt", "shouldn't", "shouldn’t", "should not", "wont", "won't", "won’t",
-        "avoid", "no longer",
+        "going with", "use it instead", "approved", "agreed", "never", "dont", "don't",
+        "don’t", "do not", "must not", "must never", "mustnt", "mustn't", "mustn’t",
+        "shouldnt", "shouldn't", "shouldn’t", "should not", "may not", "not allowed",
+        "not permitted", "not granted", "forbidden", "prohibited", "not", "avoid", "revoked",
+        "revoke", "superseded", "supersedes", "no longer", "replaced by", "rescinded",
+        "withdrawn",
     ]  # fmt: skip
     for word in words:
         assert any(needle in word for needle in salience._NEEDLES_OF_DECISIONS), word
@@ -285,7 +302,17 @@ def transcripts_with_payloads(draw: st.DrawFn) -> tuple[Transcript, dict[int, st
     for line in range(1, draw(st.integers(1, 14))):
         label = draw(st.sampled_from(["Read", "Bash(ls)", "grep x", "", "edit"]))
         summary = draw(st.one_of(st.none(), st.lists(st.sampled_from(PIECES), max_size=6)))
-        items.append(output(line, 3000, label=label, summary="".join(summary) if summary else None))
+        paths = tuple(draw(st.lists(st.sampled_from(["/a/b.py", "src/c.rs", "d"]), max_size=2)))
+        items.append(
+            output(
+                line,
+                3000,
+                label=label,
+                summary="".join(summary) if summary else None,
+                paths=paths,
+                file_view=bool(paths) and draw(st.booleans()),
+            )
+        )
         if draw(st.booleans()):
             texts[line] = draw(payloads)
     return transcript(items), texts
@@ -316,4 +343,4 @@ def test_a_memo_serves_only_its_own_transcript_and_payloads() -> None:
     state_card_digest(first, [1], memo.payloads, memo)
     card = state_card_digest(other, [1], memo.payloads, memo)
     assert card == ref_card(other, [1], memo.payloads)
-    assert card.concepts == ["bash"]
+    assert card.decisions == [] and card.concepts == []

@@ -78,7 +78,11 @@ def test_big_claude_session_yields_plans(fixtures_dir: Path, strategy_id: str) -
     if digest is not None:
         assert digest.context == "provider: claude"
         assert digest.covers_items == len(plan.elided_lines)
-        assert "bash" in digest.concepts or "read" in digest.concepts
+        # What the card lists means what it says: files are paths, no tool name is a
+        # concept, and no tool call is a line of its own.
+        assert digest.concepts == [] and digest.files_touched
+        assert all("(" not in path and " " not in path for path in digest.files_touched)
+        assert not any(line.startswith(("Read(", "Bash(", "Grep(")) for line in digest.decisions)
 
 
 def test_oracle_claude_branch(fixtures_dir: Path) -> None:

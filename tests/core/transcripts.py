@@ -18,6 +18,8 @@ def item(
     active: bool = True,
     sha: str | None = None,
     tool_use_ids: tuple[str, ...] = (),
+    paths: tuple[str, ...] = (),
+    file_view: bool = False,
 ) -> TranscriptItem:
     return TranscriptItem(
         line_index=line,
@@ -30,6 +32,8 @@ def item(
         summary=summary,
         payload_sha256=sha,
         tool_use_ids=tool_use_ids,
+        paths=paths,
+        file_view=file_view,
     )
 
 
@@ -41,6 +45,8 @@ def output(
     sha: str | None = None,
     tool_use_ids: tuple[str, ...] = (),
     parts: int = 1,
+    paths: tuple[str, ...] = (),
+    file_view: bool = False,
 ) -> TranscriptItem:
     """An elidable tool output of `n_bytes` (est_tokens = bytes/4 plus a little framing)."""
     return item(
@@ -53,6 +59,8 @@ def output(
         parts=parts,
         sha=sha,
         tool_use_ids=tool_use_ids,
+        paths=paths,
+        file_view=file_view,
     )
 
 

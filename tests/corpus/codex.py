@@ -203,6 +203,25 @@ class CodexSession:
         )
         return call_id
 
+    def tool(self, name: str, arguments: Record, output: str) -> str:
+        """A function call of any tool (an MCP server's `read`, say) and its output."""
+        call_id = "call_" + self._next("call").replace("-", "")[:24]
+        self._add(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": name,
+                "arguments": json.dumps(arguments),
+                "call_id": call_id,
+            },
+        )
+        self._count(output_tokens=40)
+        self._add(
+            "response_item",
+            {"type": "function_call_output", "call_id": call_id, "output": output},
+        )
+        return call_id
+
     def patch(self, path: str, body: str) -> str:
         call_id = "call_" + self._next("call").replace("-", "")[:24]
         patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n{body}\n*** End Patch"

@@ -14,6 +14,7 @@ import orjson
 
 from ....core.limits import CHARS_PER_TOKEN, ELIDABLE_MIN_BYTES, LABEL_MAX_CHARS, SUMMARY_MAX_CHARS
 from ....core.model import ItemKind, TranscriptItem
+from ....core.paths import call_paths, is_file_view
 from ....core.text import collapse, cut, utf8_len
 from ...files.jsonl import serialized_len
 
@@ -23,7 +24,7 @@ TOOL_OUTPUT_TAIL_CHARS = 120
 ITEM_KINDS = frozenset({"user", "assistant", "system", "attachment", "tool_use", "tool_result"})
 """Record types that become an item each (see ItemBuilder.add)."""
 DEAD_SUFFIX = " (dead branch)"
-_UNKNOWN_TOOL = ("tool", "")
+_UNKNOWN_TOOL: tuple[str, str, tuple[str, ...], bool] = ("tool", "", (), False)
 SIDECHAIN_SUFFIX = " (sidechain)"
 
 
@@ -127,8 +128,9 @@ class ItemBuilder:
         self.items: list[TranscriptItem] = []
         self.labels: dict[str, str] = {}
         self.uuids: list[str | None] = []  # the items' uuids
-        self.tools: dict[str, tuple[str, str]] = {}
-        """tool_use id -> (name, input cut to TOOL_INPUT_CHARS)."""
+        self.tools: dict[str, tuple[str, str, tuple[str, ...], bool]] = {}
+        """tool_use id -> (name, input cut to TOOL_INPUT_CHARS, the paths it names, whether
+        it only shows files)."""
         self.siblings = Siblings()
         self.sidechain: set[int] = set()
         """item positions of sidechain records in a main file."""
@@ -182,16 +184,19 @@ class ItemBuilder:
     def _estimate(self, record: dict[str, Any]) -> int:
         return estimate(record)
 
-    def _tool(self, block: dict[str, Any]) -> tuple[str, str, str]:
-        """Remember a tool_use block: (id or "", name, input cut to TOOL_INPUT_CHARS)."""
+    def _tool(self, block: dict[str, Any]) -> tuple[str, str, str, tuple[str, ...]]:
+        """Remember a tool_use block: (id or "", name, input cut to TOOL_INPUT_CHARS, the
+        paths its input names)."""
         tid = block.get("id")
         name = block.get("name")
         name = name if isinstance(name, str) and name else "tool"
-        shown = _shown_input(block.get("input"))
+        tool_input = block.get("input")
+        shown = _shown_input(tool_input)
+        paths = call_paths(tool_input)
         if not isinstance(tid, str):
-            return "", name, shown
-        self.tools[tid] = (name, shown)
-        return tid, name, shown
+            return "", name, shown, paths
+        self.tools[tid] = (name, shown, paths, is_file_view(name, tool_input, paths))
+        return tid, name, shown, paths
 
     def _assistant(self, index: int, record: dict[str, Any], uuid: str | None) -> TranscriptItem:
         message = record.get("message")
@@ -200,6 +205,7 @@ class ItemBuilder:
         names: list[str] = []
         ids: list[str] = []
         calls: list[str] = []
+        paths: list[str] = []
         if type(content) is list:
             for block in content:
                 if type(block) is not dict:
@@ -211,7 +217,8 @@ class ItemBuilder:
                         if type(value) is str:
                             text = value.strip()
                 elif btype == "tool_use":
-                    tid, name, shown = self._tool(block)
+                    tid, name, shown, named = self._tool(block)
+                    paths.extend(p for p in named if p not in paths)
                     if tid:
                         ids.append(tid)
                     if name not in names:
@@ -228,6 +235,7 @@ class ItemBuilder:
             label="+".join(names) or "assistant",
             summary=summary,
             tool_use_ids=tuple(ids),
+            paths=tuple(paths),
         )
         siblings = self.siblings
         if type(message) is dict:
@@ -262,15 +270,19 @@ class ItemBuilder:
         ids: list[str] = []
         names: list[str] = []
         shown: list[str] = []
+        paths: list[str] = []
+        views: list[bool] = []
         tools = self.tools
         window = TOOL_OUTPUT_TAIL_CHARS * 4  # enough to survive whitespace collapsing
         for block in results:
             tid = block.get("tool_use_id")
             if type(tid) is str:
-                name, given = tools.get(tid, _UNKNOWN_TOOL)
+                name, given, named, view = tools.get(tid, _UNKNOWN_TOOL)
+                paths.extend(p for p in named if p not in paths)
                 ids.append(tid)
             else:
-                name, given = _UNKNOWN_TOOL
+                name, given, _named, view = _UNKNOWN_TOOL
+            views.append(view)
             if name not in names:
                 names.append(name)
             inner = block.get("content")
@@ -315,11 +327,13 @@ class ItemBuilder:
             summary=cut("; ".join(shown), SUMMARY_MAX_CHARS),
             tool_use_ids=answered,
             payload_sha256=_sha256(payload) if elidable else None,
+            paths=tuple(paths),
+            file_view=all(views),
         )
 
     def _drift_call(self, index: int, record: dict[str, Any]) -> TranscriptItem:
         """A top-level `tool_use` record (schema drift): the record is the call."""
-        tid, name, shown = self._tool(record)
+        tid, name, shown, paths = self._tool(record)
         return TranscriptItem(
             index,
             ItemKind.TOOL_CALL,
@@ -327,6 +341,7 @@ class ItemBuilder:
             label=name,
             summary=cut(f"{name}({shown})", SUMMARY_MAX_CHARS),
             tool_use_ids=(tid,) if tid else (),
+            paths=paths,
         )
 
     def mark_branch(self, parents: dict[str, str | None], leaf: str | None, subagent: bool) -> None:

@@ -8,6 +8,7 @@ apart from adapters/providers/codex/state.py so the running summary state stays 
 from __future__ import annotations
 
 import hashlib
+from contextlib import suppress
 from typing import Any
 
 import orjson
@@ -19,6 +20,7 @@ from ....core.limits import (
     SUMMARY_MAX_CHARS,
 )
 from ....core.model import ItemKind, TranscriptItem
+from ....core.paths import call_paths, is_file_view
 from ....core.text import collapse, utf8_len
 from ....core.tokens import estimate_tokens
 from ...files.jsonl import serialized_len
@@ -33,8 +35,9 @@ TEXT_BLOCK_TYPES = frozenset({"input_text", "output_text", "text"})
 SUMMARY_BLOCK_TYPES = frozenset({"summary_text"})
 ROLE_KINDS = {"user": ItemKind.USER, "assistant": ItemKind.ASSISTANT}
 
-Calls = dict[str, str]
-"""call_id -> "name(args)" of the calls seen so far, to name their outputs."""
+Calls = dict[str, tuple[str, tuple[str, ...], bool]]
+"""call_id -> ("name(args)", the paths its arguments name, whether it only shows files) of
+the calls seen so far, to name their outputs."""
 
 
 def content_text(content: Any, types: frozenset[str] = TEXT_BLOCK_TYPES) -> str:
@@ -133,14 +136,34 @@ def _result_summary(head: str, text: str | None, output: Any) -> str:
     return line if len(line) <= SUMMARY_MAX_CHARS else line[: SUMMARY_MAX_CHARS - 1] + "…"
 
 
-def note_call(payload: dict[str, Any], calls: Calls) -> tuple[str | None, str, str]:
-    """A call's id, tool name and `name(args)`, remembered in `calls` for its output's item."""
+def _arguments(payload: dict[str, Any]) -> Any:
+    """A call's arguments: a function call's JSON arguments (decoded), a custom tool's input
+    (apply_patch: the patch), a local shell call's command."""
+    args = payload.get("arguments")
+    if type(args) is str and args.startswith("{"):
+        with suppress(orjson.JSONDecodeError):
+            args = orjson.loads(args)
+    if args is None:
+        args = payload.get("input")
+    if args is None:
+        action = payload.get("action")
+        args = action.get("command") if type(action) is dict else payload.get("command")
+    return args
+
+
+def note_call(
+    payload: dict[str, Any], calls: Calls
+) -> tuple[str | None, str, str, tuple[str, ...]]:
+    """A call's id, tool name, `name(args)` and named paths, remembered in `calls` for its
+    output's item."""
     cid = call_id_of(payload)
     name = tool_name(payload)
     head = f"{name}({call_args(payload)})"  # at most 80 + 82 chars: no cut needed
+    args = _arguments(payload)
+    paths = call_paths(args)
     if cid:
-        calls[cid] = head
-    return cid, name, head
+        calls[cid] = (head, paths, is_file_view(name, args, paths))
+    return cid, name, head, paths
 
 
 def response_item(index: int, payload: dict[str, Any], calls: Calls) -> TranscriptItem:
@@ -162,7 +185,7 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
         )
     if ptype in OUTPUT_TYPES:
         cid = call_id_of(payload)
-        head = calls.get(cid) if cid else None
+        head, paths, view = calls.get(cid, (None, (), False)) if cid else (None, (), False)
         output = payload.get("output")
         text = output_text(output)
         n_bytes = utf8_len(text) if text is not None else 0
@@ -181,9 +204,11 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
             payload_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest()
             if big and text
             else None,
+            paths=paths,
+            file_view=view,
         )
     if ptype in CALL_TYPES:
-        cid, name, head = note_call(payload, calls)
+        cid, name, head, paths = note_call(payload, calls)
         return TranscriptItem(
             index,
             ItemKind.TOOL_CALL,
@@ -191,6 +216,7 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
             label=name,
             summary=head,
             tool_use_ids=(cid,) if cid else (),
+            paths=paths,
         )
     if ptype == "reasoning":
         steps = content_text(payload.get("summary"), SUMMARY_BLOCK_TYPES)

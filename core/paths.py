@@ -1,0 +1,187 @@
+"""File paths a tool call names: what the state card lists under `file:`.
+
+A path is taken from where a call names one (its arguments: a `file_path`, a `path`, a patch's
+`*** Update File:` line, a shell command's words, file names among them) and from output lines
+the card keeps (an error's `src/app.py:12:`). A token is a path when it has a directory part and either starts
+like one (`/`, `~/`, `./`, `../`) or ends in a file name with an extension; URLs, ratios
+("1/2") and words joined by a slash ("and/or") are not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .limits import CALL_PATHS_MAX, PATH_MAX_CHARS, PATH_SCAN_CHARS
+
+PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "file", "target_file")
+"""Argument keys whose string value is a file or folder the call works on."""
+PATHS_KEYS = ("paths", "files")
+"""Argument keys whose list holds such paths."""
+
+EXTENSIONS = [  # what a bare file name ends in (README.md, pyproject.toml)
+    "rs",
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "py",
+    "go",
+    "rb",
+    "java",
+    "kt",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "hpp",
+    "cs",
+    "swift",
+    "toml",
+    "json",
+    "jsonl",
+    "yaml",
+    "yml",
+    "md",
+    "txt",
+    "sh",
+    "sql",
+    "html",
+    "css",
+    "xml",
+    "lock",
+    "cfg",
+    "ini",
+]
+
+READ_TOOLS = frozenset({"read", "ls", "notebookread", "view", "read_file", "list_dir"})
+"""Tools whose output is what a named file or folder holds."""
+SEARCH_TOOLS = frozenset({"grep", "glob", "search_files", "file_search"})
+"""Tools whose output is what files hold, searched from the working folder when no path is
+given."""
+SEARCH_COMMANDS = frozenset({"rg", "grep", "find", "ls", "tree", "git"})
+"""Shell words that show files with no path named (the working folder)."""
+READ_COMMANDS = frozenset(
+    {"cat", "sed", "head", "tail", "nl", "less", "more", "bat", "rg", "grep", "ls", "find",
+     "tree", "wc", "awk", "cut", "sort", "uniq", "jq", "stat", "file", "diff", "git", "cd",
+     "echo", "printf"}
+)  # fmt: skip
+"""Shell words that only read: a command made of them shows files, it does not act."""
+_SHELL_WRAPPERS = ("bash", "sh", "zsh", "-lc", "-c", "-l")
+_GIT_READS = (["show"], ["diff"], ["log"], ["blame"], ["grep"])
+_SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
+
+_TOKEN = re.compile(r"(?<![\w:/.~-])(?:~|\.{1,2})?/?[\w.@+-]+(?:/[\w.@+-]+)+/?")
+_ROOTED = ("/", "~/", "./", "../")
+_FILE_NAME = re.compile(r"[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}")
+_KNOWN_EXTENSION = re.compile(r"\.(?:" + "|".join(EXTENSIONS) + r")$")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_CUT = ("…", "...")
+
+
+def _is_path(token: str) -> bool:
+    if len(token) > PATH_MAX_CHARS:
+        return False
+    if token.startswith(_ROOTED):
+        return len(token.strip("/.~")) > 0
+    return _FILE_NAME.fullmatch(token.rstrip("/").rsplit("/", 1)[-1]) is not None
+
+
+def paths_in(text: str) -> list[str]:
+    """The path tokens of `text`, in order, without repeats; one cut short (followed by an
+    ellipsis) is left out, and a URL has none (a token never starts after `:` or `/`)."""
+    found: list[str] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        after = text[match.end() : match.end() + 3]
+        if after.startswith(_CUT):
+            continue
+        token = token.rstrip(".")
+        if _is_path(token) and token not in found:
+            found.append(token)
+    return found
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if type(value) is str:
+        yield value
+    elif type(value) is list:
+        yield from (v for v in value if type(v) is str)
+
+
+def call_paths(arguments: Any) -> tuple[str, ...]:
+    """The paths a call's arguments name: its path keys, a patch's file lines, then the
+    words of a shell command or other text arguments (at most CALL_PATHS_MAX)."""
+    found: list[str] = []
+
+    def add(paths: Iterable[str]) -> None:
+        for path in paths:
+            path = path.strip()
+            if path and len(path) <= PATH_MAX_CHARS and path not in found:
+                found.append(path)
+
+    if type(arguments) is dict:
+        for key in PATH_KEYS:
+            add(v for v in _strings(arguments.get(key)) if "\n" not in v)
+        for key in PATHS_KEYS:
+            add(v for v in _strings(arguments.get(key)) if "\n" not in v)
+        texts = [
+            v for key, value in arguments.items() for v in _strings(value) if key not in PATH_KEYS
+        ]
+    else:
+        texts = list(_strings(arguments))
+    for text in texts:
+        patched = _PATCH_FILE.findall(text)
+        add(patched if patched else paths_in(text[:PATH_SCAN_CHARS]))
+    command = shell_command(arguments)
+    if command is not None:  # a shell word that is a file name is a file here: `cat README.md`
+        add(
+            word
+            for word in (w.strip("'\"") for w in command[:PATH_SCAN_CHARS].split())
+            if "/" not in word and _FILE_NAME.fullmatch(word) and _KNOWN_EXTENSION.search(word)
+        )
+    return tuple(found[:CALL_PATHS_MAX])
+
+
+def shell_command(arguments: Any) -> str | None:
+    """The command line of a shell call's arguments (`command` or `cmd`, a string or a list
+    of words), or None."""
+    if type(arguments) is dict:
+        arguments = arguments.get("command", arguments.get("cmd"))
+    if type(arguments) is list:
+        arguments = " ".join(v for v in arguments if type(v) is str)
+    return arguments if type(arguments) is str else None
+
+
+def _only_reads(command: str, *, searching: bool = False) -> bool:
+    """Whether every segment of `command` is a reading word (`searching`: and one of them
+    searches the working folder)."""
+    words_seen = False
+    searched = False
+    for segment in _SEGMENTS.split(command[:PATH_SCAN_CHARS]):
+        words = [w.strip("'\"") for w in segment.split()]
+        while words and (words[0] in _SHELL_WRAPPERS or "=" in words[0]):
+            words.pop(0)  # `bash -lc '...'`, `LC_ALL=C sort`
+        if not words:
+            continue
+        if words[0] not in READ_COMMANDS or (words[0] == "git" and words[1:2] not in _GIT_READS):
+            return False
+        words_seen = True
+        searched = searched or words[0] in SEARCH_COMMANDS
+    return words_seen and (searched or not searching)
+
+
+def is_file_view(name: str, arguments: Any, paths: tuple[str, ...]) -> bool:
+    """Whether a call only shows what files hold: a reading tool that names a path, a search
+    tool, or a shell command of reading words that names a path or searches. A tool called
+    read with no path is no file view."""
+    tool = name.lower()
+    if tool in READ_TOOLS:
+        return bool(paths)
+    if tool in SEARCH_TOOLS:
+        return True
+    command = shell_command(arguments)
+    return command is not None and _only_reads(command, searching=not paths)
