@@ -64,7 +64,14 @@ def register(
     evaluate = commands.add_parser(
         "eval", parents=[common], help="every strategy on a session, side by side"
     )
-    evaluate.add_argument("session", help="session id prefix or transcript path")
+    evaluate.add_argument(
+        "session", nargs="?", help="session id prefix or transcript path (or --corpus)"
+    )
+    evaluate.add_argument(
+        "--corpus",
+        metavar="DIR",
+        help="every transcript under DIR: median cut and retention per strategy",
+    )
     evaluate.add_argument("--strategy", metavar="S", action="append", help="only these")
     limits(evaluate)
     evaluate.set_defaults(handler=cmd_eval)
@@ -180,8 +187,8 @@ def _print_plan(plan: CompactionPlan) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    target = resolve_target(args, args.session)
-    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
+    if (args.session is None) == (args.corpus is None):
+        raise CliError("eval takes a session or --corpus DIR (one of them)")
     given = [strategy_named(name) for name in args.strategy or []]
     if "external" in given:
         raise CliError(
@@ -189,6 +196,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             "see what it proposes with `gobtui plan <session> --preset NAME`"
         )
     names = list(dict.fromkeys(given)) or None  # a strategy named twice is one row
+    if args.corpus is not None:
+        from gobtui.cli.corpus import cmd_eval_corpus
+
+        return cmd_eval_corpus(args, names)
+    target = resolve_target(args, args.session)
+    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     live = target.live(args.live_secs, time.time())
     with progress_bar("eval") as progress:
         progress(0, 1, "reading")
