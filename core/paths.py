@@ -10,6 +10,7 @@ like one (`/`, `~/`, `./`, `../`) or ends in a file name with an extension; URLs
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable
 from typing import Any
 
@@ -156,17 +157,35 @@ def shell_command(arguments: Any) -> str | None:
     return arguments if type(arguments) is str else None
 
 
+def _segments(command: str) -> list[list[str]]:
+    """The words of each simple command of `command` (split at |, ||, &&, ; and &, quotes
+    respected); on a quote left open, split at those marks regardless."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    segments: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token and all(char in "|&;()<>" for char in token):
+                segments.append([])
+            else:
+                segments[-1].append(token)
+    except ValueError:
+        return [segment.split() for segment in _SEGMENTS.split(command)]
+    return segments
+
+
 def _only_reads(command: str, *, searching: bool = False) -> bool:
-    """Whether every segment of `command` is a reading word (`searching`: and one of them
-    searches the working folder)."""
+    """Whether every simple command of `command` is a reading word (`searching`: and one of
+    them searches the working folder)."""
     words_seen = False
     searched = False
-    for segment in _SEGMENTS.split(command[:PATH_SCAN_CHARS]):
-        words = [w.strip("'\"") for w in segment.split()]
+    for words in _segments(command[:PATH_SCAN_CHARS]):
         while words and (words[0] in _SHELL_WRAPPERS or "=" in words[0]):
             words.pop(0)  # `bash -lc '...'`, `LC_ALL=C sort`
         if not words:
             continue
+        if len(words) == 1 and " " in words[0]:  # `bash -lc 'a | b'`: the quoted script
+            return _only_reads(words[0], searching=searching)
         if words[0] not in READ_COMMANDS or (words[0] == "git" and words[1:2] not in _GIT_READS):
             return False
         words_seen = True

@@ -38,6 +38,9 @@ def test_call_paths_read_the_arguments() -> None:
         ("Bash", {"command": "cat lib/a.ex"}, True),
         ("Bash", {"command": "cd /x && rg -n foo src/app.py | head"}, True),
         ("Bash", {"command": "rg -n foo"}, True),
+        ("shell", {"command": 'rg -n "start|state container" /srv/app/src'}, True),  # quoted |
+        ("Bash", {"command": "make test; cat a/b.py"}, False),
+        ("Bash", {"command": 'echo "unbalanced'}, False),
         ("Bash", {"command": "mix test test/a_test.exs"}, False),
         ("Bash", {"command": "echo hi"}, False),
         ("shell", {"command": ["bash", "-lc", "git diff src/x.py"]}, True),
