@@ -25,8 +25,10 @@ Each field means what it says: `file:` is a path, `decision:` a sentence that de
 5. Of the payload lines, every salient one is kept, at most 4 per item: one critical sentence
    inside a huge output survives its elision.
 6. Entries are cut to 240 bytes, deduplicated across the whole card (case and whitespace
-   folded), and each list keeps 8, the oldest first, as in the reference. A rendered card over
-   the 32 KiB digest cap sheds entries (file lines first, errors last) until it fits.
+   folded), and each list keeps its 16 newest entries (the state is what the latest turns left:
+   the errors of the last attempt, the files last touched), shown in the order they happened.
+   A rendered card over the 32 KiB digest cap sheds entries (file lines first, errors last)
+   until it fits.
 
 `goal` is the summary of the newest user prompt that is neither markup (`<...`) nor a card;
 `summary` is the goal cut to 120 bytes; `current_work` is the newest assistant prose summary
@@ -196,20 +198,21 @@ class CardMemo:
 
 
 def _fold(memo: CardMemo, positions: Sequence[int]) -> list[list[str]]:
-    """The lists of the card over these items, oldest first: each entry cut to 240 bytes,
-    deduplicated across the card (case and whitespace folded), and each list kept to
-    DIGEST_LIST_MAX (a full list refuses an entry without marking it seen)."""
-    lists: list[list[str]] = [[] for _ in range(_SLOTS)]
+    """The lists of the card over these items: each entry cut to 240 bytes, deduplicated
+    across the card (case and whitespace folded; an entry stands where it last appeared), each
+    list kept to its DIGEST_LIST_MAX newest entries (a full list refuses an entry without
+    marking it seen), shown in the order they happened."""
+    batches: list[list[list[str]]] = [[] for _ in range(_SLOTS)]
+    counts = [0] * _SLOTS
     seen: set[str] = set()
     entries = memo.entries
     open_lists = _SLOTS
-    for position in positions:
-        card = memo.card(position)
+    for position in reversed(positions):  # the newest items first: theirs is the state
         if not open_lists:
             break
-        for slot, text in card.lines:
-            target = lists[slot]
-            if len(target) >= DIGEST_LIST_MAX:
+        batch: list[list[str]] = [[] for _ in range(_SLOTS)]
+        for slot, text in memo.card(position).lines:
+            if counts[slot] >= DIGEST_LIST_MAX:
                 continue
             found = entries.get(text)
             if found is None:
@@ -219,10 +222,14 @@ def _fold(memo: CardMemo, positions: Sequence[int]) -> list[list[str]]:
             if not entry or key in seen:
                 continue
             seen.add(key)
-            target.append(entry)
-            if len(target) >= DIGEST_LIST_MAX:
+            batch[slot].append(entry)
+            counts[slot] += 1
+            if counts[slot] >= DIGEST_LIST_MAX:
                 open_lists -= 1
-    return lists
+        for slot, kept in enumerate(batch):
+            if kept:
+                batches[slot].append(kept)
+    return [[entry for kept in reversed(slot) for entry in kept] for slot in batches]
 
 
 def _fit(card: DigestBlock) -> DigestBlock:

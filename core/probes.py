@@ -169,7 +169,10 @@ def _text_blocks(
         payload = payloads.get(item.line_index) if payloads and not item.file_view else None
         if payload is not None:
             payload = payload[:PROBE_PAYLOAD_CHARS]  # a bounded scan per item, however big
-        block.append((item.line_index, _item_text(item.summary, item.label, payload)))
+        summary = item.summary
+        if item.file_view and summary:  # its output tail is the file's content too
+            summary = summary.partition(" => ")[0]
+        block.append((item.line_index, _item_text(summary, item.label, payload)))
         if len(block) >= PROBE_BLOCK_ITEMS:
             yield block
             block = []

@@ -187,7 +187,7 @@ def test_file_content_never_reaches_the_card() -> None:
     }
     card = state_card_digest(t, [1, 2, 3], payloads)
     assert card.errors == [] and card.open_tasks == [] and card.decisions == []
-    assert card.files_touched == ["/src/run.go", "src"]
+    assert card.files_touched == ["src", "/src/run.go"]  # a path stands where it was last seen
 
 
 def test_salient_lines_bounded_per_item_and_deduplicated() -> None:
@@ -200,14 +200,14 @@ def test_salient_lines_bounded_per_item_and_deduplicated() -> None:
     assert len(set(e.casefold() for e in card.errors)) == len(card.errors)
 
 
-def test_lists_bounded_oldest_first() -> None:
+def test_lists_keep_the_newest_in_the_order_they_happened() -> None:
     items = [
         item(i, ItemKind.SYSTEM, 50, elidable=400, label=f"t{i}", summary=f"never do X{i}")
         for i in range(DIGEST_LIST_MAX + 2)
     ]
     items.append(item(99, ItemKind.SYSTEM, 50, elidable=400, label="z", summary="plain note"))
     card = state_card_digest(transcript(items), [*range(DIGEST_LIST_MAX + 2), 99])
-    assert card.decisions == [f"never do X{i}" for i in range(DIGEST_LIST_MAX)]
+    assert card.decisions == [f"never do X{i}" for i in range(2, DIGEST_LIST_MAX + 2)]
     assert card.concepts == []
 
 

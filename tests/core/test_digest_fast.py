@@ -104,18 +104,8 @@ def ref_card(
 ) -> DigestBlock:
     chosen = set(chosen_lines)
     items = [i for i in t.items if i.line_index in chosen]
-    lists: dict[str, list[str]] = {k: [] for k in ("error", "open", "dec", "files")}
-    seen: set[str] = set()
-
-    def add(target: str, text: str) -> None:
-        entry = ref_cut(" ".join(text.split()), DIGEST_ENTRY_MAX_BYTES)
-        key = entry.casefold()
-        if not entry or key in seen or len(lists[target]) >= DIGEST_LIST_MAX:
-            return
-        seen.add(key)
-        lists[target].append(entry)
-
     slot = {"error": "error", "open_task": "open", "decision": "dec"}
+    per_item: list[list[tuple[str, str]]] = []
     for it in items:
         text = (it.summary or it.label).strip()
         # a file view's output is file content; a tail showing numbered lines is too
@@ -132,18 +122,34 @@ def ref_card(
         paths = list(it.paths)
         for _target, line in kept:
             paths += [p for p in paths_in(line) if p not in paths]
-        for target, line in [*kept, *(("files", p) for p in paths)]:
-            add(target, line)
+        per_item.append([*kept, *(("files", p) for p in paths)])
+    # Newest items first; each list keeps its newest entries, shown oldest first.
+    lists: dict[str, list[list[str]]] = {k: [] for k in ("error", "open", "dec", "files")}
+    counts = dict.fromkeys(lists, 0)
+    seen: set[str] = set()
+    for lines in reversed(per_item):
+        batch: dict[str, list[str]] = {k: [] for k in lists}
+        for target, text in lines:
+            entry = ref_cut(" ".join(text.split()), DIGEST_ENTRY_MAX_BYTES)
+            key = entry.casefold()
+            if not entry or key in seen or counts[target] >= DIGEST_LIST_MAX:
+                continue
+            seen.add(key)
+            batch[target].append(entry)
+            counts[target] += 1
+        for target, entries in batch.items():
+            lists[target].insert(0, entries)
+    flat = {k: [e for entries in v for e in entries] for k, v in lists.items()}
     goal = ref_cut(digest.goal_of(t), DIGEST_ENTRY_MAX_BYTES)
     card = DigestBlock(
         goal=goal,
         summary=ref_cut(goal, DIGEST_SUMMARY_MAX_BYTES)
         if goal
         else f"gobtui state card covering {len(items)} elided items",
-        files_touched=lists["files"],
-        decisions=lists["dec"],
-        errors=lists["error"],
-        open_tasks=lists["open"],
+        files_touched=flat["files"],
+        decisions=flat["dec"],
+        errors=flat["error"],
+        open_tasks=flat["open"],
         current_work=ref_cut(digest.current_work_of(t), DIGEST_ENTRY_MAX_BYTES),
         context=f"provider: {t.provider.value}",
         covers_items=len(items),
