@@ -1,10 +1,10 @@
 """File paths a tool call names: what the state card lists under `file:`.
 
-A path is taken from where a call names one (its arguments: a `file_path`, a `path`, a patch's
-`*** Update File:` line, a shell command's words, file names among them) and from output lines
-the card keeps (an error's `src/app.py:12:`). A token is a path when it has a directory part and either starts
-like one (`/`, `~/`, `./`, `../`) or ends in a file name with an extension; URLs, ratios
-("1/2") and words joined by a slash ("and/or") are not.
+A path is taken from where a call names one (its arguments: a `file_path`, a `path`, a
+patch's `*** Update File:` line, a shell command's words, file names among them) and from
+output lines the card keeps (an error's `src/app.py:12:`). A token is a path when it has a
+directory part and either starts like one (`/`, `~/`, `./`, `../`) or ends in a file name with
+an extension; URLs, ratios ("1/2") and words joined by a slash ("and/or") are not.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def cmd_eval_corpus(args: argparse.Namespace, names: list[str] | None) -> int:
     failed: list[tuple[str, str]] = []
     with progress_bar("eval") as progress:
         for done, (path, provider) in enumerate(files):
-            progress(done, len(files), path.name)
+            progress(done, len(files), one_line(path.name))
             try:
                 session = load_session(path, provider)
                 policy = resolve_policy(args, provider, session.session_id).policy

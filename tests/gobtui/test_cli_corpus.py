@@ -64,3 +64,16 @@ def test_bad_corpus_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "no Claude Code or Codex transcript" in capsys.readouterr().err
     assert main(["eval"]) == 2
     assert "a session or --corpus DIR" in capsys.readouterr().err
+
+
+def test_a_hostile_file_name_never_reaches_the_terminal_raw(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _corpus(tmp_path / "corpus")
+    for provider in ("claude", "codex"):  # whichever is the worst session is named
+        source = next((root / provider).rglob("*.jsonl"))
+        source.rename(source.with_name(f"evil\x1b[2J\u202e{provider}.jsonl"))
+    assert main(["eval", "--corpus", str(root), "--strategy", "compacted", *LOW]) == 0
+    captured = capsys.readouterr()
+    assert "evil␛[2J" in captured.out  # shown, made visible
+    assert "\x1b" not in captured.out + captured.err and "\u202e" not in captured.out
