@@ -21,9 +21,20 @@ def claude_work_session(target_tokens: int, name: str = "work") -> ClaudeSession
     session = ClaudeSession(stable_uuid("claude", name, target_tokens))
     session.prompt(TASK)
     session.say("I'll start by reading the checkout module and running the tests.")
+    _claude_work(session, target_tokens)
+    session.tool("Bash", {"command": "git status"}, git_status(["shop/checkout/totals.py"]))
+    session.say("TODO: update the coupon tests after the rounding change.", final=True)
+    session.last_prompt()
+    return session
+
+
+def _claude_work(session: ClaudeSession, target_tokens: int, tag: str = "") -> None:
+    """Reads, log tails, and once a failing test and a decision, until the context is near
+    `target_tokens`."""
     step = 0
     while session.context_now() < target_tokens - 6_000:
-        path = f"shop/checkout/{['cart', 'totals', 'coupons', 'tax'][step % 4]}_{step}.py"
+        name = ["cart", "totals", "coupons", "tax"][step % 4]
+        path = f"shop/checkout/{name}{tag}_{step}.py"
         session.tool(
             "Read", {"file_path": f"{session.cwd}/{path}"}, source_listing(path, 60 + step % 5 * 20)
         )
@@ -31,7 +42,7 @@ def claude_work_session(target_tokens: int, name: str = "work") -> ClaudeSession
             session.tool(
                 "Bash",
                 {"command": "tail -n 80 logs/worker.log", "description": "Read the worker log"},
-                log_lines(f"log{step}", 70),
+                log_lines(f"log{tag}{step}", 70),
             )
         if step == 2:
             session.tool(
@@ -42,7 +53,17 @@ def claude_work_session(target_tokens: int, name: str = "work") -> ClaudeSession
             )
             session.say(DECISION)
         step += 1
-    session.tool("Bash", {"command": "git status"}, git_status(["shop/checkout/totals.py"]))
+
+
+def claude_compacted() -> ClaudeSession:
+    """Compacted once by the client, then worked on past its trigger again: a plan reads only
+    what follows the boundary, and a fork keeps the history before it byte for byte."""
+    session = ClaudeSession(stable_uuid("claude", "compacted"))
+    session.prompt(TASK)
+    _claude_work(session, 120_000, "-old")
+    session.compact("The coupon rounding bug is in apply_coupon; we round per line item.")
+    session.prompt("Go on: the coupon tests next.")
+    _claude_work(session, 180_000)
     session.say("TODO: update the coupon tests after the rounding change.", final=True)
     session.last_prompt()
     return session
@@ -112,9 +133,17 @@ def codex_work_session(target_tokens: int, name: str = "work") -> CodexSession:
     session = CodexSession(uuid7_like(f"codex:{name}:{target_tokens}"))
     session.meta()
     session.turn(TASK)
+    _codex_work(session, target_tokens)
+    session.answer("TODO: update the coupon tests after the rounding change.")
+    return session
+
+
+def _codex_work(session: CodexSession, target_tokens: int, tag: str = "") -> None:
+    """Shell reads, patches, and once a failing test run and a decision, until the context is
+    near `target_tokens`."""
     step = 0
     while session.context_now() < target_tokens - 4_000:
-        path = f"api/orders/{['cart', 'totals', 'coupons'][step % 3]}_{step}.py"
+        path = f"api/orders/{['cart', 'totals', 'coupons'][step % 3]}{tag}_{step}.py"
         session.reason(f"**Reading {path}**")
         session.shell(f"sed -n 1,200p {path}", source_listing(path, 90, 1))
         if step % 4 == 1:
@@ -131,6 +160,19 @@ def codex_work_session(target_tokens: int, name: str = "work") -> CodexSession:
             session.answer(DECISION)
             session.turn("Go on.")
         step += 1
+
+
+def codex_compacted() -> CodexSession:
+    """Compacted once by the client (a local compaction: its replacement history), then
+    worked on past its threshold again: a plan reads session_meta and what follows the
+    compaction; the fork keeps the history before it byte for byte."""
+    session = CodexSession(uuid7_like("codex:compacted"))
+    session.meta()
+    session.turn(TASK)
+    _codex_work(session, 150_000, "-old")
+    session.compact("The coupon rounding bug is in apply_coupon; we round per line item.", (TASK,))
+    session.turn("Go on: the coupon tests next.")
+    _codex_work(session, 250_000)
     session.answer("TODO: update the coupon tests after the rounding change.")
     return session
 

@@ -61,6 +61,10 @@ CORPUS = [
          _corpus_codex(lambda: sessions.codex_work_session(250_000)), "gpt-5.2-codex"),
     Case("codex", "corpus-codex-reasoning-heavy", _corpus_codex(sessions.codex_reasoning_heavy),
          "gpt-5.2-codex"),
+    # Compacted once, then over the trigger again: planned from the live part.
+    Case("claude", "corpus-claude-compacted", _corpus_claude(sessions.claude_compacted)),
+    Case("codex", "corpus-codex-compacted", _corpus_codex(sessions.codex_compacted),
+         "gpt-5.2-codex"),
 ]  # fmt: skip
 
 _GENUINE_CLAUDE = {
