@@ -93,21 +93,41 @@ def elidable_items(transcript: Transcript) -> list[TranscriptItem]:
 
 
 def protected_lines(transcript: Transcript, keep_recent_tool_outputs: int) -> set[int]:
-    """The protected tail: the newest `keep_recent_tool_outputs` elidable items."""
+    """The protected lines (protected_of) of the transcript's elidable items."""
     return protected_of(elidable_items(transcript), keep_recent_tool_outputs)
 
 
+def _output_tail(elidable: Sequence[TranscriptItem], keep: int) -> list[TranscriptItem]:
+    """The newest `keep` elidable outputs."""
+    if keep <= 0:
+        return []
+    outputs = [item for item in elidable if not item.elides_input]
+    return outputs[-keep:]
+
+
 def protected_of(elidable: Sequence[TranscriptItem], keep_recent_tool_outputs: int) -> set[int]:
-    """protected_lines given the transcript's elidable items (elidable_items)."""
-    if keep_recent_tool_outputs <= 0:
-        return set()
-    return {item.line_index for item in elidable[-keep_recent_tool_outputs:]}
+    """What no plan may stub, given the transcript's elidable items (elidable_items): the
+    newest `keep_recent_tool_outputs` outputs, the edit inputs among them, and the newest
+    edit input of each file (what the model last wrote there stays readable)."""
+    tail = _output_tail(elidable, keep_recent_tool_outputs)
+    protected = {item.line_index for item in tail}
+    start = tail[0].line_index if tail else None
+    files: set[str] = set()
+    for item in reversed(elidable):
+        if not item.elides_input:
+            continue
+        newest = not item.paths or any(path not in files for path in item.paths)
+        files.update(item.paths)
+        if newest or (start is not None and item.line_index >= start):
+            protected.add(item.line_index)
+    return protected
 
 
 def protected_tail_start(transcript: Transcript, keep_recent_tool_outputs: int) -> int | None:
-    """The line of the oldest protected item (eval's tail probes start there); None if none."""
-    lines = protected_lines(transcript, keep_recent_tool_outputs)
-    return min(lines) if lines else None
+    """The line of the oldest protected output (eval's tail probes start there); None if
+    none."""
+    tail = _output_tail(elidable_items(transcript), keep_recent_tool_outputs)
+    return tail[0].line_index if tail else None
 
 
 class _Checker:

@@ -22,9 +22,11 @@ Each field means what it says: `file:` is a path, `decision:` a sentence that de
    ...) whose arguments name a path. Its output is what the files hold, so its lines ("error",
    "not", "TODO" in code) are not read; the path is what the card keeps. A reading tool with no
    path is no file view.
-5. Of the payload lines, every salient one is kept, at most 4 per item: one critical sentence
+5. An elided *edit input* (item.elides_input: what a finished Edit, Write or patch wrote)
+   gives its paths only: the file holds that content now.
+6. Of the payload lines, every salient one is kept, at most 4 per item: one critical sentence
    inside a huge output survives its elision.
-6. Entries are cut to 240 bytes, deduplicated across the whole card (case and whitespace
+7. Entries are cut to 240 bytes, deduplicated across the whole card (case and whitespace
    folded), and each list keeps its 16 newest entries (the state is what the latest turns left:
    the errors of the last attempt, the files last touched), shown in the order they happened.
    A rendered card over the 32 KiB digest cap sheds entries (file lines first, errors last)
@@ -132,6 +134,8 @@ class ItemCard:
 
 
 def item_card(item: TranscriptItem, payload: str | None) -> ItemCard:
+    if item.elides_input:  # a finished edit: its content is in the file; its text stays
+        return ItemCard(tuple((_FILES, path) for path in item.paths))
     text = (item.summary or item.label).strip()
     file_view = item.kind is ItemKind.TOOL_RESULT and item.file_view
     if file_view:

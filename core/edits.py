@@ -23,6 +23,9 @@ REFERENCE_CARD_MARKER = "[gobstopper state card]"
 CARD_MARKERS = (CARD_MARKER, REFERENCE_CARD_MARKER)
 
 DEFAULT_STUB = "[output elided by gobtui: {bytes} bytes]"
+INPUT_STUB = "[finished edit elided by gobtui: {bytes} bytes; the file holds the result]"
+"""What replaces the content of a finished edit's input (TranscriptItem.elides_input); the
+call's file path stays beside it (a patch keeps its file lines)."""
 
 # str.splitlines() breaks on all of these; a card field must hold none of them, or its
 # rendering would not parse back.

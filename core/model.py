@@ -90,6 +90,12 @@ class TranscriptItem:
     def elidable(self) -> bool:
         return self.active and self.est_tokens > 0 and (self.elidable_bytes or 0) > 0
 
+    @property
+    def elides_input(self) -> bool:
+        """Whether what may be stubbed is a call's input, not an output: the content a
+        finished edit wrote (Claude Edit/Write, a Codex patch), which the file now holds."""
+        return self.kind is ItemKind.ASSISTANT or self.kind is ItemKind.TOOL_CALL
+
 
 class ContextComponents(BaseModel):
     model_config = ConfigDict(frozen=True)

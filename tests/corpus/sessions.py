@@ -44,6 +44,17 @@ def _claude_work(session: ClaudeSession, target_tokens: int, tag: str = "") -> N
                 {"command": "tail -n 80 logs/worker.log", "description": "Read the worker log"},
                 log_lines(f"log{tag}{step}", 70),
             )
+        if step % 4 == 1:  # edits of the same few files: the older ones' content is stale
+            edited = f"{session.cwd}/shop/checkout/{name}{tag}.py"
+            session.tool(
+                "Edit",
+                {
+                    "file_path": edited,
+                    "old_string": _code_lines("old", step, 24),
+                    "new_string": _code_lines("new", step, 26),
+                },
+                f"The file {edited} has been updated successfully.",
+            )
         if step == 2:
             session.tool(
                 "Bash",
@@ -53,6 +64,12 @@ def _claude_work(session: ClaudeSession, target_tokens: int, tag: str = "") -> N
             )
             session.say(DECISION)
         step += 1
+
+
+def _code_lines(word: str, step: int, count: int) -> str:
+    return "\n".join(
+        f"    {word}_{step}_{n} = round(line.total * rate, {n % 3})" for n in range(count)
+    )
 
 
 def claude_compacted() -> ClaudeSession:
@@ -147,8 +164,8 @@ def _codex_work(session: CodexSession, target_tokens: int, tag: str = "") -> Non
         session.reason(f"**Reading {path}**")
         session.shell(f"sed -n 1,200p {path}", source_listing(path, 90, 1))
         if step % 4 == 1:
-            session.patch(
-                f"{session.cwd}/{path}",
+            session.patch(  # patches of the same few files: the older ones are stale
+                f"{session.cwd}/api/orders/{['cart', 'totals', 'coupons'][step % 3]}{tag}.py",
                 "\n".join(f"-    old_{n} = 1\n+    new_{n} = 2" for n in range(30 + step % 20)),
             )
         if step == 3:

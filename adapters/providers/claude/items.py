@@ -17,6 +17,7 @@ from ....core.model import ItemKind, TranscriptItem
 from ....core.paths import call_paths, is_file_view
 from ....core.text import collapse, cut, utf8_len
 from ...files.jsonl import serialized_len
+from .inputs import EDIT_CONTENT, content_bytes
 
 PROMPT_SUMMARY_CHARS = 200
 TOOL_INPUT_CHARS = 80
@@ -120,7 +121,7 @@ class Siblings:
 class ItemBuilder:
     """Builds one item per conversation line; remembers what branch marking needs."""
 
-    __slots__ = ("items", "labels", "siblings", "sidechain", "tools", "uuids")
+    __slots__ = ("inputs", "items", "labels", "siblings", "sidechain", "tools", "uuids")
 
     # Branch marking reads what it needs from these lists, not from the items: they were
     # allocated across the whole parse, and touching each again costs a cache miss.
@@ -131,6 +132,8 @@ class ItemBuilder:
         self.tools: dict[str, tuple[str, str, tuple[str, ...], bool]] = {}
         """tool_use id -> (name, input cut to TOOL_INPUT_CHARS, the paths it names, whether
         it only shows files)."""
+        self.inputs: dict[str, tuple[int, int]] = {}
+        """tool_use id -> (item position, content bytes) of the edit calls not answered yet."""
         self.siblings = Siblings()
         self.sidechain: set[int] = set()
         """item positions of sidechain records in a main file."""
@@ -191,7 +194,11 @@ class ItemBuilder:
         name = block.get("name")
         name = name if isinstance(name, str) and name else "tool"
         tool_input = block.get("input")
-        shown = _shown_input(tool_input)
+        content = EDIT_CONTENT.get(name)
+        if content is not None and type(tool_input) is dict:  # shown by its path, not its text
+            shown = _shown_input({k: v for k, v in tool_input.items() if k not in content})
+        else:
+            shown = _shown_input(tool_input)
         paths = call_paths(tool_input)
         if not isinstance(tid, str):
             return "", name, shown, paths
@@ -219,6 +226,10 @@ class ItemBuilder:
                 elif btype == "tool_use":
                     tid, name, shown, named = self._tool(block)
                     paths.extend(p for p in named if p not in paths)
+                    if tid and name in EDIT_CONTENT:
+                        size = content_bytes(name, block.get("input"))
+                        if size > ELIDABLE_MIN_BYTES:  # this item's, once the edit is made
+                            self.inputs[tid] = (len(self.items), size)
                     if tid:
                         ids.append(tid)
                     if name not in names:
@@ -277,6 +288,8 @@ class ItemBuilder:
         for block in results:
             tid = block.get("tool_use_id")
             if type(tid) is str:
+                if tid in self.inputs:
+                    self._edit_done(tid, block.get("is_error") is True)
                 name, given, named, view = tools.get(tid, _UNKNOWN_TOOL)
                 paths.extend(p for p in named if p not in paths)
                 ids.append(tid)
@@ -330,6 +343,16 @@ class ItemBuilder:
             paths=tuple(paths),
             file_view=all(views),
         )
+
+    def _edit_done(self, tid: str, failed: bool) -> None:
+        """An edit call answered: when it was made, its input's content is elidable (the file
+        holds it now); a failed one's is not (no file holds it)."""
+        position, size = self.inputs.pop(tid)
+        if failed:
+            return
+        item = self.items[position]
+        item.elidable_bytes = (item.elidable_bytes or 0) + size
+        item.elidable_parts += 1
 
     def _drift_call(self, index: int, record: dict[str, Any]) -> TranscriptItem:
         """A top-level `tool_use` record (schema drift): the record is the call."""

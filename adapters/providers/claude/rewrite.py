@@ -1,8 +1,9 @@
 """The Claude Code half of adapters.rewrite.apply: tool_result elision, the state card, sessionId.
 
 Elision touches only the `content` of the `tool_result` blocks in a user record's
-`message.content`; the blocks themselves (and their `tool_use_id`) stay, so every tool call
-still has its answer. The card is a `user` record hung off the live leaf, followed by the
+`message.content`, or the content an edit tool's input carries in an assistant record's
+`tool_use` blocks (adapters.providers.claude.inputs); the blocks themselves (their ids, the
+file paths) stay, so every tool call still has its answer. The card is a `user` record hung off the live leaf, followed by the
 `last-prompt` / `mode` tail the reference writes: without it `claude --resume` does not see
 the conversation. When the branch ends on tool calls that got no result (an interrupted
 session), the card answers them first, as the client would on resume: Claude Code drops a
@@ -29,6 +30,7 @@ from ..rewrite_records import (
     stub_output,
     text_positions,
 )
+from .inputs import stub_content
 from .state import ClaudeState, usage_of, usage_total
 
 TEXT_TYPES = frozenset({"text"})
@@ -68,7 +70,22 @@ def has_image_output(record: Record) -> bool:
     return any(_has_image(block) for block in _results(record) or ())
 
 
+def _stub_edit_inputs(record: Record) -> int:
+    """The content of the edit calls of an assistant record stubbed; how many. (The client
+    writes one tool_use a record, so the calls stubbed are the one the parse counted.)"""
+    message = record.get("message")
+    content = message.get("content") if type(message) is dict else None
+    stubbed = 0
+    for block in content if type(content) is list else ():
+        if type(block) is dict and block.get("type") == "tool_use":
+            name = block.get("name")
+            stubbed += type(name) is str and stub_content(name, block.get("input"))
+    return stubbed
+
+
 def elide_record(record: Record, stub: StubMaker) -> int:
+    if record.get("type") == "assistant":
+        return _stub_edit_inputs(record)
     results = _results(record)
     if results is None:
         raise RewriteError(RewriteCode.UNSUPPORTED_SHAPE, "not a user record with tool results")

@@ -24,6 +24,7 @@ from ....core.paths import call_paths, is_file_view
 from ....core.text import collapse, utf8_len
 from ....core.tokens import estimate_tokens
 from ...files.jsonl import serialized_len
+from .inputs import patch_applied, patch_bytes, patch_files
 
 ARGS_MAX_CHARS = 80
 OUTPUT_TAIL_CHARS = 180
@@ -35,9 +36,19 @@ TEXT_BLOCK_TYPES = frozenset({"input_text", "output_text", "text"})
 SUMMARY_BLOCK_TYPES = frozenset({"summary_text"})
 ROLE_KINDS = {"user": ItemKind.USER, "assistant": ItemKind.ASSISTANT}
 
-Calls = dict[str, tuple[str, tuple[str, ...], bool]]
-"""call_id -> ("name(args)", the paths its arguments name, whether it only shows files) of
-the calls seen so far, to name their outputs."""
+
+class Calls:
+    """What a parse remembers of the calls seen so far, for their outputs."""
+
+    __slots__ = ("named", "patches")
+
+    def __init__(self) -> None:
+        self.named: dict[str, tuple[str, tuple[str, ...], bool]] = {}
+        """call_id -> ("name(args)", the paths its arguments name, whether it only shows
+        files), to name their outputs."""
+        self.patches: dict[str, tuple[TranscriptItem, int]] = {}
+        """call_id -> (the call's item, its patch body's bytes) of patch calls not answered
+        yet: once the patch applied, the body is elidable."""
 
 
 def content_text(content: Any, types: frozenset[str] = TEXT_BLOCK_TYPES) -> str:
@@ -158,11 +169,13 @@ def note_call(
     output's item."""
     cid = call_id_of(payload)
     name = tool_name(payload)
-    head = f"{name}({call_args(payload)})"  # at most 80 + 82 chars: no cut needed
+    files = patch_files(payload)
+    shown = collapse("; ".join(files), ARGS_MAX_CHARS) if files else call_args(payload)
+    head = f"{name}({shown})"  # at most 80 + 82 chars: no cut needed
     args = _arguments(payload)
     paths = call_paths(args)
     if cid:
-        calls[cid] = (head, paths, is_file_view(name, args, paths))
+        calls.named[cid] = (head, paths, is_file_view(name, args, paths))
     return cid, name, head, paths
 
 
@@ -185,9 +198,11 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
         )
     if ptype in OUTPUT_TYPES:
         cid = call_id_of(payload)
-        head, paths, view = calls.get(cid, (None, (), False)) if cid else (None, (), False)
+        head, paths, view = calls.named.get(cid, _NO_CALL) if cid else _NO_CALL
         output = payload.get("output")
         text = output_text(output)
+        if cid in calls.patches:
+            _patch_done(calls.patches.pop(cid), text)
         n_bytes = utf8_len(text) if text is not None else 0
         big = n_bytes > ELIDABLE_MIN_BYTES
         if n_bytes > CODEX_SENT_OUTPUT_MAX_BYTES:  # the client sends only so much
@@ -209,7 +224,7 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
         )
     if ptype in CALL_TYPES:
         cid, name, head, paths = note_call(payload, calls)
-        return TranscriptItem(
+        item = TranscriptItem(
             index,
             ItemKind.TOOL_CALL,
             est,
@@ -218,6 +233,10 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
             tool_use_ids=(cid,) if cid else (),
             paths=paths,
         )
+        body = patch_bytes(payload) if cid else 0
+        if body > ELIDABLE_MIN_BYTES and cid:
+            calls.patches[cid] = (item, body)
+        return item
     if ptype == "reasoning":
         steps = content_text(payload.get("summary"), SUMMARY_BLOCK_TYPES)
         hidden = payload.get("encrypted_content")
@@ -243,6 +262,18 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
         )
     label = ptype[:LABEL_MAX_CHARS] if type(ptype) is str else ""
     return TranscriptItem(index, ItemKind.META, est, label=label)
+
+
+_NO_CALL: tuple[None, tuple[str, ...], bool] = (None, (), False)
+
+
+def _patch_done(call: tuple[TranscriptItem, int], output: str | None) -> None:
+    """A patch call answered: when the patch applied, its body is elidable (the files hold
+    it now); a failed one's is not."""
+    item, body = call
+    if output is not None and patch_applied(output):
+        item.elidable_bytes = body
+        item.elidable_parts = 1
 
 
 def compacted_item(index: int, payload: dict[str, Any]) -> TranscriptItem:

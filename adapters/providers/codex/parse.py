@@ -17,7 +17,7 @@ def _parse(path: str, chunks: Iterable[bytes], mtime_ns: int) -> Transcript:
     state = CodexState(path)
     feed = state.feed_parts
     items: list[TranscriptItem] = []
-    calls: Calls = {}
+    calls = Calls()
     compactions: list[int] = []
 
     def take(index: int, _length: int, record: Record) -> None:

@@ -1,8 +1,9 @@
 """The Codex half of adapters.rewrite.apply: output elision, the state card, session_meta identity.
 
-Elision replaces only `payload.output` of a function/custom tool output, or each large
+Elision replaces only `payload.output` of a function/custom tool output, each large
 `replacement_history[i].output` of a `compacted` record (the history Codex rebuilds on
-resume); calls and their `call_id`s stay. The card is a user `message` response_item.
+resume), or the body of the patch an applied patch call carries (adapters.providers.codex.inputs);
+calls and their `call_id`s stay. The card is a user `message` response_item.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from ..rewrite_records import (
     StubMaker,
     stub_output,
 )
-from .items import OUTPUT_TYPES, TEXT_BLOCK_TYPES, output_text
+from .inputs import stub_patch
+from .items import CALL_TYPES, OUTPUT_TYPES, TEXT_BLOCK_TYPES, output_text
 
 _IDENTITY_KEYS = ("id", "session_id")
 
@@ -72,6 +74,13 @@ def _large_outputs(history: list[Any]) -> list[tuple[dict[str, Any], str]]:
 
 
 def elide_record(record: Record, stub: StubMaker) -> int:
+    call = record.get("payload")
+    if (
+        record.get("type") == "response_item"
+        and type(call) is dict
+        and call.get("type") in CALL_TYPES
+    ):
+        return int(stub_patch(call))
     payload = _tool_output(record)
     if payload is not None:
         output = payload.get("output")
