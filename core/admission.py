@@ -26,7 +26,7 @@ from .limits import (
     MAX_STUB_CHARS,
     MAX_TOOL_USE_IDS,
 )
-from .model import Provider, Transcript, TranscriptItem
+from .model import ItemKind, Provider, Transcript, TranscriptItem
 from .policy import PolicyConfig
 
 
@@ -82,42 +82,50 @@ class Admission:
         return "; ".join(f"{v.code}: {v.message}" for v in self.violations) or "admitted"
 
 
-def elidable_items(transcript: Transcript) -> list[TranscriptItem]:
-    """Items whose payload could be stubbed, oldest first."""
+def elidable_items(transcript: Transcript, reasoning: bool = False) -> list[TranscriptItem]:
+    """Items whose payload could be stubbed, oldest first; Codex reasoning only when
+    `reasoning` (PolicyConfig.drop_old_reasoning)."""
     # TranscriptItem.elidable spelled out: every strategy asks, over every item.
     return [
         item
         for item in transcript.items
-        if item.active and item.est_tokens > 0 and (item.elidable_bytes or 0) > 0
+        if item.active
+        and item.est_tokens > 0
+        and (item.elidable_bytes or 0) > 0
+        and (reasoning or item.kind is not ItemKind.REASONING)
     ]
 
 
-def protected_lines(transcript: Transcript, keep_recent_tool_outputs: int) -> set[int]:
+def protected_lines(
+    transcript: Transcript, keep_recent_tool_outputs: int, reasoning: bool = False
+) -> set[int]:
     """The protected lines (protected_of) of the transcript's elidable items."""
-    return protected_of(elidable_items(transcript), keep_recent_tool_outputs)
+    return protected_of(elidable_items(transcript, reasoning), keep_recent_tool_outputs)
 
 
 def _output_tail(elidable: Sequence[TranscriptItem], keep: int) -> list[TranscriptItem]:
     """The newest `keep` elidable outputs."""
     if keep <= 0:
         return []
-    outputs = [item for item in elidable if not item.elides_input]
+    outputs = [item for item in elidable if item.elides_output]
     return outputs[-keep:]
 
 
 def protected_of(elidable: Sequence[TranscriptItem], keep_recent_tool_outputs: int) -> set[int]:
     """What no plan may stub, given the transcript's elidable items (elidable_items): the
-    newest `keep_recent_tool_outputs` outputs, the edit inputs among them, and the newest
-    edit input of each file (what the model last wrote there stays readable)."""
+    newest `keep_recent_tool_outputs` outputs, the edit inputs and reasoning among them, and
+    the newest edit input of each file (what the model last wrote there stays readable)."""
     tail = _output_tail(elidable, keep_recent_tool_outputs)
     protected = {item.line_index for item in tail}
     start = tail[0].line_index if tail else None
     files: set[str] = set()
     for item in reversed(elidable):
-        if not item.elides_input:
+        if item.elides_output:
             continue
-        newest = not item.paths or any(path not in files for path in item.paths)
-        files.update(item.paths)
+        newest = False
+        if item.elides_input:
+            newest = not item.paths or any(path not in files for path in item.paths)
+            files.update(item.paths)
         if newest or (start is not None and item.line_index >= start):
             protected.add(item.line_index)
     return protected
@@ -149,6 +157,7 @@ def _check_elide(
     protected: set[int],
     seen: set[int],
     check: _Checker,
+    reasoning: bool,
 ) -> None:
     if not edit.line_indexes:
         check.fail(AdmissionCode.EMPTY_ELIDE, "an elide edit names no lines")
@@ -171,7 +180,7 @@ def _check_elide(
         item = items.get(line)
         if item is None:
             check.fail(AdmissionCode.UNKNOWN_LINE_INDEX, f"line {line} is not a transcript item")
-        elif not item.elidable:
+        elif not item.elidable or (item.kind is ItemKind.REASONING and not reasoning):
             check.fail(AdmissionCode.LINE_NOT_ELIDABLE, f"line {line} is not elidable")
         elif line in protected:
             check.fail(AdmissionCode.PROTECTED_TAIL, f"line {line} is in the protected tail")
@@ -244,11 +253,12 @@ def admit(plan: CompactionPlan, transcript: Transcript, policy: PolicyConfig) ->
         check.fail(AdmissionCode.MULTIPLE_DIGESTS, f"{len(digests)} digests, at most one allowed")
 
     items = {item.line_index: item for item in transcript.items}
-    protected = protected_lines(transcript, policy.keep_recent_tool_outputs)
+    reasoning = policy.drop_old_reasoning
+    protected = protected_lines(transcript, policy.keep_recent_tool_outputs, reasoning)
     seen: set[int] = set()
     for edit in plan.edits:
         if isinstance(edit, ElideEdit):
-            _check_elide(edit, items, protected, seen, check)
+            _check_elide(edit, items, protected, seen, check, reasoning)
         elif isinstance(edit, InjectDigestEdit):
             size = len(edit.digest.render().encode("utf-8", "surrogatepass"))
             if size > MAX_DIGEST_BYTES:

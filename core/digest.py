@@ -23,7 +23,8 @@ Each field means what it says: `file:` is a path, `decision:` a sentence that de
    "not", "TODO" in code) are not read; the path is what the card keeps. A reading tool with no
    path is no file view.
 5. An elided *edit input* (item.elides_input: what a finished Edit, Write or patch wrote)
-   gives its paths only: the file holds that content now.
+   gives its paths only: the file holds that content now. Elided reasoning (the model's own
+   narrative) gives the files its summary names, paths or bare names, and no sentences.
 6. Of the payload lines, every salient one is kept, at most 4 per item: one critical sentence
    inside a huge output survives its elision.
 7. Entries are cut to 240 bytes, deduplicated across the whole card (case and whitespace
@@ -58,7 +59,7 @@ from .limits import (
     MAX_DIGEST_BYTES,
 )
 from .model import ItemKind, Transcript, TranscriptItem
-from .paths import paths_in
+from .paths import file_names_in, paths_in
 from .salience import Salience, salience, salient_payload_lines, without_file_lines
 
 _TOOL_NAME_END = re.compile(r"[( ]")
@@ -134,8 +135,10 @@ class ItemCard:
 
 
 def item_card(item: TranscriptItem, payload: str | None) -> ItemCard:
-    if item.elides_input:  # a finished edit: its content is in the file; its text stays
+    if item.elides_input:  # a finished edit: its content is in the file; its path stays
         return ItemCard(tuple((_FILES, path) for path in item.paths))
+    if item.kind is ItemKind.REASONING:  # the model's narrative: only the files it names
+        return ItemCard(tuple((_FILES, name) for name in file_names_in(item.summary or "")))
     text = (item.summary or item.label).strip()
     file_view = item.kind is ItemKind.TOOL_RESULT and item.file_view
     if file_view:

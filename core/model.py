@@ -96,6 +96,12 @@ class TranscriptItem:
         finished edit wrote (Claude Edit/Write, a Codex patch), which the file now holds."""
         return self.kind is ItemKind.ASSISTANT or self.kind is ItemKind.TOOL_CALL
 
+    @property
+    def elides_output(self) -> bool:
+        """Whether what may be stubbed is a tool's output (else a call's input, or a Codex
+        reasoning record of an earlier turn, which a fork leaves out of the history)."""
+        return not self.elides_input and self.kind is not ItemKind.REASONING
+
 
 class ContextComponents(BaseModel):
     model_config = ConfigDict(frozen=True)

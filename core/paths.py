@@ -91,6 +91,22 @@ def _is_path(token: str) -> bool:
     return _FILE_NAME.fullmatch(token.rstrip("/").rsplit("/", 1)[-1]) is not None
 
 
+_BARE_NAME = re.compile(
+    r"(?<![\w/.~@+-])[\w@+-][\w.@+-]*\.(?:" + "|".join(EXTENSIONS) + r")\b(?![/\w])"
+)
+
+
+def file_names_in(text: str) -> list[str]:
+    """The paths of `text` (paths_in), then the bare file names (`quickstart.md`: a known
+    extension, no directory part) no path of it ends in, in order, without repeats."""
+    found = paths_in(text)
+    for match in _BARE_NAME.finditer(text):
+        name = match.group(0)
+        if name not in found and not any(path.endswith("/" + name) for path in found):
+            found.append(name)
+    return found
+
+
 def paths_in(text: str) -> list[str]:
     """The path tokens of `text`, in order, without repeats; one cut short (followed by an
     ellipsis) is left out, and a URL has none (a token never starts after `:` or `/`)."""

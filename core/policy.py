@@ -69,6 +69,11 @@ class PolicyConfig(BaseModel):
     adaptive: bool = False
     keep_recent_turns: int = Field(default=3, ge=0, le=MAX_KEEP_RECENT)
     result_max_bytes: int = Field(default=500, ge=0, le=MAX_RESULT_BYTES)
+    drop_old_reasoning: bool = False
+    """Codex: a fork may leave the encrypted reasoning of earlier turns out of its history
+    (the provider counts only its summary, but the client sends it all back and reckons it
+    when it decides to compact). Off by default: the real Codex CLI resumes such forks, but
+    no offline test can show what the provider's API makes of a history without them."""
 
     @field_validator("keep_score_threshold")
     @classmethod

@@ -10,6 +10,8 @@ does not count).
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from pydantic import BaseModel, ConfigDict
 
 from .calibration import Calibration
@@ -38,10 +40,17 @@ def client_compact_threshold(provider: Provider, model_window: int | None) -> in
     return round(window * CODEX_AUTOCOMPACT_SHARE)
 
 
-def codex_reasoning_tokens(items: list[TranscriptItem], card: bool) -> int:
+def codex_reasoning_tokens(
+    items: list[TranscriptItem], card: bool, left_out: Container[int] = ()
+) -> int:
     """What Codex adds for encrypted reasoning: the live reasoning before the last user
-    message (with a card appended, that is all of it), as the client estimates it."""
-    reasoning = [item for item in items if item.active and item.kind is ItemKind.REASONING]
+    message (with a card appended, that is all of it) that the fork still holds (not on a
+    `left_out` line), as the client estimates it."""
+    reasoning = [
+        item
+        for item in items
+        if item.active and item.kind is ItemKind.REASONING and item.line_index not in left_out
+    ]
     if not card:
         users = [item.line_index for item in items if item.active and item.kind is ItemKind.USER]
         last_user = users[-1] if users else -1

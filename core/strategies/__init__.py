@@ -129,7 +129,9 @@ def with_projection(plan: CompactionPlan, transcript: Transcript) -> CompactionP
     window = transcript.summary.context_window if transcript.summary is not None else None
     extra = 0
     if transcript.provider is Provider.CODEX:
-        extra = codex_reasoning_tokens(transcript.items, plan.digest is not None)
+        extra = codex_reasoning_tokens(
+            transcript.items, plan.digest is not None, set(plan.elided_lines)
+        )
     projection = project(
         transcript.provider,
         plan.context_tokens_before,

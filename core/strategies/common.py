@@ -123,14 +123,17 @@ def candidates(
     """Elidable items outside the protected tail that free something, oldest first (once per
     memo: most strategies start here)."""
     keep = policy.keep_recent_tool_outputs
+    reasoning = policy.drop_old_reasoning
     memo = ctx.memo_for(transcript)
     if memo is None:
-        return _candidates(transcript, keep)
-    return memo.candidates(keep, lambda: _candidates(transcript, keep))
+        return _candidates(transcript, keep, reasoning)
+    return memo.candidates((keep, reasoning), lambda: _candidates(transcript, keep, reasoning))
 
 
-def _candidates(transcript: Transcript, keep_recent_tool_outputs: int) -> list[TranscriptItem]:
-    elidable = elidable_items(transcript)
+def _candidates(
+    transcript: Transcript, keep_recent_tool_outputs: int, reasoning: bool
+) -> list[TranscriptItem]:
+    elidable = elidable_items(transcript, reasoning)
     protected = protected_of(elidable, keep_recent_tool_outputs)
     return [
         item for item in elidable if item.line_index not in protected and elision_savings(item) > 0

@@ -39,7 +39,7 @@ class PlanMemo:
         self.cards = CardMemo(transcript, payloads)
         self._plans: dict[PlanKey, tuple[object, CompactionPlan | None]] = {}
         self._admissions: dict[AdmissionKey, tuple[list[Edit], Admission]] = {}
-        self._candidates: dict[int, list[TranscriptItem]] = {}
+        self._candidates: dict[tuple[int, bool], list[TranscriptItem]] = {}
         self._scores: dict[ScoresKey, tuple[object, Scores]] = {}
 
     @property
@@ -65,13 +65,14 @@ class PlanMemo:
         return found[1]
 
     def candidates(
-        self, keep_recent_tool_outputs: int, compute: Callable[[], list[TranscriptItem]]
+        self, key: tuple[int, bool], compute: Callable[[], list[TranscriptItem]]
     ) -> list[TranscriptItem]:
         """The elision candidates (core.strategies.common.candidates), computed once per
-        protected-tail size: the only part of a policy they read. A copy: callers may edit it."""
-        found = self._candidates.get(keep_recent_tool_outputs)
+        (protected-tail size, drop_old_reasoning): the only parts of a policy they read. A
+        copy: callers may edit it."""
+        found = self._candidates.get(key)
         if found is None:
-            found = self._candidates[keep_recent_tool_outputs] = compute()
+            found = self._candidates[key] = compute()
         return list(found)
 
     @staticmethod

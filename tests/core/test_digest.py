@@ -241,3 +241,18 @@ def test_the_goal_is_never_the_provider_s_own_compaction_summary() -> None:
         ]
     )
     assert state_card_digest(t, [1]).goal == "Port the exporter to streaming"
+
+
+def test_elided_edits_give_their_files_and_reasoning_the_files_it_names() -> None:
+    edit = item(
+        1, ItemKind.ASSISTANT, 300, elidable=4000, label="Edit",
+        summary='Edit({"file_path":"/src/shop/totals.py"})', paths=("/src/shop/totals.py",),
+    )  # fmt: skip
+    thought = item(
+        2, ItemKind.REASONING, 60, elidable=9000, label="reasoning",
+        summary="**Fixing the error** I decided to rewrite quickstart.md and docs/api.md first",
+    )  # fmt: skip
+    card = state_card_digest(transcript([edit, thought]), [1, 2])
+    assert card.files_touched == ["/src/shop/totals.py", "docs/api.md", "quickstart.md"]
+    # the model's narrative is no decision or error of the session's, nor is code an edit wrote
+    assert card.decisions == [] and card.errors == []

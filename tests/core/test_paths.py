@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gobtui.core.paths import call_paths, is_file_view, paths_in
+from gobtui.core.paths import call_paths, file_names_in, is_file_view, paths_in
 
 
 def test_paths_in_text_are_paths_and_nothing_else() -> None:
@@ -49,3 +49,16 @@ def test_call_paths_read_the_arguments() -> None:
 )
 def test_a_file_view_only_shows_files(name: str, arguments: object, view: bool) -> None:
     assert is_file_view(name, arguments, call_paths(arguments)) is view
+
+
+def test_file_names_in_gives_paths_then_bare_names_no_path_ends_in() -> None:
+    text = (
+        "I'm organizing research.md, data-model.md, contracts/openapi.yaml and openapi.yaml; "
+        "see src/a.py and a.py, v1.2, e.g. foo.bar and https://x.io/page.html"
+    )
+    assert file_names_in(text) == [
+        "contracts/openapi.yaml",
+        "src/a.py",
+        "research.md",
+        "data-model.md",
+    ]

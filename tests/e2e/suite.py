@@ -129,14 +129,16 @@ def _content_keys(records: list[Any]) -> set[str]:
 
 
 def _collect_ids(value: Any, into: set[str]) -> None:
-    """Every tool id a changed record holds: an output's (tool_use_id, call_id) and a call's
-    (a tool_use block's id: an edit's input may be stubbed)."""
+    """What names a changed record in a request: an output's tool_use_id or call_id, a
+    call's id (an edit's input may be stubbed), a reasoning item's encrypted content."""
     if isinstance(value, dict):
         for key in ("tool_use_id", "call_id"):
             if isinstance(value.get(key), str):
                 into.add(value[key])
         if value.get("type") == "tool_use" and isinstance(value.get("id"), str):
             into.add(value["id"])
+        if value.get("type") == "reasoning" and isinstance(value.get("encrypted_content"), str):
+            into.add(value["encrypted_content"])  # a reasoning record the fork left out
         for inner in value.values():
             _collect_ids(inner, into)
     elif isinstance(value, list):

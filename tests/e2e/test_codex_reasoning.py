@@ -1,19 +1,17 @@
-"""What dropping the encrypted reasoning of finished turns from a Codex fork changes, measured
+"""What leaving the encrypted reasoning of earlier turns out of a Codex fork changes, measured
 with the real Codex CLI (issue 19, item 4).
 
 Codex does not count the `encrypted_content` of earlier reasoning as context, yet it sends it
-back on every request and adds an estimate of it to its own compaction decision. The same
-compacted fork is published into two homes; in the second, the reasoning records before the
-newest turn are taken out (the only form the Responses API takes for sure: reasoning items
-are optional input, and a reasoning item with its encrypted content altered or removed may be
-refused when nothing is stored). Both are resumed; each row of the table records the first as
-`original_*` and the second as `fork_*`. gobtui does not write such forks yet: this measures
-what it would gain, and that the client takes them (it loads them and does not compact).
+back on every request and adds an estimate of it to its own compaction decision. With
+`drop_old_reasoning = true` a fork turns the reasoning records it elides into the
+`agent_reasoning` events Codex writes beside them (adapters.providers.codex.rewrite). The
+session is published into two homes, compacted with the suite's policy, the second with the
+switch on; both forks are resumed; each row of the table records the first as `original_*`
+and the second as `fork_*`.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -32,40 +30,9 @@ from tests.e2e.harness import (
 )
 from tests.e2e.suite import FLOOR_SHARE, POLICY, Row, record, session_of
 
-VARIANT = "compacted-without-old-reasoning"
-MEASURED = ("corpus-codex-reasoning-heavy", "genuine-codex-shannon", "genuine-codex-localpush")
-
-
-def _without_finished_reasoning(path: Path) -> int:
-    """The reasoning response_items before the newest user message taken out of the file;
-    how many."""
-    lines = path.read_bytes().split(b"\n")
-    records: list[Any] = []
-    for line in lines:
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            records.append(None)
-    newest_turn = max(
-        (i for i, r in enumerate(records) if _payload_type(r) == ("message", "user")),
-        default=0,
-    )
-    keep = [
-        line
-        for i, (line, r) in enumerate(zip(lines, records, strict=True))
-        if not (i < newest_turn and _payload_type(r)[0] == "reasoning")
-    ]
-    path.write_bytes(b"\n".join(keep))
-    return len(lines) - len(keep)
-
-
-def _payload_type(record: Any) -> tuple[Any, Any]:
-    if not isinstance(record, dict) or record.get("type") != "response_item":
-        return None, None
-    payload = record.get("payload")
-    if not isinstance(payload, dict):
-        return None, None
-    return payload.get("type"), payload.get("role")
+VARIANT = "compacted, drop_old_reasoning off vs on"
+MEASURED = ("corpus-codex-reasoning-heavy", "genuine-codex-shannon", "genuine-codex-openprintkit")
+SWITCH = "drop_old_reasoning = true\n"
 
 
 def _reasoning_items(request: Request) -> int:
@@ -75,9 +42,9 @@ def _reasoning_items(request: Request) -> int:
     )
 
 
-def _publish(home: Home, path: Path, context: int) -> dict[str, Any]:
+def _publish(home: Home, path: Path, context: int, policy: str) -> dict[str, Any]:
     """The compacted fork, or a plain one where compacted makes no plan."""
-    (home.root / "gobtui.toml").write_text(POLICY)
+    (home.root / "gobtui.toml").write_text(policy)
     floor = max(1_000, int(context * FLOOR_SHARE))
     try:
         return dict(
@@ -103,12 +70,14 @@ def test_dropping_old_reasoning_from_a_codex_fork(
     try:
         kept, dropped = Home(tmp_path / "kept"), Home(tmp_path / "dropped")
         forks = []
-        for home in (kept, dropped):
-            path = case.place(home)
-            row.before_tokens = session_of(home, path)["context_tokens"] or 0
-            forks.append(_publish(home, path, row.before_tokens))
-        taken = _without_finished_reasoning(Path(forks[1]["path"]))
-        assert taken > 0, "the fork holds no reasoning of a finished turn"
+        for home, policy in ((kept, POLICY), (dropped, POLICY + SWITCH)):
+            source = case.place(home)
+            row.before_tokens = session_of(home, source)["context_tokens"] or 0
+            forks.append(_publish(home, source, row.before_tokens, policy))
+        taken = Path(forks[1]["path"]).read_bytes().count(b'"type":"agent_reasoning"') - Path(
+            forks[0]["path"]
+        ).read_bytes().count(b'"type":"agent_reasoning"')
+        assert taken > 0, "the fork with the switch on leaves no reasoning out"
         first = resume_codex(clients, kept, forks[0]["session_id"], case.model)
         second = resume_codex(clients, dropped, forks[1]["session_id"], case.model)
         row.loaded = second.loaded
@@ -121,7 +90,7 @@ def test_dropping_old_reasoning_from_a_codex_fork(
         assert _reasoning_items(after) < _reasoning_items(before)
         assert row.fork_bytes < row.original_bytes
         row.outcome = (
-            f"ok: {taken} reasoning records out, request {row.original_bytes:,} -> "
+            f"ok: {taken} reasoning records left out, request {row.original_bytes:,} -> "
             f"{row.fork_bytes:,} bytes"
         )
     except AssertionError as failed:

@@ -243,10 +243,15 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
         hidden_bytes = len(hidden) if type(hidden) is str else 0
         if hidden_bytes:  # not counted as context by the provider
             est = estimate_tokens(size - hidden_bytes)
+        # A fork may leave encrypted reasoning out of the history (adapters.providers.codex.
+        # rewrite): it frees what the provider counts of it (est), and what the client sends.
+        big = hidden_bytes > ELIDABLE_MIN_BYTES
         return TranscriptItem(
             index,
             ItemKind.REASONING,
             est,
+            elidable_bytes=hidden_bytes if big else None,
+            elidable_parts=1 if big else 0,
             label="reasoning",
             summary=collapse(steps, TEXT_SUMMARY_MAX_CHARS) or None,
             hidden_bytes=hidden_bytes,

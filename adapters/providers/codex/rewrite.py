@@ -3,7 +3,11 @@
 Elision replaces only `payload.output` of a function/custom tool output, each large
 `replacement_history[i].output` of a `compacted` record (the history Codex rebuilds on
 resume), or the body of the patch an applied patch call carries (adapters.providers.codex.inputs);
-calls and their `call_id`s stay. The card is a user `message` response_item.
+calls and their `call_id`s stay. An elided `reasoning` item (its encrypted content is most of a
+long session's request, and the provider counts none of it) becomes the `agent_reasoning` event
+Codex writes beside it: the line stays, with the reasoning's summary, out of the history the
+client rebuilds (the real Codex CLI resumes such a fork and sends no reasoning for it;
+tests/e2e/test_codex_reasoning.py measures what that saves). The card is a user `message` response_item.
 """
 
 from __future__ import annotations
@@ -26,7 +30,14 @@ from ..rewrite_records import (
     stub_output,
 )
 from .inputs import stub_patch
-from .items import CALL_TYPES, OUTPUT_TYPES, TEXT_BLOCK_TYPES, output_text
+from .items import (
+    CALL_TYPES,
+    OUTPUT_TYPES,
+    SUMMARY_BLOCK_TYPES,
+    TEXT_BLOCK_TYPES,
+    content_text,
+    output_text,
+)
 
 _IDENTITY_KEYS = ("id", "session_id")
 
@@ -73,14 +84,27 @@ def _large_outputs(history: list[Any]) -> list[tuple[dict[str, Any], str]]:
     return found
 
 
+def _as_reasoning_event(record: Record, payload: dict[str, Any]) -> None:
+    """A reasoning response_item turned, in place, into the event Codex writes beside one."""
+    summary = content_text(payload.get("summary"), SUMMARY_BLOCK_TYPES)
+    stamp = record.get("timestamp")
+    record.clear()
+    if stamp is not None:
+        record["timestamp"] = stamp
+    record["type"] = "event_msg"
+    record["payload"] = {"type": "agent_reasoning", "text": summary}
+
+
 def elide_record(record: Record, stub: StubMaker) -> int:
-    call = record.get("payload")
-    if (
-        record.get("type") == "response_item"
-        and type(call) is dict
-        and call.get("type") in CALL_TYPES
-    ):
-        return int(stub_patch(call))
+    item = record.get("payload")
+    if record.get("type") == "response_item" and type(item) is dict:
+        if item.get("type") == "reasoning":
+            if type(item.get("encrypted_content")) is not str:
+                return 0
+            _as_reasoning_event(record, item)
+            return 1
+        if item.get("type") in CALL_TYPES:
+            return int(stub_patch(item))
     payload = _tool_output(record)
     if payload is not None:
         output = payload.get("output")
