@@ -24,6 +24,7 @@ from .limits import (
 from .model import ContextState, Provider, SessionSummary, UsageSample
 from .policy import trigger_cap
 from .sanitize import one_line
+from .status import Status, status_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,7 @@ class SortKey(StrEnum):
     ETA = "eta"
     TOKENS = "tokens"
     PROJECT = "project"
+    ATTENTION = "attention"
 
     def next(self) -> SortKey:
         members = list(SortKey)
@@ -76,6 +78,7 @@ class BoardRow:
     live: bool
     age_secs: float
     over_trigger: bool
+    status: Status = Status.IDLE
 
     @property
     def trigger_share(self) -> float | None:
@@ -170,6 +173,7 @@ def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> Board
         live=live,
         age_secs=age,
         over_trigger=tokens is not None and tokens >= trigger,
+        status=status_of(summary.turn, age, live),
     )
 
 
@@ -191,6 +195,8 @@ def sort_rows(rows: Iterable[BoardRow], key: SortKey) -> list[BoardRow]:
         return sorted(
             rows, key=lambda r: (-(r.occupancy if r.occupancy is not None else -1), r.key)
         )
+    if key is SortKey.ATTENTION:  # waiting first, then the most recently written
+        return sorted(rows, key=lambda r: (r.status.rank, -r.summary.mtime, r.key))
     if key is SortKey.TOKENS:
         return sorted(rows, key=lambda r: (-(r.summary.context_tokens or -1), r.key))
     if key is SortKey.ETA:

@@ -46,6 +46,15 @@ CODEX_MAX_DEPTH = 5
 SNIFF_BYTES = 64 * 1024
 DEFAULT_MAX_AGE_SECS = 7 * 24 * 3600
 HOT_SECS = 180
+STATUS_QUIET_SECS = 30
+"""A tool call with no result and no write for this long may be waiting for an approval."""
+STATUS_STALL_SECS = 600
+"""A model that is up and has written nothing for this long is no longer working."""
+STATUS_WAITING_SECS = 4 * 3600
+"""A finished turn (or a call that may wait for an approval) counts as waiting for the user
+this long; idle after."""
+STATUS_ENDED_SECS = 24 * 3600
+"""No write for this long: the session has ended, whatever its last record."""
 """A session written within this many seconds is live."""
 MAX_LIVE_SECS = 86_400
 

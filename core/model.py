@@ -55,6 +55,17 @@ class BadLine(StrEnum):
     TORN_TAIL = "torn_tail"
 
 
+class TurnState(StrEnum):
+    """Who is up, by the transcript's newest conversational record. Closed vocabulary."""
+
+    RESPONDING = "responding"
+    """A prompt or a tool's result is the newest word: the model is up."""
+    TOOL_PENDING = "tool_pending"
+    """A tool call has no result yet: it runs, or waits for an approval."""
+    TURN_ENDED = "turn_ended"
+    """The agent answered and stopped (Claude's answer or stop hook, Codex task_complete)."""
+
+
 class Coverage(StrEnum):
     FULL = "full"  # every byte of the file was read
     HEAD_TAIL = "head_tail"  # a cold summary of a big file: its head and tail only
@@ -171,6 +182,8 @@ class SessionSummary(BaseModel):
     agent_id: str | None = None
     parent_session_id: str | None = None
     subagents: list[SubagentRef] = Field(default_factory=list)
+    turn: TurnState | None = None
+    """Who is up at the end of the file (None: no conversational record seen)."""
 
     @property
     def is_subagent(self) -> bool:

@@ -38,6 +38,8 @@ class DetectRow(BaseModel):
     eta_secs: int | None
     compactions: int
     coverage: str
+    status: str
+    """working, waiting, approval?, idle or ended (core.status)."""
 
 
 def detect_row(row: BoardRow) -> DetectRow:
@@ -74,4 +76,5 @@ def detect_row(row: BoardRow) -> DetectRow:
         eta_secs=None if row.eta_secs is None else int(row.eta_secs),
         compactions=len(s.compactions),
         coverage=s.coverage.value,
+        status=row.status.value,
     )

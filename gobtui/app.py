@@ -31,6 +31,7 @@ from gobtui.commands import SessionCommands
 from gobtui.core.limits import COMPLETE_MAX_BYTES
 from gobtui.core.model import Coverage, SessionSummary
 from gobtui.core.sanitize import one_line, terminal_safe
+from gobtui.core.status import Status
 from gobtui.messages import (
     ApplyAlreadyPublished,
     ApplyDeclined,
@@ -257,9 +258,18 @@ class GobtuiApp(App[None]):
 
     @on(SessionsChanged)
     def _changed(self, message: SessionsChanged) -> None:
-        crossed = self.sessions_screen.merge(
+        crossed, waiting = self.sessions_screen.merge(
             self.forks.mark(message.summaries), message.removed, self.config.clock()
         )
+        for row in waiting:
+            title = one_line(row.summary.title or row.summary.session_id)[:48]
+            self.notify(
+                f"{row.project}: {title}",
+                title="Waiting for you"
+                if row.status is Status.WAITING
+                else "Maybe waiting for an approval",
+                timeout=8,
+            )
         self.sessions_changed.publish(message)
         self._complete_new(message.summaries)
         for row in crossed:

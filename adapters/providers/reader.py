@@ -27,7 +27,7 @@ from ...core.model import BadLine, Coverage, Provider, SessionSummary
 from ..files.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from .full_parse import Summarising
 
-PARSER_VERSION = 3
+PARSER_VERSION = 4
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 

@@ -25,7 +25,9 @@ from gobtui.core.board import (
     filter_rows,
     sort_rows,
 )
+from gobtui.core.limits import STATUS_ENDED_SECS
 from gobtui.core.model import Provider, SessionSummary
+from gobtui.core.status import Status, started_waiting, status_of
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.publish_bar import PublishBar
@@ -64,7 +66,7 @@ class SessionsScreen(Screen[None]):
             "s",
             "cycle_sort",
             "Sort",
-            tooltip="Sort: activity, occupancy, ETA, tokens, project",
+            tooltip="Sort: activity, occupancy, ETA, tokens, project, attention",
             id="sessions.sort",
         ),
         Binding(
@@ -164,21 +166,26 @@ class SessionsScreen(Screen[None]):
 
     def merge(
         self, summaries: list[SessionSummary], removed: list[str], now: float
-    ) -> list[BoardRow]:
-        """Merge changed sessions; returns the rows that just crossed their trigger."""
+    ) -> tuple[list[BoardRow], list[BoardRow]]:
+        """Merge changed sessions; returns the rows that just crossed their trigger, and
+        those that just started waiting for their user."""
         self.now = now
         crossed: list[BoardRow] = []
+        waiting: list[BoardRow] = []
         for path in removed:
             self.summaries.pop(path, None)
             self.rows.pop(path, None)
         for summary in summaries:
             row = build_row(summary, self.policy, now)
-            if crossed_trigger(self.rows.get(summary.path), row) and summary.path in self.rows:
+            before = self.rows.get(summary.path)
+            if crossed_trigger(before, row) and before is not None:
                 crossed.append(row)
+            if started_waiting(before.status if before else None, row.status):
+                waiting.append(row)
             self.summaries[summary.path] = summary
             self.rows[summary.path] = row
         self.refresh_table({s.path for s in summaries})
-        return crossed
+        return crossed, waiting
 
     def tick(self, now: float) -> None:
         """The clock moved: ages repaint; live flags and ETAs change only for recent sessions."""
@@ -186,15 +193,22 @@ class SessionsScreen(Screen[None]):
             return
         self.now = now
         # Only a session written within the live window (plus slack) can change its live
-        # flag, burn or ETA; every other row stays as it is and merely repaints its age.
+        # flag, burn or ETA; a status moves on with age for a day (working -> approval? ->
+        # idle -> ended), checked cheaply. Every other row merely repaints its age.
         recent = now - self.policy.hot_secs - TICK_SLACK_SECS
+        day = now - STATUS_ENDED_SECS - TICK_SLACK_SECS
         changed: list[BoardRow] = []
         flipped = False
         for path, summary in self.summaries.items():
-            if summary.mtime < recent:
+            if summary.mtime < day:
                 continue
+            old = self.rows[path]
+            if summary.mtime < recent:
+                age = max(0.0, now - summary.mtime)
+                if status_of(summary.turn, age, old.live) is old.status:
+                    continue
             row = build_row(summary, self.policy, now)
-            flipped = flipped or row.live != self.rows[path].live
+            flipped = flipped or row.live != old.live or row.status != old.status
             self.rows[path] = row
             changed.append(row)
         if flipped:
@@ -268,6 +282,7 @@ class SessionsScreen(Screen[None]):
         total = len(self.rows)
         live = sum(1 for r in shown if r.live)
         over = sum(1 for r in shown if r.over_trigger)
+        waiting = sum(1 for r in shown if r.status is Status.WAITING)
         text = Text()
         if self.demo:
             text.append(" DEMO ", style="reverse bold")
@@ -289,6 +304,8 @@ class SessionsScreen(Screen[None]):
             else:
                 count = f"{len(shown)} of {total}" if filters else f"{total}"
                 text.append(f" · {count} sessions · {live} live")
+            if waiting:
+                text.append(f" · {waiting} waiting", "bold")
             if over:
                 text.append(f" · {over} over" if compact else f" · {over} over trigger", "bold")
         # What narrows the list comes before the sort: a narrow pane cuts the end.

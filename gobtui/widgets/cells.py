@@ -20,6 +20,7 @@ from rich.text import Text
 from gobtui import format as fmt
 from gobtui.core.board import BoardRow
 from gobtui.core.model import Provider
+from gobtui.core.status import Status
 from gobtui.widgets.occupancy import occupancy_bar
 from gobtui.widgets.palette import BandStyles
 
@@ -47,10 +48,28 @@ class Cell:
     __hash__ = None  # type: ignore[assignment]
 
 
+STATUS_GLYPHS = {
+    Status.WAITING: "◆",
+    Status.APPROVAL: "?",
+    Status.WORKING: "●",
+    Status.IDLE: "○",
+    Status.ENDED: "·",
+}
+
+
+def status_style(status: Status, styles: BandStyles) -> Style:
+    """Waiting sessions stand out; what needs no one is muted."""
+    if status is Status.WAITING:
+        return styles.warn
+    if status is Status.APPROVAL:
+        return styles.alert
+    return styles.ok if status is Status.WORKING else styles.muted
+
+
 def _state(row: BoardRow, styles: BandStyles) -> Text:
     return Text.assemble(
         ("C" if row.summary.provider is Provider.CLAUDE else "X", "bold"),
-        ("●", styles.ok) if row.live else ("○", styles.muted),
+        (STATUS_GLYPHS[row.status], status_style(row.status, styles)),
         ("⚠" if row.summary.warned else " ", styles.warn),
     )
 
@@ -78,9 +97,15 @@ def row_cells(
     for key in columns:
         width = widths[key]
         if key == "state":
-            cell = Cell((key, s.provider, row.live, s.warned, styles), lambda: _state(row, styles))
-        elif key == "provider":
-            cell = Cell((key, s.provider), lambda: Text(s.provider.value))
+            cell = Cell(
+                (key, s.provider, row.status, s.warned, styles), lambda: _state(row, styles)
+            )
+        elif key == "status":
+            status = row.status
+            cell = Cell(
+                (key, status, styles),
+                partial(Text, status.value, status_style(status, styles)),
+            )
         elif key == "project":
             cell = Cell((key, row.project, width), partial(_ellipsized, row.project, width))
         elif key == "title":

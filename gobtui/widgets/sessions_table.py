@@ -39,7 +39,7 @@ class Column:
 
 COLUMNS: tuple[Column, ...] = (
     Column("state", "", 3, 0),
-    Column("provider", "Prov", 6, 118),
+    Column("status", "Status", 9, 100),
     Column("project", "Project", 14, 0, wide=22),
     Column("title", "Title", 0, 0),  # takes what is left
     Column("model", "Model", 16, 104, wide=26),

@@ -158,7 +158,8 @@ def test_sort_orders_are_deterministic() -> None:
         "/h/c.jsonl",
     ]
     assert [r.project for r in sort_rows(rows, SortKey.PROJECT)] == ["alpha", "mid", "zeta"]
-    assert SortKey.PROJECT.next() is SortKey.ACTIVITY
+    assert SortKey.PROJECT.next() is SortKey.ATTENTION
+    assert SortKey.ATTENTION.next() is SortKey.ACTIVITY
 
 
 def test_filters() -> None:

@@ -19,7 +19,9 @@ from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
 from gobtui.app import GobtuiApp, _terminal_check, make_app
+from gobtui.core.board import SortKey
 from gobtui.core.model import Coverage, Provider
+from gobtui.core.status import Status
 from gobtui.resume import Ran
 from gobtui.run_settings import AppConfig
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
@@ -161,6 +163,43 @@ async def test_crossing_the_trigger_raises_a_toast(real_home: tuple[Path, Path, 
         assert any("over its 150,300 trigger" in m for m in messages), messages
 
 
+def claude_prompt_line(session_id: str, parent: str, uuid: str) -> bytes:
+    record = {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": session_id,
+        "timestamp": "2026-11-29T09:59:00.000Z",
+        "message": {"role": "user", "content": "and the coupons?"},
+    }
+    return orjson.dumps(record) + b"\n"
+
+
+async def test_a_session_that_starts_waiting_says_so(real_home: tuple[Path, Path, Path]) -> None:
+    claude, codex, session = real_home
+    app = app_for(claude, codex, watch=True)
+    toasts = Toasts()
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
+        await app.first_paint.wait()
+        key = str(session)
+        sid = app.sessions_screen.rows[key].summary.session_id
+        await asyncio.sleep(0.3)
+        with session.open("ab") as handle:  # the user asks: the model is up
+            handle.write(claude_prompt_line(sid, last_uuid(session), "asked-1"))
+        await until(lambda: app.sessions_screen.rows[key].status is Status.WORKING, pilot)
+        assert not toasts.has("Waiting for you")
+        with session.open("ab") as handle:  # the model answers: the user is up
+            handle.write(claude_usage_line(sid, "asked-1", "answered-1", 20_000))
+        await until(lambda: app.sessions_screen.rows[key].status is Status.WAITING, pilot)
+        await pilot.pause()
+        assert toasts.has("Waiting for you: spotter")
+        table = app.query_one(SessionsTable)
+        assert table.get_cell(key, "status").plain == "waiting"
+        await pilot.press("s", "s", "s", "s", "s")  # activity -> ... -> attention
+        assert app.sessions_screen.sort_key is SortKey.ATTENTION
+        assert app.sessions_screen.visible_rows()[0].key == key
+
+
 async def test_filters_sort_and_text_filter(demo_app_factory: Callable[..., GobtuiApp]) -> None:
     app = demo_app_factory()
     async with app.run_test(size=(120, 36)) as pilot:
@@ -189,13 +228,14 @@ async def test_filters_sort_and_text_filter(demo_app_factory: Callable[..., Gobt
         assert [r.project for r in screen.visible_rows()] == ["ledgerly"]
         status = str(screen.query_one("#status", Static).render())
         assert f"1 of {total} sessions" in status and "“ledger” · sort occupancy" in status
-        # The counts are of what is listed: ledgerly is idle and over its trigger.
-        assert "· 0 live · 1 over trigger" in status
+        # The counts are of what is listed: ledgerly is not live, its turn ended (waiting for
+        # its user), and it is over its trigger.
+        assert "· 0 live · 1 waiting · 1 over trigger" in status
         await pilot.press("slash", "escape")
         assert table.row_count == total
         status = str(screen.query_one("#status", Static).render())
         assert f" {total} sessions" in status and " of " not in status
-        assert "· 2 live · 1 over trigger" in status
+        assert "· 2 live · 6 waiting · 1 over trigger" in status
         await pilot.press("l")  # the live ones are under their triggers
         status = str(screen.query_one("#status", Static).render())
         assert "2 of" in status and "· 2 live ·" in status and "over" not in status

@@ -26,6 +26,7 @@ from ....core.model import (
     Coverage,
     Provider,
     SessionSummary,
+    TurnState,
     claude_context_window,
 )
 from ....core.text import collapse
@@ -138,6 +139,8 @@ class ClaudeState:
         parsed ("YYYY-MM-DDTHH:MM:"), and its instant in microseconds."""
         self._minute_us = 0
         self._anon = 0
+        self.turn: TurnState | None = None
+        """Who is up after the newest conversational record of the main chain."""
 
     # -- feeding -------------------------------------------------------------------------
 
@@ -193,6 +196,10 @@ class ClaudeState:
             if isinstance(leaf, str):
                 self.prompt_leaf = leaf
             return
+        if not excluded and (kind == "assistant" or kind == "user" or kind == "system"):
+            turn = turn_of(kind, record)
+            if turn is not None:
+                self.turn = turn
         if type(uuid) is not str:
             return
         usage: Usage | None = None
@@ -394,6 +401,7 @@ class ClaudeState:
                 "last_ts": self.last_ts,
                 "agent_id": agent_id,
                 "parent_session_id": parent_id,
+                "turn": self.turn,
             }
         )
 
@@ -422,6 +430,7 @@ class ClaudeState:
             "last_ts": self.last_ts,
             "ts_raw": [self._lo_raw, self._hi_raw, self._ts_len],
             "anon": self._anon,
+            "turn": self.turn,
         }
 
     @classmethod
@@ -448,7 +457,41 @@ class ClaudeState:
         if _ISO_MILLIS_Z.fullmatch(lo) and _ISO_MILLIS_Z.fullmatch(hi) and length == len(lo):
             state._lo_raw, state._hi_raw, state._ts_len = lo, hi, length
         state._anon = int(data["anon"])
+        turn = data.get("turn")
+        state.turn = TurnState(turn) if turn in _TURN_VALUES else None
         return state
+
+
+_TURN_VALUES = frozenset(turn.value for turn in TurnState)
+_TURN_END_SUBTYPES = frozenset({"stop_hook_summary", "turn_duration"})
+"""System records Claude Code writes once a turn is over."""
+_INTERRUPTED = "[Request interrupted"
+
+
+def turn_of(kind: str, record: Record) -> TurnState | None:
+    """Who is up after this assistant, user or system record; None when it says nothing."""
+    if kind == "system":
+        return TurnState.TURN_ENDED if record.get("subtype") in _TURN_END_SUBTYPES else None
+    message = record.get("message")
+    if type(message) is not dict:
+        return None
+    content = message.get("content")
+    blocks = [b for b in content if type(b) is dict] if type(content) is list else []
+    types = {b.get("type") for b in blocks}
+    if kind == "assistant":
+        if "tool_use" in types or message.get("stop_reason") == "tool_use":
+            return TurnState.TOOL_PENDING
+        if "text" in types or type(content) is str:
+            return TurnState.TURN_ENDED  # an answer (its stop_reason is often null)
+        return TurnState.RESPONDING  # thinking: the answer is still to come
+    if record.get("isMeta") is True:
+        return None  # caveats and reminders the client adds
+    texts = [b.get("text") for b in blocks if b.get("type") == "text"]
+    if type(content) is str:
+        texts.append(content)
+    if any(type(t) is str and t.startswith(_INTERRUPTED) for t in texts):
+        return TurnState.TURN_ENDED
+    return TurnState.RESPONDING
 
 
 def _state_of(usage: Usage) -> ContextState:

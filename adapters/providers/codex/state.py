@@ -13,7 +13,7 @@ from collections import deque
 from typing import Any, ClassVar
 
 from ....core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from ....core.model import ContextState, Coverage, Provider, SessionSummary
+from ....core.model import ContextState, Coverage, Provider, SessionSummary, TurnState
 from ....core.text import collapse
 from ...files.jsonl import Record
 from ...files.timefmt import parse_ts
@@ -57,6 +57,24 @@ def _is_real_prompt(text: str) -> bool:
     return bool(head) and not head.startswith("<") and not head.startswith("# AGENTS.md")
 
 
+_TURNS: dict[Any, TurnState] = {
+    "task_started": TurnState.RESPONDING,
+    "user_message": TurnState.RESPONDING,
+    "function_call": TurnState.TOOL_PENDING,
+    "custom_tool_call": TurnState.TOOL_PENDING,
+    "local_shell_call": TurnState.TOOL_PENDING,
+    "function_call_output": TurnState.RESPONDING,
+    "custom_tool_call_output": TurnState.RESPONDING,
+    "agent_message": TurnState.TURN_ENDED,
+    "task_complete": TurnState.TURN_ENDED,
+    "turn_aborted": TurnState.TURN_ENDED,
+}
+"""Turn events and response items by payload type, and who is up after each (an answer may
+be followed by more calls: the next record says so)."""
+_ANSWERED, _ASKED = TurnState.TURN_ENDED, TurnState.RESPONDING
+_TURN_VALUES = frozenset(turn.value for turn in TurnState)
+
+
 class CodexState:
     """Running summary of a Codex rollout (implements adapters.providers.reader.TailState)."""
 
@@ -83,6 +101,7 @@ class CodexState:
         "session_id",
         "title_event",
         "title_item",
+        "turn",
         "usage",
         "window",
     )
@@ -113,6 +132,8 @@ class CodexState:
         self.first_ts: float | None = None
         # Raw value, parsed in summary(): parsing every line's timestamp would cost the hot loop.
         self._last_ts: Any = None
+        self.turn: TurnState | None = None
+        """Who is up after the newest turn event or conversational item."""
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -130,6 +151,15 @@ class CodexState:
                 self.first_ts = parse_ts(ts)
         if type(payload) is not dict:
             return
+        if rtype == "event_msg" or rtype == "response_item":
+            ptype = payload.get("type")
+            if ptype == "message":  # an answer, or a prompt (or context sent as one)
+                role = payload.get("role")
+                turn = _ANSWERED if role == "assistant" else _ASKED if role == "user" else None
+            else:
+                turn = _TURNS.get(ptype)
+            if turn is not None:
+                self.turn = turn
         if rtype == "event_msg":
             ptype = payload.get("type")
             if ptype == "token_count":
@@ -248,6 +278,7 @@ class CodexState:
             "last_usage": self._last_usage,
             "first_ts": self.first_ts,
             "last_ts": self._last_ts,
+            "turn": self.turn,
         }
 
     @classmethod
@@ -266,6 +297,8 @@ class CodexState:
         comps = data["components"]
         state.components = (comps[0], comps[1], comps[2], comps[3]) if comps is not None else None
         state.window = data["window"]
+        turn = data.get("turn")
+        state.turn = TurnState(turn) if turn in _TURN_VALUES else None
         state.usage.extend((ts, tokens, False) for ts, tokens in data["usage"])
         state.compactions.extend((ts, pre) for ts, pre in data["compactions"])
         state._last_usage = data["last_usage"]
@@ -323,5 +356,6 @@ class CodexState:
                 "last_ts": parse_ts(self._last_ts),
                 "agent_id": self.agent_id,
                 "parent_session_id": self.parent_session_id,
+                "turn": self.turn,
             }
         )

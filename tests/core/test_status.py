@@ -1,0 +1,71 @@
+"""A session's status from who is up at the end of its transcript and how long ago it was
+written (core.status), and the board's attention order."""
+
+from __future__ import annotations
+
+import pytest
+
+from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
+from gobtui.core.limits import (
+    STATUS_ENDED_SECS,
+    STATUS_QUIET_SECS,
+    STATUS_STALL_SECS,
+    STATUS_WAITING_SECS,
+)
+from gobtui.core.model import TurnState
+from gobtui.core.status import Status, started_waiting, status_of
+from tests.core.test_board import NOW, summary
+
+ENDED, PENDING, UP = TurnState.TURN_ENDED, TurnState.TOOL_PENDING, TurnState.RESPONDING
+
+
+@pytest.mark.parametrize(
+    ("turn", "age", "live", "expected"),
+    [
+        (ENDED, 5, True, Status.WAITING),
+        (ENDED, STATUS_WAITING_SECS + 1, False, Status.IDLE),
+        (PENDING, 2, True, Status.WORKING),
+        (PENDING, STATUS_QUIET_SECS + 1, True, Status.APPROVAL),
+        (PENDING, STATUS_WAITING_SECS + 1, False, Status.IDLE),
+        (UP, 2, True, Status.WORKING),
+        (UP, STATUS_STALL_SECS + 1, False, Status.IDLE),
+        (None, 2, True, Status.WORKING),
+        (None, 400, False, Status.IDLE),
+        (ENDED, STATUS_ENDED_SECS, False, Status.ENDED),
+        (UP, STATUS_ENDED_SECS + 5, False, Status.ENDED),
+    ],
+)
+def test_status_of(turn: TurnState | None, age: float, live: bool, expected: Status) -> None:
+    assert status_of(turn, age, live) is expected
+
+
+def test_starting_to_wait_is_told_once() -> None:
+    assert started_waiting(Status.WORKING, Status.WAITING)
+    assert started_waiting(Status.WORKING, Status.APPROVAL)
+    assert not started_waiting(Status.WAITING, Status.WAITING)
+    assert not started_waiting(Status.APPROVAL, Status.WAITING)
+    assert not started_waiting(None, Status.WAITING)  # a session seen for the first time
+    assert not started_waiting(Status.WAITING, Status.IDLE)
+
+
+def test_attention_puts_waiting_first_then_the_newest() -> None:
+    rows = build_board(
+        [
+            summary("/h/idle.jsonl", mtime=NOW - 3 * 3600).model_copy(update={"turn": UP}),
+            summary("/h/work.jsonl", mtime=NOW - 2).model_copy(update={"turn": UP}),
+            summary("/h/old-wait.jsonl", mtime=NOW - 600).model_copy(update={"turn": ENDED}),
+            summary("/h/wait.jsonl", mtime=NOW - 60).model_copy(update={"turn": ENDED}),
+            summary("/h/ask.jsonl", mtime=NOW - 90).model_copy(update={"turn": PENDING}),
+            summary("/h/gone.jsonl", mtime=NOW - 3 * 86400).model_copy(update={"turn": ENDED}),
+        ],
+        BoardPolicy(),
+        NOW,
+    )
+    assert [r.key for r in sort_rows(rows, SortKey.ATTENTION)] == [
+        "/h/wait.jsonl",
+        "/h/old-wait.jsonl",
+        "/h/ask.jsonl",
+        "/h/work.jsonl",
+        "/h/idle.jsonl",
+        "/h/gone.jsonl",
+    ]
