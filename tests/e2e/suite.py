@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -166,13 +169,19 @@ def publish(home: Home, path: Path, variant: str, context: int) -> dict[str, Any
 def check(
     clients: Clients, case: Case, variant: str, root: Path, originals: dict[str, Resumed]
 ) -> None:
-    import time
-
-    started = time.monotonic()
     row = Row(case.provider, case.name, variant)
-    try:
+    with recorded(row):
         _check(clients, case, variant, root, originals, row)
-        row.outcome = "ok"
+
+
+@contextmanager
+def recorded(row: Row) -> Iterator[None]:
+    """The row, timed, with its outcome ("ok" unless the body set one), recorded however
+    the body ends; gobtui's refusal fails the test with its message."""
+    started = time.monotonic()
+    try:
+        yield
+        row.outcome = row.outcome or "ok"
     except pytest.skip.Exception as skipped:
         row.outcome = f"skipped: {skipped.msg}"
         raise

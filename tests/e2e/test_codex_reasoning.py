@@ -12,7 +12,6 @@ and the second as `fork_*`.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from tests.e2e.harness import (
     history_tokens,
     resume_codex,
 )
-from tests.e2e.suite import FLOOR_SHARE, POLICY, Row, record, session_of
+from tests.e2e.suite import FLOOR_SHARE, POLICY, Row, recorded, session_of
 
 VARIANT = "compacted, drop_old_reasoning off vs on"
 MEASURED = ("corpus-codex-reasoning-heavy", "genuine-codex-shannon", "genuine-codex-openprintkit")
@@ -65,9 +64,8 @@ def _publish(home: Home, path: Path, context: int, policy: str) -> dict[str, Any
 def test_dropping_old_reasoning_from_a_codex_fork(
     clients: Clients, case: Case, tmp_path: Path
 ) -> None:
-    started = time.monotonic()
     row = Row("codex", case.name, VARIANT)
-    try:
+    with recorded(row):
         kept, dropped = Home(tmp_path / "kept"), Home(tmp_path / "dropped")
         forks = []
         for home, policy in ((kept, POLICY), (dropped, POLICY + SWITCH)):
@@ -93,9 +91,3 @@ def test_dropping_old_reasoning_from_a_codex_fork(
             f"ok: {taken} reasoning records left out, request {row.original_bytes:,} -> "
             f"{row.fork_bytes:,} bytes"
         )
-    except AssertionError as failed:
-        row.outcome = f"FAILED: {str(failed).splitlines()[0][:160]}"
-        raise
-    finally:
-        row.seconds = round(time.monotonic() - started, 2)
-        record(row)
