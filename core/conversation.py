@@ -1,0 +1,584 @@
+"""A session as a conversation to read: the parsed items (core.model.TranscriptItem) and the
+records they came from, turned into entries in file order (a prompt, an answer, a tool call,
+its result, thinking, injected context, a compaction), and a literal search over them.
+
+Pure: the caller reads the file and parses it (adapters.providers), then hands each item
+with its decoded record to a ConversationBuilder, which keeps only the entries (never the
+records: a big session's records would not fit). Every string an entry holds went through
+core.sanitize (one_line for a header, terminal_safe for a body), so a widget may draw it as
+it is, as Rich Text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
+from typing import Any
+
+import orjson
+
+from .limits import SUMMARY_MAX_CHARS
+from .model import Provider, TranscriptItem
+from .sanitize import one_line, terminal_safe
+from .text import collapse
+
+HEADER_MAX_CHARS = SUMMARY_MAX_CHARS
+"""A header's length before the widget cuts it to the pane."""
+ARGS_MAX_CHARS = 120
+"""A tool call's arguments in its header."""
+BODY_MAX_CHARS = 100_000
+"""What one entry shows of its text (a tool's output can be megabytes); the rest is counted."""
+SEARCH_MAX_MATCHES = 10_000
+"""Matches one search keeps (the count says there were more)."""
+TAB_SIZE = 4
+_FIRST_LINE_SCAN = 4_096
+
+Record = Mapping[str, Any]
+
+
+class EntryKind(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    THINKING = "thinking"
+    CONTEXT = "context"
+    """Injected text nobody typed: Codex's environment and AGENTS.md messages, developer
+    messages, Claude's meta records and compaction summaries."""
+    NOTICE = "notice"
+    """A system record (a compaction, a slash command, an API error)."""
+
+
+MESSAGE_KINDS = frozenset({EntryKind.USER, EntryKind.ASSISTANT})
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    kind: EntryKind
+    header: str
+    """One line, sanitized; what a folded entry shows."""
+    body: str
+    """The whole text (up to BODY_MAX_CHARS), sanitized, newlines kept, tabs expanded."""
+    line_index: int
+    """The record's physical line in the transcript (0-based)."""
+    error: bool = False
+    """A tool result that reports a failure."""
+
+    @property
+    def is_message(self) -> bool:
+        """A prompt or an answer: drawn as its body, never folded."""
+        return self.kind in MESSAGE_KINDS
+
+    @property
+    def foldable(self) -> bool:
+        """Shown as its header, opened to its body (folded until opened)."""
+        return not self.is_message and bool(self.body)
+
+
+class Part(IntEnum):
+    HEADER = 0
+    BODY = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    entry: int
+    part: Part
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    matches: list[Match]
+    truncated: bool = False
+    """More than SEARCH_MAX_MATCHES: the rest are not listed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    messages: int
+    tool_calls: int
+
+
+# --- text helpers ------------------------------------------------------------------------------
+
+
+def header_line(text: str, limit: int = HEADER_MAX_CHARS) -> str:
+    """`text` as one sanitized line: whitespace collapsed, cut (only a prefix is read)."""
+    line = collapse(text, limit)
+    return line if line.isprintable() else one_line(line)  # (printable: nothing to change)
+
+
+def safe_lines(text: str) -> str:
+    """terminal_safe(text, multiline=True) with tabs expanded, a line at a time: a line
+    str.isprintable() passes holds nothing the sanitizer would change (it changes controls,
+    format characters, separators and surrogates only, none of them printable), so only the
+    rare line that fails is looked at character by character."""
+    text = text.expandtabs(TAB_SIZE)
+    if text.replace("\n", "").isprintable():  # the common case, in one pass
+        return text
+    return "\n".join(
+        line if line.isprintable() else terminal_safe(line, multiline=True)
+        for line in text.split("\n")
+    )
+
+
+def body_text(text: str) -> str:
+    """`text` safe to draw over several lines (blank lines around it dropped), cut to
+    BODY_MAX_CHARS with the rest counted."""
+    more = len(text) - BODY_MAX_CHARS
+    shown = safe_lines(text[:BODY_MAX_CHARS] if more > 0 else text).rstrip().lstrip("\n")
+    return f"{shown}\n… {more:,} more characters not shown" if more > 0 else shown
+
+
+def first_line(text: str) -> str:
+    """The first line with something on it (of a bounded prefix)."""
+    head = text[:_FIRST_LINE_SCAN].lstrip()
+    return head.split("\n", 1)[0]
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except (TypeError, RecursionError):  # (orjson.JSONEncodeError is a TypeError)
+        return "[not printable]"
+
+
+def _compact_json(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except (TypeError, RecursionError):
+        return ""
+
+
+_ARG_KEYS = ("command", "cmd", "file_path", "notebook_path", "path", "pattern", "query", "url")
+_ARG_KEYS_LATE = ("description", "prompt", "skill", "plan")
+_SHELLS = frozenset({"-c", "-lc", "-ic"})
+
+
+def _words(words: Sequence[Any]) -> str:
+    parts = [str(w) for w in words]
+    if len(parts) >= 3 and parts[1] in _SHELLS:  # bash -lc 'script': the script
+        return parts[2]
+    return " ".join(parts)
+
+
+def short_args(value: Any) -> str:
+    """What a call's header shows of its input: the command, the path, the pattern..."""
+    if isinstance(value, dict):
+        for key in (*_ARG_KEYS, *_ARG_KEYS_LATE):
+            arg = value.get(key)
+            if isinstance(arg, str) and arg.strip():
+                return arg
+            if isinstance(arg, list) and arg:
+                return _words(arg)
+        return _compact_json(value)
+    if isinstance(value, str):
+        return _patch_files(value) or value
+    if isinstance(value, list):
+        return _words(value)
+    return "" if value is None else _compact_json(value)
+
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+
+
+def _patch_files(text: str) -> str:
+    """The files an apply_patch body names (`*** Update File: path`), or ""."""
+    if not text.startswith("*** Begin Patch"):
+        return ""
+    return "; ".join(dict.fromkeys(m.group(1).strip() for m in _PATCH_FILE.finditer(text)))
+
+
+def input_body(value: Any) -> str:
+    """A call's whole input as text: `key: value` lines, a multi-line string below its key
+    (a script, a patch, an edit's old and new text), other values as indented JSON."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        return "" if value is None else _json(value)
+    lines: list[str] = []
+    for key, arg in value.items():
+        if isinstance(arg, str):
+            lines.append(f"{key}:\n{arg}" if "\n" in arg else f"{key}: {arg}")
+        else:
+            lines.append(f"{key}: {_json(arg)}")
+    return "\n".join(lines)
+
+
+def _decoded(arguments: Any) -> Any:
+    """A Codex call's arguments: a JSON string decoded, anything else as it is."""
+    if isinstance(arguments, str) and arguments.lstrip().startswith(("{", "[")):
+        try:
+            return orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return arguments
+    return arguments
+
+
+def _block_texts(blocks: Any, types: frozenset[str]) -> str:
+    """The text of a content list (text blocks of `types`; an image as [image])."""
+    if isinstance(blocks, str):
+        return blocks
+    if not isinstance(blocks, list):
+        return ""
+    texts: list[str] = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        text = block.get("text")
+        if btype in types and isinstance(text, str):
+            texts.append(text)
+        elif isinstance(btype, str) and "image" in btype:
+            texts.append("[image]")
+    return "\n".join(texts)
+
+
+_CLAUDE_TEXT = frozenset({"text"})
+_CODEX_TEXT = frozenset({"input_text", "output_text", "text"})
+_CODEX_REASONING = frozenset({"summary_text", "reasoning_text", "text"})
+_INJECTED = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<INSTRUCTIONS>",
+    "# AGENTS.md instructions",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<system-reminder>",
+)
+_EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code) (-?\d+)")
+_PREAMBLES = ("Exit code:", "Chunk ID:", "Process exited", "Command:")
+_QUIET_SYSTEM = frozenset({"turn_duration", "stop_hook_summary"})
+
+
+_LINE_NUMBER = re.compile(r"\s*\d+(?:→|\t)")
+
+
+def _said(text: str) -> str:
+    """A tool output's first line with something on it, after a Read's line number."""
+    for line in text[:_FIRST_LINE_SCAN].split("\n")[:20]:
+        numbered = _LINE_NUMBER.match(line)
+        shown = line[numbered.end() :] if numbered else line
+        if shown.strip():
+            return shown.strip()
+    return first_line(text)
+
+
+def _output_part(text: str) -> str:
+    """A Codex shell output after its preamble (exit code, wall time ... `Output:`)."""
+    if text.startswith(_PREAMBLES):
+        at = text.find("\nOutput:\n", 0, 600)
+        if at >= 0:
+            return text[at + len("\nOutput:\n") :]
+    return text
+
+
+def _failed_output(text: str) -> bool:
+    """A Codex output whose head reports a non-zero exit."""
+    found = _EXIT_CODE.search(text[:400])
+    return found is not None and found.group(1) != "0"
+
+
+# --- the builder -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ConversationBuilder:
+    """Fed each item with its record in file order (`add`); `entries` is the conversation."""
+
+    provider: Provider
+    entries: list[Entry] = field(default_factory=list)
+    _tools: dict[str, str] = field(default_factory=dict)
+    """call id -> tool name, to name each result."""
+
+    def add(self, item: TranscriptItem, record: Record) -> None:
+        if self.provider is Provider.CLAUDE:
+            self._claude(item, record)
+        else:
+            self._codex(item, record)
+
+    def _emit(
+        self, kind: EntryKind, header: str, body: str, line: int, error: bool = False
+    ) -> None:
+        self.entries.append(Entry(kind, header_line(header), body_text(body), line, error))
+
+    def _message(self, kind: EntryKind, text: str, line: int) -> None:
+        if not text.strip():
+            return
+        if kind is EntryKind.USER and text.lstrip().startswith(_INJECTED):
+            self._emit(EntryKind.CONTEXT, f"context · {first_line(text)}", text, line)
+            return
+        self._emit(kind, first_line(text), text, line)
+
+    def _call(self, line: int, call_id: Any, name: Any, tool_input: Any) -> None:
+        name = name if isinstance(name, str) and name else "tool"
+        if isinstance(call_id, str) and call_id:
+            self._tools[call_id] = name
+        args = header_line(short_args(tool_input), ARGS_MAX_CHARS)
+        self._emit(EntryKind.TOOL_CALL, f"{name}({args})", input_body(tool_input), line)
+
+    def _result(self, line: int, call_id: Any, text: str, error: bool) -> None:
+        name = self._tools.get(call_id, "tool") if isinstance(call_id, str) else "tool"
+        shown = text.rstrip()
+        lines = shown.lstrip("\n").count("\n") + 1 if shown else 0
+        said = _said(_output_part(text))
+        if lines == 0:
+            what = "(no output)"
+        elif lines == 1:
+            what = said
+        else:
+            what = f"{lines:,} lines · {said}"
+        mark = "✗" if error else "⇒"
+        self._emit(EntryKind.TOOL_RESULT, f"{name} {mark} {what}", text, line, error)
+
+    def _thinking(self, line: int, text: str, label: str = "thinking") -> None:
+        said = first_line(text).strip("*").strip()  # (a Codex summary opens with **a title**)
+        header = f"{label} · {said}" if said else label
+        self._emit(EntryKind.THINKING, header, text, line)
+
+    # --- Claude Code ---------------------------------------------------------------------------
+
+    def _claude(self, item: TranscriptItem, record: Record) -> None:
+        line = item.line_index
+        rtype = record.get("type")
+        if rtype == "assistant" or rtype == "user":
+            message = record.get("message")
+            content = message.get("content") if isinstance(message, dict) else None
+            if rtype == "assistant":
+                self._claude_assistant(line, content)
+            else:
+                self._claude_user(line, record, content)
+        elif rtype == "system":
+            self._claude_system(line, record)
+        elif rtype == "tool_use":  # schema drift: the record is the call
+            self._call(line, record.get("id"), record.get("name"), record.get("input"))
+        elif rtype == "tool_result":
+            output = record.get("content", record.get("output"))
+            text = _block_texts(output, _CLAUDE_TEXT)
+            self._result(line, record.get("tool_use_id"), text, record.get("is_error") is True)
+
+    def _claude_assistant(self, line: int, content: Any) -> None:
+        if isinstance(content, str):
+            self._message(EntryKind.ASSISTANT, content, line)
+            return
+        texts: list[str] = []  # adjacent text blocks make one answer
+
+        def flush() -> None:
+            if texts:
+                self._message(EntryKind.ASSISTANT, "\n\n".join(texts), line)
+                texts.clear()
+
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+                continue
+            flush()
+            if btype == "tool_use":
+                self._call(line, block.get("id"), block.get("name"), block.get("input"))
+            elif btype == "thinking":
+                thought = block.get("thinking")
+                self._thinking(line, thought if isinstance(thought, str) else "")
+            elif btype == "redacted_thinking":
+                self._thinking(line, "", "thinking (redacted)")
+        flush()
+
+    def _claude_user(self, line: int, record: Record, content: Any) -> None:
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    text = _block_texts(block.get("content"), _CLAUDE_TEXT)
+                    error = block.get("is_error") is True
+                    self._result(line, block.get("tool_use_id"), text, error)
+            blocks = [b for b in content if isinstance(b, dict) and b.get("type") != "tool_result"]
+            text = _block_texts(blocks, _CLAUDE_TEXT)
+        else:
+            text = content if isinstance(content, str) else ""
+        if not text.strip():
+            return
+        if record.get("isCompactSummary") is True:
+            self._emit(EntryKind.CONTEXT, f"compaction summary · {first_line(text)}", text, line)
+        elif record.get("isMeta") is True:
+            self._emit(EntryKind.CONTEXT, f"meta · {first_line(text)}", text, line)
+        else:
+            self._message(EntryKind.USER, text, line)
+
+    def _claude_system(self, line: int, record: Record) -> None:
+        subtype = record.get("subtype")
+        if subtype in _QUIET_SYSTEM:
+            return
+        content = record.get("content")
+        text = content if isinstance(content, str) else ""
+        if subtype == "compact_boundary":
+            meta = record.get("compactMetadata")
+            meta = meta if isinstance(meta, dict) else {}
+            words = ["compacted"]
+            if isinstance(meta.get("trigger"), str):
+                words.append(meta["trigger"])
+            pre = meta.get("preTokens")
+            if isinstance(pre, int) and not isinstance(pre, bool):
+                words.append(f"{pre:,} tokens before")
+            self._emit(EntryKind.NOTICE, " · ".join(words), "", line)
+            return
+        label = subtype if isinstance(subtype, str) and subtype else "system"
+        header = f"{label} · {first_line(text)}" if text.strip() else label
+        body = text if "\n" in text.strip() or len(text) > HEADER_MAX_CHARS else ""
+        self._emit(EntryKind.NOTICE, header, body, line)
+
+    # --- Codex -----------------------------------------------------------------------------------
+
+    def _codex(self, item: TranscriptItem, record: Record) -> None:
+        line = item.line_index
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            return
+        if record.get("type") == "compacted":
+            message = payload.get("message")
+            text = message if isinstance(message, str) else ""
+            header = f"compacted · {first_line(text)}" if text.strip() else "compacted"
+            self._emit(EntryKind.NOTICE, header, text if "\n" in text.strip() else "", line)
+            return
+        ptype = payload.get("type")
+        if ptype == "message":
+            role = payload.get("role")
+            text = _block_texts(payload.get("content"), _CODEX_TEXT)
+            if role == "assistant":
+                self._message(EntryKind.ASSISTANT, text, line)
+            elif role == "user":
+                self._message(EntryKind.USER, text, line)
+            elif text.strip():
+                who = role if isinstance(role, str) and role else "system"
+                self._emit(EntryKind.CONTEXT, f"{who} · {first_line(text)}", text, line)
+        elif ptype == "agent_message":
+            message = payload.get("message", payload.get("content"))
+            self._message(EntryKind.ASSISTANT, _block_texts(message, _CODEX_TEXT), line)
+        elif ptype == "reasoning":
+            self._codex_reasoning(line, payload)
+        elif ptype in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._codex_call(line, item, payload)
+        elif ptype in ("function_call_output", "custom_tool_call_output"):
+            self._codex_output(line, payload)
+        elif ptype == "web_search_call":
+            action = payload.get("action")
+            query = action.get("query") if isinstance(action, dict) else None
+            self._call(line, None, "web_search", query if isinstance(query, str) else action)
+
+    def _codex_reasoning(self, line: int, payload: Record) -> None:
+        parts = [_block_texts(payload.get(key), _CODEX_REASONING) for key in ("summary", "content")]
+        text = "\n\n".join(part for part in parts if part.strip())
+        if text:
+            self._thinking(line, text, "reasoning")
+            return
+        hidden = payload.get("encrypted_content")
+        size = len(hidden) if isinstance(hidden, str) else 0
+        self._thinking(line, "", f"reasoning (encrypted, {size:,} bytes)" if size else "reasoning")
+
+    def _codex_call(self, line: int, item: TranscriptItem, payload: Record) -> None:
+        call_id = _codex_call_id(payload)
+        if payload.get("type") == "local_shell_call":
+            action = payload.get("action")
+            command = action.get("command") if isinstance(action, dict) else None
+            name = item.label or "shell"
+            self._call(line, call_id, name, {"command": command} if command else action)
+            return
+        args = payload.get("arguments")
+        tool_input = _decoded(args) if args is not None else payload.get("input")
+        self._call(line, call_id, payload.get("name"), tool_input)
+
+    def _codex_output(self, line: int, payload: Record) -> None:
+        output = payload.get("output")
+        error = False
+        if isinstance(output, str) and output.startswith('{"output":'):
+            wrapped = _decoded(output)  # a custom tool's output: {"output": ..., "metadata"}
+            if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
+                output = wrapped["output"]
+                meta = wrapped.get("metadata")
+                code = meta.get("exit_code") if isinstance(meta, dict) else None
+                error = isinstance(code, int) and code != 0
+        text = _block_texts(output, _CODEX_TEXT)
+        error = error or _failed_output(text)
+        self._result(line, _codex_call_id(payload), text, error)
+
+
+def _codex_call_id(payload: Record) -> str | None:
+    for key in ("call_id", "tool_call_id", "id"):
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def build_conversation(
+    provider: Provider, pairs: Iterable[tuple[TranscriptItem, Record]]
+) -> list[Entry]:
+    """The entries of (item, record) pairs in file order."""
+    builder = ConversationBuilder(provider)
+    for item, record in pairs:
+        builder.add(item, record)
+    return builder.entries
+
+
+# --- figures, search, movement -----------------------------------------------------------------
+
+
+def counts(entries: Iterable[Entry]) -> Counts:
+    messages = calls = 0
+    for entry in entries:
+        if entry.is_message:
+            messages += 1
+        elif entry.kind is EntryKind.TOOL_CALL:
+            calls += 1
+    return Counts(messages, calls)
+
+
+def pattern_of(query: str) -> re.Pattern[str]:
+    """The literal search for `query`. Smart case: a query with a capital letter matches
+    case, one without ignores it."""
+    return re.compile(re.escape(query), 0 if query != query.lower() else re.IGNORECASE)
+
+
+def searched_part(entry: Entry) -> Part:
+    """Where an entry's matches are counted: its text, or its header when it has none (a
+    header summarises the text: counting both would count one occurrence twice)."""
+    return Part.BODY if entry.body else Part.HEADER
+
+
+def search(entries: Sequence[Entry], query: str, limit: int = SEARCH_MAX_MATCHES) -> SearchResult:
+    """Every literal occurrence of `query` in the entries' text, in order (pattern_of)."""
+    if not query:
+        return SearchResult(query, [])
+    pattern = pattern_of(query)
+    matches: list[Match] = []
+    for index, entry in enumerate(entries):
+        part = searched_part(entry)
+        text = entry.body if part is Part.BODY else entry.header
+        for found in pattern.finditer(text):
+            if len(matches) == limit:
+                return SearchResult(query, matches, truncated=True)
+            matches.append(Match(index, part, found.start(), found.end()))
+    return SearchResult(query, matches)
+
+
+def first_match_from(matches: Sequence[Match], entry: int) -> int | None:
+    """The first match in `entry` or after it (else the first of all); None when none."""
+    if not matches:
+        return None
+    return next((i for i, m in enumerate(matches) if m.entry >= entry), 0)
+
+
+def step_match(count: int, current: int | None, step: int) -> int | None:
+    """The match `step` away from `current` (wrapping); the first (or last) when none is."""
+    if count == 0:
+        return None
+    if current is None:
+        return 0 if step > 0 else count - 1
+    return (current + step) % count
