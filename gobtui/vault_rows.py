@@ -1,8 +1,8 @@
 """What the vault screens show of snapshots and records, computed without Textual.
 
-The record browser keeps one small RecordRow per record (index, type, size, hash prefix),
-never the record itself, so a 100 MB snapshot costs a few MB of rows; content is read a page
-at a time, on request, by the viewer.
+The record browser keeps one small RecordRow per record (index, type, size, hash prefix and
+a one-line preview of at most PREVIEW_MAX_CHARS), never the record itself, so a 100 MB
+snapshot costs a few MB of rows; a record's content is read whole, on request, by the viewer.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import orjson
 from gobtui import format as fmt
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.model import Provider
-from gobtui.core.vault_model import IndexEntry, SnapshotDiff
+from gobtui.core.sanitize import one_line
+from gobtui.core.vault_model import IndexEntry, SnapshotDiff, VaultError, VaultErrorCode
 from gobtui.core.vault_records import record_type
+from gobtui.vault_text import preview, preview_of
 
 HASH_PREFIX_CHARS = 12
 PROVIDER_MARKS = {Provider.CLAUDE: "C", Provider.CODEX: "X"}
@@ -30,15 +32,19 @@ class RecordRow:
     kind: str
     size: int
     sha256_prefix: str
+    preview: str = ""
+    """Who and the start of what (vault_text.preview): already safe to show."""
 
 
-def record_row(index: int, line: bytes) -> RecordRow:
+def record_row(index: int, line: bytes, digest: str | None = None) -> RecordRow:
     try:
-        kind = record_type(orjson.loads(line))
+        value = orjson.loads(line)
     except orjson.JSONDecodeError:
-        kind = "unparsed"
-    digest = hashlib.sha256(line).hexdigest()[:HASH_PREFIX_CHARS]
-    return RecordRow(index, kind, len(line), digest)
+        kind, shown = "unparsed", preview(line)
+    else:
+        kind, shown = one_line(record_type(value)), preview_of(value)
+    digest = digest or hashlib.sha256(line).hexdigest()
+    return RecordRow(index, kind, len(line), digest[:HASH_PREFIX_CHARS], shown)
 
 
 def scan_records(
@@ -120,3 +126,90 @@ def type_counts(diff: SnapshotDiff) -> list[TypeCount]:
     kinds = sorted(set(diff.types_a) | set(diff.types_b))
     rows = [TypeCount(k, diff.types_a.get(k, 0), diff.types_b.get(k, 0)) for k in kinds]
     return sorted(rows, key=lambda row: (row.delta == 0, row.kind))
+
+
+def read_whole(vault: Vault, sha: str, record: int, max_bytes: int) -> bytes | None:
+    """Record `record` of the verified snapshot, whole; None when it is over `max_bytes`
+    (the caller pages it with read_record instead). The snapshot is read to its end, so its
+    source digest is checked before anything of it is shown."""
+    wanted: bytes | None = None
+    found = False
+    total = 0
+    for index, line in _records(vault, sha, lambda: False):
+        total = index + 1
+        if index == record:
+            found, wanted = True, line if len(line) <= max_bytes else None
+    if not found:
+        raise VaultError(
+            VaultErrorCode.NOT_FOUND,
+            f"record {record} is out of range: snapshot {sha[:12]} has {total} records",
+        )
+    if wanted is not None:
+        try:
+            wanted.decode("utf-8")
+        except UnicodeDecodeError:
+            raise VaultError(
+                VaultErrorCode.NOT_UTF8, f"record {record} is not valid UTF-8"
+            ) from None
+    return wanted
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedRecords:
+    """The records a diff counts as added (rows of b) and removed (rows of a)."""
+
+    added: list[RecordRow]
+    removed: list[RecordRow]
+    added_total: int
+    removed_total: int
+
+
+def changed_records(
+    vault: Vault,
+    diff: SnapshotDiff,
+    *,
+    limit: int,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> ChangedRecords | None:
+    """The rows of the records behind a diff's counts (the first `limit` of each side), or
+    None when cancelled. A hash b holds more often than a: its occurrences in b past a's
+    count are the added records (and the other way round for removed), as the diff counts."""
+    added, removed = set(diff.added), set(diff.removed)
+    seen_a: dict[str, int] = {}
+    candidates: list[tuple[int, RecordRow, str]] = []  # (occurrence in a, row, hash)
+    for index, line in _records(vault, diff.a, cancelled):
+        digest = hashlib.sha256(line).hexdigest()
+        if digest in added or digest in removed:
+            seen_a[digest] = seen_a.get(digest, 0) + 1
+            if digest in removed:
+                candidates.append((seen_a[digest], record_row(index, line, digest), digest))
+    if cancelled():
+        return None
+    seen_b: dict[str, int] = {}
+    rows_b: list[RecordRow] = []
+    added_total = 0
+    for index, line in _records(vault, diff.b, cancelled):
+        digest = hashlib.sha256(line).hexdigest()
+        if digest in added or digest in removed:
+            seen_b[digest] = seen_b.get(digest, 0) + 1
+            if digest in added and seen_b[digest] > seen_a.get(digest, 0):
+                added_total += 1
+                if len(rows_b) < limit:
+                    rows_b.append(record_row(index, line, digest))
+    if cancelled():
+        return None
+    gone = [row for seen, row, digest in candidates if seen > seen_b.get(digest, 0)]
+    return ChangedRecords(rows_b, gone[:limit], added_total, len(gone))
+
+
+def _records(vault: Vault, sha: str, cancelled: Callable[[], bool]) -> Iterable[tuple[int, bytes]]:
+    records = vault.iter_records(sha)
+    try:
+        for item in records:
+            if cancelled():
+                return
+            yield item
+    finally:
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()

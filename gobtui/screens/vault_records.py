@@ -1,10 +1,11 @@
-"""enter on a snapshot: its records (index, type, size, hash prefix), never their content.
+"""enter on a snapshot: its records, one line each (index, type, a one-line preview of its
+content, size, and from 110 columns the hash prefix).
 
 The records are streamed out of the verified snapshot in a thread worker that keeps one small
-row per record, and drawn with the Line API, so a 100 MB snapshot is never held in widgets.
-The rows appear only once the whole snapshot has verified: a damaged one shows the error
-modal and no rows. `/` runs the vault's literal search (matches highlighted, counted);
-enter opens the paged content viewer.
+row per record (its preview sanitized and bounded: vault_text.preview), drawn with the Line
+API, so a 100 MB snapshot is never held in widgets. The rows appear only once the whole
+snapshot has verified: a damaged one shows the error modal and no rows. `/` runs the vault's
+literal search (matches highlighted, counted); enter opens the record viewer.
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ SIZE_WIDTH = 9
 HASH_WIDTH = 12
 HITS_WIDTH = 6
 TYPE_MIN_WIDTH = 8
+TYPE_MAX_WIDTH = 22
+"""The type column fits the longest type up to this; a preview takes the rest of the line."""
+NARROW_TYPE_WIDTH = 14
+"""Below HASH_MIN_WIDTH the type column is this narrow at most, so the preview keeps room."""
+HASH_MIN_WIDTH = 110
+"""From this width on, rows show their hash prefix too."""
+PREVIEW_MIN_WIDTH = 12
 
 
 class RecordList(LineList):
@@ -68,11 +76,7 @@ class RecordList(LineList):
         self.rows: list[RecordRow] = []
         self.matches: dict[int, int] = {}
         """Record index -> hits of the current search."""
-
-    def set_rows(self, rows: list[RecordRow]) -> None:
-        self.rows = rows
-        self.matches = {}
-        self.rows_changed()
+        self._longest_kind = 0
 
     def set_matches(self, matches: dict[int, int]) -> None:
         self.matches = matches
@@ -81,33 +85,50 @@ class RecordList(LineList):
     def row_count(self) -> int:
         return len(self.rows)
 
-    def _widths(self, width: int) -> tuple[int, int]:
+    def set_rows(self, rows: list[RecordRow]) -> None:
+        self.rows = rows
+        self.matches = {}
+        self._longest_kind = max((len(r.kind) for r in rows), default=0)
+        self.rows_changed()
+
+    def _widths(self, width: int) -> tuple[int, int, int, bool]:
+        """(index, type, preview) widths and whether the hash column is shown."""
         last = self.rows[-1].index if self.rows else 0
         index_width = max(3, len(str(last)))
-        fixed = 2 + index_width + 2 + SIZE_WIDTH + 2 + HASH_WIDTH + HITS_WIDTH
-        return index_width, max(TYPE_MIN_WIDTH, width - fixed)
+        wide = width >= HASH_MIN_WIDTH
+        cap = TYPE_MAX_WIDTH if wide else NARROW_TYPE_WIDTH
+        type_width = max(TYPE_MIN_WIDTH, min(cap, self._longest_kind))
+        fixed = 2 + index_width + 2 + type_width + 1 + SIZE_WIDTH + HITS_WIDTH
+        fixed += 2 + HASH_WIDTH if wide else 0
+        return index_width, type_width, max(PREVIEW_MIN_WIDTH, width - fixed), wide
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"record-list--{name}", partial=True, default=Style())
 
     def render_header(self, width: int) -> Strip:
-        index_width, type_width = self._widths(width)
+        index_width, type_width, preview_width, wide = self._widths(width)
         line = (
-            f"  {'rec':>{index_width}}  {fit('type', type_width)}{'size':>{SIZE_WIDTH}}"
-            f"  {fit('sha256', HASH_WIDTH)}{'hits':>{HITS_WIDTH}}"
+            f"  {'rec':>{index_width}}  {fit('type', type_width)} {fit('preview', preview_width)}"
+            f"{'size':>{SIZE_WIDTH}}"
         )
+        line += f"  {fit('sha256', HASH_WIDTH)}" if wide else ""
+        line += f"{'hits':>{HITS_WIDTH}}"
         return text_strip(Text(line, self._style("header")), width, self.rich_style, self)
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         row = self.rows[index]
-        index_width, type_width = self._widths(width)
+        index_width, type_width, preview_width, wide = self._widths(width)
         hits = self.matches.get(row.index)
         text = Text()
         text.append("● " if hits else "  ", self._style("match"))
         text.append(f"{row.index:>{index_width}}  ")
         text.append(fit(row.kind, type_width), self._style("match") if hits else Style())
-        text.append(f"{human_bytes(row.size):>{SIZE_WIDTH}}  ")
-        text.append(row.sha256_prefix, self._style("muted"))
+        text.append(" ")
+        text.append(fit(row.preview, preview_width), self._style("muted"))  # (one_line'd)
+        text.append(f"{human_bytes(row.size):>{SIZE_WIDTH}}")
+        if wide:
+            text.append("  ")
+            text.append(row.sha256_prefix, self._style("muted"))
         text.append(f"{'×' + str(hits):>{HITS_WIDTH}}" if hits else " " * HITS_WIDTH)
         return text_strip(text, width, self.rich_style, self)
 
@@ -119,7 +140,10 @@ class RecordList(LineList):
 
 
 class VaultRecordsScreen(Screen[None]):
-    HELP_LEGEND = RECORDS_LEGEND
+    HELP_LEGEND = [
+        *RECORDS_LEGEND,
+        ("preview", "who, and the start of the record's text (else a few of its fields)"),
+    ]
     HELP_LEGEND_TITLE = "Reading the records"
     AUTO_FOCUS = "#records-list"
     BINDINGS = [
