@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from gobtui import format as fmt
@@ -28,6 +28,7 @@ from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import VAULT_LEGEND
 from gobtui.vault_rows import age, diff_order, entry_matches, project_of
+from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.publish_bar import PublishBar
 from gobtui.widgets.vault_table import MARK, VaultTable
@@ -65,7 +66,6 @@ class VaultScreen(Screen[None]):
             "slash",
             "focus_filter",
             "Filter",
-            show=False,
             tooltip="Filter by project, session, label, provider, path or snapshot id",
             id="vault.filter",
         ),
@@ -73,7 +73,6 @@ class VaultScreen(Screen[None]):
             "h",
             "toggle_history",
             "History",
-            show=False,
             tooltip="Only the selected session's snapshots (h again: all)",
             id="vault.history",
         ),
@@ -128,7 +127,7 @@ class VaultScreen(Screen[None]):
         yield VaultTable(id="vault-table")
         yield Static(id="vault-detail")
         yield PublishBar()
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)  # fits 80 columns: q and ^p give way (? lists them)
 
     def on_mount(self) -> None:
         self.query_one("#vault-filter", Input).display = False
@@ -399,7 +398,12 @@ class VaultScreen(Screen[None]):
         older, newer = diff_order([self.position(m) for m in self.marks], self.entries)
         self.app.push_screen(
             DiffSummaryScreen(
-                message.diff, older, newer, now=self.clock(), project=self.project(older)
+                message.diff,
+                older,
+                newer,
+                now=self.clock(),
+                project=self.project(older),
+                newer_project=self.project(newer),
             )
         )
 

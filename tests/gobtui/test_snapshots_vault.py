@@ -1,5 +1,5 @@
 """Snapshots of the apply confirm modal and the vault screens at 80x24 and 120x36, on the
-frozen demo home. The vault's two snapshots are taken with fixed timestamps before the app
+frozen demo home (the record viewer as text and as raw JSON, one- and two-session diffs). The vault's two snapshots are taken with fixed timestamps before the app
 runs, and every picture waits for its worker's answer, so nothing depends on the machine."""
 
 from __future__ import annotations
@@ -140,6 +140,9 @@ def test_vault_diff_summary(
         await in_vault(pilot)
         await pilot.press("m", "down", "m", "d")
         await until(lambda: isinstance(pilot.app.screen, DiffSummaryScreen), pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffSummaryScreen)
+        await until(lambda: screen.changed is not None, pilot)
         await settle(pilot)
 
     assert snap(snap_compare, app, size, run_before)
@@ -175,11 +178,78 @@ def test_vault_record_viewer(
     two_snapshots(frozen_home / "demo")
 
     async def run_before(pilot: Pilot[None]) -> None:
-        await in_records(pilot)
-        await pilot.press("down", "down", "down", "enter")
+        await in_viewer(pilot, 3)
+
+    assert snap(snap_compare, app, size, run_before)
+
+
+async def in_viewer(pilot: Pilot[None], downs: int) -> RecordViewerScreen:
+    await in_records(pilot)
+    await pilot.press(*["down"] * downs, "enter")
+    screen = pilot.app.screen
+    assert isinstance(screen, RecordViewerScreen)
+    await until(lambda: not screen.reading and screen.page is not None, pilot)
+    await settle(pilot)
+    return screen
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_record_viewer_text_of_a_tool_result(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    """A tool result read as text: its output's lines, under what it is."""
+    app = demo_app_factory()
+    two_snapshots(frozen_home / "demo")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await in_viewer(pilot, 9)
+
+    assert snap(snap_compare, app, size, run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_record_viewer_raw_json(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    app = demo_app_factory()
+    two_snapshots(frozen_home / "demo")
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = await in_viewer(pilot, 3)
+        await pilot.press("r")
+        await until(lambda: screen.raw, pilot)
+        await settle(pilot)
+
+    assert snap(snap_compare, app, size, run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_vault_diff_of_two_sessions(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    frozen_home: Path,
+    size: tuple[int, int],
+) -> None:
+    """Snapshots of ledgerly and spotlight-api: both named, their records listed."""
+    app = demo_app_factory()
+    demo = frozen_home / "demo"
+    two_snapshots(demo)
+    other = next((demo / "claude/projects").glob("*spotlight*/*.jsonl"))
+    Vault().snapshot(other, Provider.CLAUDE, other.stem, "manual", FROZEN_NOW - 60)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await in_vault(pilot)
+        await pilot.press("home", "m", "down", "m", "d")
+        await until(lambda: isinstance(pilot.app.screen, DiffSummaryScreen), pilot)
         screen = pilot.app.screen
-        assert isinstance(screen, RecordViewerScreen)
-        await until(lambda: screen.page is not None, pilot)
+        assert isinstance(screen, DiffSummaryScreen)
+        await until(lambda: screen.changed is not None, pilot)
         await settle(pilot)
 
     assert snap(snap_compare, app, size, run_before)
