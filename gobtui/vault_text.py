@@ -34,10 +34,21 @@ READ_PAGE_CHARS = 16_000
 """The viewer shows a record's read form this many characters at a time."""
 
 TEXT_KEYS = frozenset(
-    (
-        "text thinking content message output aggregated_output last_agent_message "
-        "lastPrompt arguments input prompt summary fullOutput"
-    ).split()
+    [
+        "text",
+        "thinking",
+        "content",
+        "message",
+        "output",
+        "aggregated_output",
+        "last_agent_message",
+        "lastPrompt",
+        "arguments",
+        "input",
+        "prompt",
+        "summary",
+        "fullOutput",
+    ]
 )
 """Keys whose string values are text to read, however short (a prompt of one word)."""
 SHORT_FIELD_KEYS = frozenset({"summary"})
@@ -67,12 +78,33 @@ LABELS = {
 ROLE_TYPES = frozenset({"text", "input_text", "output_text", "message"})
 """Text of these types is headed by its message's role."""
 QUIET_KEYS = frozenset(
-    (
-        "uuid parentUuid logicalParentUuid sessionId session_id messageId leafUuid id "
-        "call_id turn_id tool_use_id toolUseID parentToolUseID requestId timestamp type "
-        "subtype signature encrypted_content version userType isSidechain cwd gitBranch "
-        "slug"
-    ).split()
+    [
+        "uuid",
+        "parentUuid",
+        "logicalParentUuid",
+        "sessionId",
+        "session_id",
+        "messageId",
+        "leafUuid",
+        "id",
+        "call_id",
+        "turn_id",
+        "tool_use_id",
+        "toolUseID",
+        "parentToolUseID",
+        "requestId",
+        "timestamp",
+        "type",
+        "subtype",
+        "signature",
+        "encrypted_content",
+        "version",
+        "userType",
+        "isSidechain",
+        "cwd",
+        "gitBranch",
+        "slug",
+    ]
 )
 """Fields a preview skips: ids, times and session facts every record of a session repeats."""
 
