@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gobtui.core.alerts import AlertSettings
 from gobtui.core.board import BoardPolicy
 from gobtui.core.limits import DEFAULT_MAX_AGE_SECS
 
@@ -33,3 +34,5 @@ class AppConfig:
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     keymap: dict[str, str] = field(default_factory=dict)
     """Binding id -> keys, to remap the dashboard's keys."""
+    alerts: AlertSettings = field(default_factory=AlertSettings)
+    """Which channels (toast, bell, tmux) tell of a session waiting or over its trigger."""

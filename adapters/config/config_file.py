@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ...core.alerts import AlertSettings
 from ...core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
 from ...core.model import Provider
 from ...core.policy import PRESETS, PolicyConfig
@@ -91,6 +92,10 @@ class LoadedConfig:
     def ui_keymap(self) -> dict[str, str]:
         """Binding id -> keys; free-form here (the app knows its binding ids)."""
         return dict(self.tables.keymap)
+
+    @property
+    def ui_alerts(self) -> AlertSettings:
+        return self.tables.alerts
 
     def preset_names(self) -> list[str]:
         return preset_names(self.tables.presets)

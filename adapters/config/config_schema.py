@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from annotated_types import Ge, Le
 
+from ...core.alerts import AlertChannel, AlertEvent, AlertSettings
 from ...core.limits import (
     CONFIG_KEYMAP_MAX,
     CONFIG_TEXT_MAX_CHARS,
@@ -121,6 +122,16 @@ def _text(value: Any) -> str:
     return value
 
 
+def _channels(value: Any) -> frozenset[AlertChannel]:
+    choices = [c.value for c in AlertChannel]
+    if type(value) is not list or not all(type(c) is str and c in choices for c in value):
+        raise _Bad(
+            ConfigErrorCode.INVALID_VALUE,
+            f"must be a list of {', '.join(choices)} (an empty list turns it off)",
+        )
+    return frozenset(AlertChannel(c) for c in value)
+
+
 def check_strategy(value: Any) -> str:
     name = _text(value)
     if name not in STRATEGIES and name != EXTERNAL:
@@ -216,6 +227,7 @@ class ParsedConfig:
     sessions: Mapping[str, Layer] = field(default_factory=dict)
     theme: str | None = None
     keymap: Mapping[str, str] = field(default_factory=dict)
+    alerts: AlertSettings = field(default_factory=AlertSettings)
 
 
 def preset_names(configured: Mapping[str, object]) -> list[str]:
@@ -300,8 +312,8 @@ class _Parser:
             name: self.layer(("sessions", name), table, _SESSION_TABLE)
             for name, table in self.names(("sessions",), data.get("sessions", {})).items()
         }
-        theme, keymap = self.ui(self.table(("ui",), data.get("ui", {})))
-        config = ParsedConfig(policy, providers, presets, sessions, theme, keymap)
+        theme, keymap, alerts = self.ui(self.table(("ui",), data.get("ui", {})))
+        config = ParsedConfig(policy, providers, presets, sessions, theme, keymap, alerts)
         for session_id, layer in sessions.items():
             preset = layer.values.get("preset")
             if preset is not None and preset not in PRESETS and preset not in presets:
@@ -364,9 +376,10 @@ class _Parser:
                         f"{origins[orphan]} applies only to a preset with a command",
                     )
 
-    def ui(self, table: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
+    def ui(self, table: dict[str, Any]) -> tuple[str | None, dict[str, str], AlertSettings]:
         theme: str | None = None
         keymap: dict[str, str] = {}
+        alerts = AlertSettings()
         for name, value in table.items():
             origin = self.origin(("ui", name))
             if name == "theme":
@@ -384,6 +397,21 @@ class _Parser:
                     keymap[checked(_text, binding, at, self.path)] = checked(
                         _text, keys, at, self.path
                     )
+            elif name == "alerts":
+                alerts = self.alerts(self.table(("ui", "alerts"), value))
             else:
-                raise self.unknown(("ui", name), ["theme", "keymap"])
-        return theme, keymap
+                raise self.unknown(("ui", name), ["theme", "keymap", "alerts"])
+        return theme, keymap, alerts
+
+    def alerts(self, table: dict[str, Any]) -> AlertSettings:
+        """`waiting = ["toast", "tmux"]`: per event, the channels; `[]` turns it off."""
+        alerts = AlertSettings()
+        events = [e.value for e in AlertEvent]
+        for name, value in table.items():
+            if name not in events:
+                raise self.unknown(("ui", "alerts", name), events)
+            alerts = alerts.with_channels(
+                AlertEvent(name),
+                checked(_channels, value, self.origin(("ui", "alerts", name)), self.path),
+            )
+        return alerts

@@ -285,6 +285,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         theme=args.theme or session_policies.config.ui_theme or _saved_theme(),
         remember_theme=True,
         keymap=session_policies.config.ui_keymap,
+        alerts=session_policies.config.ui_alerts,
         policy=BoardPolicy(hot_secs=args.live_secs, session_trigger=session_policies.trigger),
     )
     if not demo:

@@ -19,6 +19,7 @@ from gobtui.adapters.config.config_file import (
 )
 from gobtui.adapters.config.config_keys import dotted, key_lines
 from gobtui.adapters.config.paths import config_path
+from gobtui.core.alerts import AlertChannel, AlertEvent
 from gobtui.core.limits import CONFIG_MAX_BYTES, MAX_POLICY_TOKENS
 from gobtui.core.model import Provider
 from gobtui.core.policy import PRESETS, PolicyConfig, QuotaPressure
@@ -197,6 +198,14 @@ def test_ui_table(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, text))
     assert config.ui_theme == "nord"
     assert config.ui_keymap == {"refresh": "ctrl+r", "quit app": "q"}
+    assert config.ui_alerts.channels(AlertEvent.WAITING) == {AlertChannel.TOAST}
+
+
+def test_alerts_table_overrides_an_event_and_an_empty_list_turns_it_off(tmp_path: Path) -> None:
+    text = '[ui.alerts]\nwaiting = ["toast", "tmux", "bell"]\ntrigger = []\n'
+    alerts = load_config(write(tmp_path, text)).ui_alerts
+    assert alerts.channels(AlertEvent.WAITING) == set(AlertChannel)
+    assert alerts.channels(AlertEvent.TRIGGER) == frozenset()
 
 
 def test_quota_pressure_and_threshold(tmp_path: Path) -> None:
@@ -280,6 +289,14 @@ def test_unknown_keys_anywhere(tmp_path: Path, text: str, key: str, line: int) -
         ("[policy]\ntrigger_tokens = true\n", ConfigErrorCode.BAD_TYPE, "policy.trigger_tokens", 2),
         ('[ui]\ntheme = "a\\u0007b"\n', ConfigErrorCode.INVALID_VALUE, "ui.theme", 2),
         ("[ui]\nkeymap = { quit = 1 }\n", ConfigErrorCode.BAD_TYPE, "ui.keymap.quit", 2),
+        (
+            '[ui.alerts]\nwaiting = ["popup"]\n',
+            ConfigErrorCode.INVALID_VALUE,
+            "ui.alerts.waiting",
+            2,
+        ),
+        ('[ui.alerts]\nwaiting = "bell"\n', ConfigErrorCode.INVALID_VALUE, "ui.alerts.waiting", 2),
+        ("[ui.alerts]\ncrashed = []\n", ConfigErrorCode.UNKNOWN_KEY, "ui.alerts.crashed", 2),
         ("policy = 3\n", ConfigErrorCode.BAD_TYPE, "policy", 1),
         (
             "[presets.x]\ncommand = 'python3 x.py'\n",
