@@ -7,36 +7,18 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.widgets import Sparkline, Static
+from textual.widgets import Static
 
 from gobtui import format as fmt
 from gobtui.core.board import BoardRow
-from gobtui.core.model import ContextState, SessionSummary
+from gobtui.core.model import ContextState
 from gobtui.core.sanitize import one_line
 from gobtui.format import human_bytes
+from gobtui.widgets.context_chart import ContextChart
 from gobtui.widgets.palette import BandStyles, band_styles
 
-MARK = "▲"
 LABEL_CELLS = 10
 """The facts' label column (8 wide at least) and the gap after it."""
-
-
-def compaction_marks(summary: SessionSummary, width: int) -> str:
-    """A line with MARK under the sparkline column where each compaction happened."""
-    samples = summary.usage_history
-    if not samples or width <= 0 or not summary.compactions:
-        return ""
-    line = [" "] * width
-    n = len(samples)
-    for event in summary.compactions:
-        if event.ts is None:
-            continue
-        index = next(
-            (i for i, s in enumerate(samples) if s.ts is not None and s.ts >= event.ts), n - 1
-        )
-        col = min(width - 1, index * width // max(1, n))
-        line[col] = MARK
-    return "".join(line).rstrip()
 
 
 def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width: int = 0) -> Table:
@@ -81,7 +63,7 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
     if s.coverage.value != "full":
         activity.append(" (head+tail)")
     if s.warned:
-        torn = ", torn tail" if s.torn_tail else ""
+        torn = ", the last one unfinished" if s.torn_tail else ""
         activity.append(f" · ⚠ {s.bad_lines} bad line(s){torn}", styles.warn)
     grid.add_row("Activity", activity)
     grid.add_row("Session", Text(one_line(f"{s.model or '—'} · {s.session_id}")))
@@ -112,8 +94,6 @@ class DetailPane(Vertical):
     DEFAULT_CSS = """
     DetailPane { height: auto; }
     DetailPane > #detail-facts { height: auto; }
-    DetailPane > #detail-spark { height: 2; margin: 0 1; }
-    DetailPane > #detail-marks { height: 1; margin: 0 1; color: $error; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -124,23 +104,19 @@ class DetailPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-facts")
-        yield Sparkline([], summary_function=max, id="detail-spark")
-        yield Static(id="detail-marks")
+        yield ContextChart(id="detail-chart")
 
     def show(self, row: BoardRow | None, last_fork: str | None = None) -> None:
         self.row = row
         try:
             facts_widget = self.query_one("#detail-facts", Static)
-            spark = self.query_one("#detail-spark", Sparkline)
-            marks = self.query_one("#detail-marks", Static)
+            chart = self.query_one(ContextChart)
         except NoMatches:  # taken down on exit (pruned concurrently) while a tick ran
             return
         if row is None:
             self._shape = None
             facts_widget.update(Text("No session selected.", style="italic"))
-            spark.data = []
-            spark.display = False  # an empty Sparkline still draws a flat line
-            marks.update("")
+            chart.show(None, None)
             return
         grid = facts(row, band_styles(self.app), last_fork, self.content_region.width)
         # Shown again every second (the ages move): a layout pass of the whole screen each
@@ -148,7 +124,4 @@ class DetailPane(Vertical):
         shape = (row.key, grid.row_count)
         facts_widget.update(grid, layout=shape != self._shape)
         self._shape = shape
-        spark.data = [float(s.context_tokens) for s in row.summary.usage_history]
-        if spark.display != bool(spark.data):
-            spark.display = bool(spark.data)
-        marks.update(compaction_marks(row.summary, spark.size.width or 60), layout=False)
+        chart.show(row.summary, row.trigger_tokens)
