@@ -40,6 +40,8 @@ class ApplyRequest:
     policy: PolicyConfig
     candidate_bytes: int
     """Size of the compacted copy before the fork gets its new identity (hence "~")."""
+    live: bool = False
+    """Its agent wrote to it lately: the fork is of the file as it is now."""
 
     @property
     def source_bytes(self) -> int:
@@ -94,7 +96,7 @@ def prepare_apply(
         raise NothingToApply(
             f"the plan cannot be applied: {first[0] if first else error}"
         ) from None
-    return ApplyRequest(summary, session, plan, policy, size)
+    return ApplyRequest(summary, session, plan, policy, size, live=live)
 
 
 def _article(word: str) -> str:
@@ -117,6 +119,11 @@ def apply_question(request: ApplyRequest) -> str:
         f"— new file beside {where}; the original is snapshotted into the vault first and "
         "never modified."
     )
+    if request.live:
+        question += (
+            " The session is live: its agent is still writing, and what it writes after this"
+            " stays in the original only (stop it before you resume the fork)."
+        )
     projection = plan.projection
     if projection is not None and projection.client_compacts:
         words = fmt.client_words(

@@ -458,8 +458,10 @@ async def test_the_record_browser_pages_a_record(
         viewer = app.screen
         assert isinstance(viewer, RecordViewerScreen)
         await until(lambda: viewer.page is not None, pilot)
+        assert "page 1/" in str(viewer.query_one("#viewer-title", Static).render())  # read form
+        await pilot.press("r")  # the raw JSON, 16 KiB a page
         first = read_record(Vault(), sha, big, 0, 16 * 1024)
-        assert viewer.page == first and first.next_offset is not None
+        assert viewer.raw and viewer.page == first and first.next_offset is not None
         title = str(viewer.query_one("#viewer-title", Static).render())
         assert (
             UNTRUSTED in title and f"bytes 0–{first.next_offset:,} of {len(lines[big]):,}" in title
@@ -511,7 +513,12 @@ async def test_search_marks_the_matching_records(
         assert expected > 0 and viewer.page_hits == expected
         shown = viewer.query_one("#viewer-content", Static).render()
         assert isinstance(shown, Content)
-        marked = {shown.plain[span.start : span.end] for span in shown.spans}
+        # The hits (reversed), not the field labels (muted) nor the headings.
+        marked = {
+            shown.plain[span.start : span.end]
+            for span in shown.spans
+            if getattr(span.style, "reverse", False) or "reverse" in str(span.style)
+        }
         assert marked == {"Bash"}
         title = str(viewer.query_one("#viewer-title", Static).render())
         assert f"{fmt.plural(expected, 'hit')} of “Bash” on this page" in title
@@ -729,7 +736,11 @@ def test_prepare_apply_matches_the_planner(demo_app_factory: Callable[..., Gobtu
     with pytest.raises(NothingToApply, match="below its trigger"):
         prepare_apply(spotlight, below, strategy, policy, live=False)
     lowered = ignoring_trigger(policy, below.transcript.context_tokens())
-    assert prepare_apply(spotlight, below, strategy, lowered, live=False).plan.rewrites_file
+    idle = prepare_apply(spotlight, below, strategy, lowered, live=False)
+    assert idle.plan.rewrites_file and "live" not in apply_question(idle)
+    # A live session's confirm says so before anything happens.
+    live = prepare_apply(spotlight, below, "elide", lowered, live=True)
+    assert live.live and "The session is live: its agent is still writing" in apply_question(live)
 
 
 async def test_the_publish_bar_shows_the_snapshot_progress(
