@@ -187,8 +187,26 @@ def build_board(
     return [build_row(s, resolve(s), now) for s in summaries]
 
 
-def sort_rows(rows: Iterable[BoardRow], key: SortKey) -> list[BoardRow]:
-    """Deterministic orders; ties always fall back to the path."""
+COLUMN_SORTS: dict[str, SortKey] = {
+    "state": SortKey.ATTENTION,
+    "status": SortKey.ATTENTION,
+    "project": SortKey.PROJECT,
+    "used": SortKey.TOKENS,
+    "occupancy": SortKey.OCCUPANCY,
+    "eta": SortKey.ETA,
+    "last": SortKey.ACTIVITY,
+}
+"""The order a click on a board column's header picks (the columns not listed have none)."""
+
+
+def sort_rows(rows: Iterable[BoardRow], key: SortKey, *, reverse: bool = False) -> list[BoardRow]:
+    """Deterministic orders; ties always fall back to the path. `reverse` turns the whole
+    order round (the same rows, last first)."""
+    ordered = _sorted(rows, key)
+    return ordered[::-1] if reverse else ordered
+
+
+def _sorted(rows: Iterable[BoardRow], key: SortKey) -> list[BoardRow]:
     if key is SortKey.ACTIVITY:
         return sorted(rows, key=_activity)
     if key is SortKey.OCCUPANCY:

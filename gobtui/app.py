@@ -22,12 +22,14 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import get_current_worker
 
+from gobtui import format as fmt
 from gobtui.adapters.config.paths import Homes, cache_dir, resolve_homes
 from gobtui.adapters.providers.full_parse import gc_paused
 from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.sessions.watcher import watch_changes, watch_roots
 from gobtui.commands import SessionCommands
+from gobtui.core.alerts import AlertChannel, AlertEvent
 from gobtui.core.limits import COMPLETE_MAX_BYTES
 from gobtui.core.model import Coverage, SessionSummary
 from gobtui.core.sanitize import one_line, terminal_safe
@@ -97,7 +99,10 @@ class GobtuiApp(App[None]):
         self.history_complete = asyncio.Event()
         """Set once every head+tail summary has been read whole (see complete_history)."""
         self.sessions_screen = SessionsScreen(
-            config.policy, config.clock, demo=demo_home is not None
+            config.policy,
+            config.clock,
+            demo=demo_home is not None,
+            searched=tuple(fmt.display_path(str(root)) for root in watch_roots(homes)),
         )
         self.runner: ClientRunner = run_client
         self.held_keys: list[events.Key] | None = None
@@ -263,24 +268,60 @@ class GobtuiApp(App[None]):
         )
         for row in waiting:
             title = one_line(row.summary.title or row.summary.session_id)[:48]
-            self.notify(
-                f"{row.project}: {title}",
-                title="Waiting for you"
+            self.alert(
+                AlertEvent.WAITING,
+                "Waiting for you"
                 if row.status is Status.WAITING
                 else "Maybe waiting for an approval",
-                timeout=8,
+                f"{row.project}: {title}",
             )
         self.sessions_changed.publish(message)
         self._complete_new(message.summaries)
         for row in crossed:
             tokens = row.summary.context_tokens or 0
-            self.notify(
+            self.alert(
+                AlertEvent.TRIGGER,
+                "Context trigger crossed",
                 f"{row.project}: {tokens:,} tokens, over its {row.trigger_tokens:,} trigger",
-                title="Context trigger crossed",
                 severity="warning",
-                timeout=8,
             )
+
+    def alert(
+        self, event: AlertEvent, title: str, text: str, *, severity: SeverityLevel = "information"
+    ) -> None:
+        """Tell the user on the channels the config gives this event (toast, bell, tmux)."""
+        channels = self.config.alerts.channels(event)
+        if AlertChannel.TOAST in channels:
+            self.notify(text, title=title, severity=severity, timeout=8)
+        if AlertChannel.BELL in channels:
             self.bell()
+        if AlertChannel.TMUX in channels:
+            self._tmux_message(f"gobtui: {title}: {text}")
+
+    @work(thread=True, group="alerts")
+    def _tmux_message(self, text: str) -> None:
+        from gobtui.adapters.terminal.tmux import display_message
+
+        display_message(terminal_safe(text), env=self.config.environ)
+
+    @work(thread=True, exclusive=True, group="jump")
+    def jump_to_pane(self, summary: SessionSummary) -> None:
+        """Select the tmux pane the session's client runs in, or say why there is none."""
+        from gobtui.adapters.terminal.tmux import jump_to_session
+
+        result = jump_to_session(
+            Path(summary.path), summary.cwd, provider=summary.provider, env=self.config.environ
+        )
+        name = one_line(summary.title or summary.session_id)[:40]
+        if result.ok:
+            self.call_from_thread(self.notify, terminal_safe(result.sentence), title=name)
+        else:
+            self.call_from_thread(
+                self.notify,
+                terminal_safe(f"No pane to jump to: {result.sentence}."),
+                title=name,
+                severity="warning",
+            )
 
     @on(ScanFailed)
     def _scan_failed(self, message: ScanFailed) -> None:
@@ -319,21 +360,24 @@ class GobtuiApp(App[None]):
         if isinstance(self.screen, HelpScreen):
             return
         on_board = self.screen is self.sessions_screen
-        rows: list[tuple[str, str]] = [
-            ("↑↓ pgup pgdn", "Move through sessions" if on_board else "Move through the rows")
-        ]
+        things = "sessions" if on_board else "rows"
+        rows: list[tuple[str, str]] = [("↑↓ j k pgup pgdn", f"Move through the {things}")]
         seen: set[str] = set()
+        edges = False
         for active in self.screen.active_bindings.values():
             binding = active.binding
-            # Ours all carry an id; the table's cursor keys are summed up in the first row.
+            # Ours all carry an id; the table's cursor keys are summed up in the first rows.
             if binding.id is None or not binding.description:
+                continue
+            if binding.id.endswith((".first", ".last", ".down", ".up")):
+                if not edges:
+                    edges = True
+                    rows.append(("home g, end G", f"The first, the last of the {things}"))
                 continue
             if binding.action in seen:
                 continue
             seen.add(binding.action)
             rows.append((self.get_key_display(binding), binding.tooltip or binding.description))
-        if on_board:
-            rows.append(("enter", "Resume the selected session (suspends gobtui)"))
         rows.append(("ctrl+p", "Command palette: sessions, themes, actions"))
         legend = getattr(self.screen, "HELP_LEGEND", None)
         title = getattr(self.screen, "HELP_LEGEND_TITLE", None)

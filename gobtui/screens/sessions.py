@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Input, Static
 
 from gobtui import format as fmt
 from gobtui.core.board import (
+    COLUMN_SORTS,
     BoardPolicy,
     BoardRow,
     SortKey,
@@ -27,6 +28,7 @@ from gobtui.core.board import (
 )
 from gobtui.core.limits import STATUS_ENDED_SECS
 from gobtui.core.model import Provider, SessionSummary
+from gobtui.core.sanitize import one_line
 from gobtui.core.status import Status, started_waiting, status_of
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.footer import KeyFooter
@@ -43,7 +45,7 @@ class SessionsScreen(Screen[None]):
         Binding(
             "slash",
             "focus_filter",
-            "Filter",
+            "Find",
             tooltip="Filter by project, title, id or model",
             id="sessions.filter",
         ),
@@ -58,7 +60,6 @@ class SessionsScreen(Screen[None]):
             "l",
             "toggle_live",
             "Live",
-            show=False,  # secondary: in help and the palette, so a and v fit an 80-column footer
             tooltip="Only live sessions (written in the last 3 minutes)",
             id="sessions.live",
         ),
@@ -70,19 +71,10 @@ class SessionsScreen(Screen[None]):
             id="sessions.sort",
         ),
         Binding(
-            "c",
-            "copy_resume",
-            "Copy",
-            show=False,  # secondary: in help and the palette, so p and e fit an 80-column footer
-            tooltip="Copy the resume command (OSC 52)",
-            id="sessions.copy",
-        ),
-        Binding(
             "R",
             "resume",
             "Resume",
-            show=False,  # enter resumes too
-            tooltip="Resume the session in its agent, then come back",
+            tooltip="Resume the session in its agent, then come back (enter too)",
             id="sessions.resume",
         ),
         Binding(
@@ -113,21 +105,50 @@ class SessionsScreen(Screen[None]):
             tooltip="Snapshot vault: history, records, diff, undo, recall",
             id="sessions.vault",
         ),
+        Binding(
+            "o",
+            "conversation",
+            "Read",
+            tooltip="Read the conversation: messages, tool calls folded, searchable",
+            id="sessions.read",
+        ),
+        Binding(
+            "t",
+            "jump",
+            "Jump",
+            tooltip="Jump to the session's tmux pane (the pane its claude or codex runs in)",
+            id="sessions.jump",
+        ),
+        Binding(
+            "c",
+            "copy_resume",
+            "Copy",
+            tooltip="Copy the resume command to the clipboard",
+            id="sessions.copy",
+        ),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="sessions.clear"),
     ]
 
     provider_filter: reactive[Provider | None] = reactive(None)
     live_only: reactive[bool] = reactive(False)
     sort_key: reactive[SortKey] = reactive(SortKey.ACTIVITY)
+    sort_reverse: reactive[bool] = reactive(False)
     filter_text: reactive[str] = reactive("")
 
     def __init__(
-        self, policy: BoardPolicy, clock: Callable[[], float], *, demo: bool = False
+        self,
+        policy: BoardPolicy,
+        clock: Callable[[], float],
+        *,
+        demo: bool = False,
+        searched: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.policy = policy
         self.clock = clock
         self.demo = demo
+        self.searched = searched
+        """The folders a scan reads (as displayed), named when none holds a session."""
         self.summaries: dict[str, SessionSummary] = {}
         self.rows: dict[str, BoardRow] = {}
         self.loaded = False
@@ -231,7 +252,7 @@ class SessionsScreen(Screen[None]):
             live_only=self.live_only,
             text=self.filter_text,
         )
-        return sort_rows(shown, self.sort_key)
+        return sort_rows(shown, self.sort_key, reverse=self.sort_reverse)
 
     def refresh_table(self, changed: set[str] | None = None) -> None:
         """Show the visible rows; only those in `changed` (None: all) are drawn again."""
@@ -265,9 +286,13 @@ class SessionsScreen(Screen[None]):
             return Text(
                 "No session matches the filters (esc clears the text filter, f and l toggle)."
             )
+        folders = [one_line(p) for p in self.searched] or ["no folder"]
+        where = " and ".join([", ".join(folders[:-1]), folders[-1]] if folders[:-1] else folders)
         return Text(
             "No Claude Code or Codex sessions found in the last 7 days.\n"
-            "Run `gobtui --all` for older ones, or `gobtui --demo` for a demo home."
+            f"Searched {where}.\n"
+            "Point at other homes with --claude-home DIR and --codex-home DIR "
+            "(or CLAUDE_CONFIG_DIR, CODEX_HOME); --all shows older sessions, --demo a demo home."
         )
 
     def _render_status(self, shown: list[BoardRow]) -> None:
@@ -309,7 +334,8 @@ class SessionsScreen(Screen[None]):
             if over:
                 text.append(f" · {over} over" if compact else f" · {over} over trigger", "bold")
         # What narrows the list comes before the sort: a narrow pane cuts the end.
-        text.append(" · " + " · ".join([*filters, f"sort {self.sort_key.value}"]))
+        order = f"sort {self.sort_key.value}" + (", reversed" if self.sort_reverse else "")
+        text.append(" · " + " · ".join([*filters, order]))
         return text
 
     def selected_row(self) -> BoardRow | None:
@@ -355,6 +381,9 @@ class SessionsScreen(Screen[None]):
     def watch_sort_key(self) -> None:
         self.refresh_table(set())
 
+    def watch_sort_reverse(self) -> None:
+        self.refresh_table(set())
+
     def watch_filter_text(self) -> None:
         self.refresh_table(set())
 
@@ -390,7 +419,20 @@ class SessionsScreen(Screen[None]):
         self.live_only = not self.live_only
 
     def action_cycle_sort(self) -> None:
+        self.sort_reverse = False
         self.sort_key = self.sort_key.next()
+
+    @on(DataTable.HeaderSelected)
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a column's header sorts by it; again, the other way round."""
+        key = COLUMN_SORTS.get(str(event.column_key.value))
+        if key is None:
+            return
+        if key is self.sort_key:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_reverse = False
+            self.sort_key = key
 
     # --- resume --------------------------------------------------------------------------
 
@@ -414,6 +456,15 @@ class SessionsScreen(Screen[None]):
         if resume is not None:
             resume(row.summary)
 
+    def action_jump(self) -> None:
+        row = self.selected_row()
+        if row is None:
+            self.notify("No session selected.", severity="warning")
+            return
+        jump = getattr(self.app, "jump_to_pane", None)
+        if jump is not None:
+            jump(row.summary)
+
     # --- plan preview and eval -----------------------------------------------------------
 
     def action_plan(self) -> None:
@@ -434,6 +485,15 @@ class SessionsScreen(Screen[None]):
             return
         # Demo screenshots must not change with the machine's speed: no timings there.
         self.app.push_screen(EvalScreen(row.summary, live=row.live, show_timings=not self.demo))
+
+    def action_conversation(self) -> None:
+        from gobtui.screens.conversation import ConversationScreen
+
+        row = self.selected_row()
+        if row is None:
+            self.notify("No session selected.", severity="warning")
+            return
+        self.app.push_screen(ConversationScreen(row.summary))
 
     # --- apply and vault -----------------------------------------------------------------
 

@@ -8,14 +8,8 @@ of sleep) and reads back from tmux which window and pane are active.
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import subprocess
-import sys
-import tempfile
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -37,85 +31,10 @@ from gobtui.adapters.terminal.tmux import (
     tmux_socket,
 )
 from gobtui.core.model import Provider
+from tests.tmux_server import Server, tmux_server, wait_for  # noqa: F401 (a fixture)
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
-READY_SECS = 5.0
-HOLDER = """\
-import sys, time
-transcript = open(sys.argv[1])
-open(sys.argv[2], "w").close()
-time.sleep(60)
-"""
-"""Holds the transcript open, says so with a ready file, and waits."""
-
-
-def _clean_env() -> dict[str, str]:
-    """Our environment without the tmux we may be running in."""
-    return {k: v for k, v in os.environ.items() if k not in {"TMUX", "TMUX_PANE"}}
-
-
-def _wait_for(check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + READY_SECS
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} did not happen within {READY_SECS} s")
-        time.sleep(0.02)
-
-
-@dataclass
-class Server:
-    socket: str
-    folder: Path
-
-    @property
-    def env(self) -> dict[str, str]:
-        """The $TMUX gobtui would see inside this server."""
-        return {"TMUX": f"{self.socket},0,0"}
-
-    def tmux(self, *args: str) -> str:
-        result = subprocess.run(
-            ["tmux", "-S", self.socket, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            env=_clean_env(),
-            check=False,
-        )
-        assert result.returncode == 0, f"tmux {shlex.join(args)}: {result.stderr.strip()}"
-        return result.stdout.strip()
-
-    def active(self, session: str = "t") -> str:
-        """The session's current window index and that window's active pane id. (A bare "t"
-        would also be a prefix of a window's name, such as "tmux" while a pane starts.)"""
-        return self.tmux("display-message", "-p", "-t", f"{session}:", "#{window_index} #{pane_id}")
-
-    def holder(self, transcript: Path) -> tuple[list[str], Path]:
-        """A shell running the holder as its child (not exec'd: the jump walks up to the
-        pane's process), and the file that appears once the transcript is open."""
-        script = self.folder / "holder.py"
-        script.write_text(HOLDER)
-        ready = self.folder / f"ready-{transcript.name}"
-        line = shlex.join([sys.executable, str(script), str(transcript), str(ready)])
-        return ["sh", "-c", f"{line}; exit 0"], ready
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    # A pytest tmp_path can be longer than a unix socket path may be (108 bytes).
-    folder = Path(tempfile.mkdtemp(prefix="gobtui-tmux-"))
-    made = Server(str(folder / "sock"), folder)
-    try:
-        yield made
-    finally:
-        subprocess.run(
-            ["tmux", "-S", made.socket, "kill-server"],
-            capture_output=True,
-            timeout=10,
-            env=_clean_env(),
-            check=False,
-        )
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
@@ -133,7 +52,7 @@ def test_jump_selects_the_window_and_pane_of_the_process_holding_the_transcript(
     target = server.tmux("display-message", "-p", "-t", "t:0", "#{pane_id}")
     server.tmux("split-window", "-t", "t:0", "sleep", "60")  # window 0's active pane moves
     server.tmux("new-window", "-t", "t:", "sleep", "60")  # and window 1 comes to the front
-    _wait_for(ready.exists, "the holder opening the transcript")
+    wait_for(ready.exists, "the holder opening the transcript")
     assert server.active() != f"0 {target}"
 
     result = jump_to_session(transcript, None, env=server.env)
@@ -163,7 +82,7 @@ def test_a_claude_in_the_sessions_cwd_is_found_by_its_program_name(
     server.tmux("new-window", "-t", "t:", "-c", str(project), str(claude), "60")
     target = server.tmux("display-message", "-p", "-t", "t:1", "#{pane_id}")
     pid = int(server.tmux("display-message", "-p", "-t", "t:1", "#{pane_pid}"))
-    _wait_for(
+    wait_for(
         lambda: Path(f"/proc/{pid}/cmdline").read_bytes().startswith(bytes(claude)),
         "the claude process starting",
     )
@@ -207,7 +126,7 @@ def test_a_process_outside_this_server_is_not_in_a_pane(server: Server, transcri
     command, ready = server.holder(transcript)
     holder = subprocess.Popen(command)  # our child, in no pane of this server
     try:
-        _wait_for(ready.exists, "the holder opening the transcript")
+        wait_for(ready.exists, "the holder opening the transcript")
         result = jump_to_session(transcript, None, env=server.env)
     finally:
         holder.terminate()
@@ -276,7 +195,7 @@ def test_parent_pid_of_a_real_process_named_with_parentheses(tmp_path: Path) -> 
     shutil.copy(sleep, odd)
     child = subprocess.Popen([str(odd), "30"])
     try:
-        _wait_for(
+        wait_for(
             lambda: Path(f"/proc/{child.pid}/comm").read_text().strip() == "a) (b c",
             "the oddly named process starting",
         )

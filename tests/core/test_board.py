@@ -158,6 +158,9 @@ def test_sort_orders_are_deterministic() -> None:
         "/h/c.jsonl",
     ]
     assert [r.project for r in sort_rows(rows, SortKey.PROJECT)] == ["alpha", "mid", "zeta"]
+    # reversed: the same order, last first (a second click on the header)
+    for key in SortKey:
+        assert sort_rows(rows, key, reverse=True) == sort_rows(rows, key)[::-1]
     assert SortKey.PROJECT.next() is SortKey.ATTENTION
     assert SortKey.ATTENTION.next() is SortKey.ACTIVITY
 

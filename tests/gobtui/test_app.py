@@ -19,6 +19,7 @@ from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
 from gobtui.app import GobtuiApp, _terminal_check, make_app
+from gobtui.core.alerts import AlertChannel, AlertEvent, AlertSettings
 from gobtui.core.board import SortKey
 from gobtui.core.model import Coverage, Provider
 from gobtui.core.status import Status
@@ -175,29 +176,85 @@ def claude_prompt_line(session_id: str, parent: str, uuid: str) -> bytes:
     return orjson.dumps(record) + b"\n"
 
 
+async def ask_and_answer(app: GobtuiApp, session: Path, pilot: Any, toasts: Toasts) -> str:
+    """The user asks (the session is working, no alert yet), the model answers (it waits for
+    its user): the session's key, once its row says so."""
+    await app.first_paint.wait()
+    key = str(session)
+    sid = app.sessions_screen.rows[key].summary.session_id
+    await asyncio.sleep(0.3)  # let the watcher start
+    with session.open("ab") as handle:
+        handle.write(claude_prompt_line(sid, last_uuid(session), "asked-1"))
+    await until(lambda: app.sessions_screen.rows[key].status is Status.WORKING, pilot)
+    assert not toasts.has("Waiting for you")
+    with session.open("ab") as handle:
+        handle.write(claude_usage_line(sid, "asked-1", "answered-1", 20_000))
+    await until(lambda: app.sessions_screen.rows[key].status is Status.WAITING, pilot)
+    await pilot.pause()
+    return key
+
+
 async def test_a_session_that_starts_waiting_says_so(real_home: tuple[Path, Path, Path]) -> None:
     claude, codex, session = real_home
     app = app_for(claude, codex, watch=True)
     toasts = Toasts()
     async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
-        await app.first_paint.wait()
-        key = str(session)
-        sid = app.sessions_screen.rows[key].summary.session_id
-        await asyncio.sleep(0.3)
-        with session.open("ab") as handle:  # the user asks: the model is up
-            handle.write(claude_prompt_line(sid, last_uuid(session), "asked-1"))
-        await until(lambda: app.sessions_screen.rows[key].status is Status.WORKING, pilot)
-        assert not toasts.has("Waiting for you")
-        with session.open("ab") as handle:  # the model answers: the user is up
-            handle.write(claude_usage_line(sid, "asked-1", "answered-1", 20_000))
-        await until(lambda: app.sessions_screen.rows[key].status is Status.WAITING, pilot)
-        await pilot.pause()
+        key = await ask_and_answer(app, session, pilot, toasts)
         assert toasts.has("Waiting for you: spotter")
         table = app.query_one(SessionsTable)
         assert table.get_cell(key, "status").plain == "waiting"
         await pilot.press("s", "s", "s", "s", "s")  # activity -> ... -> attention
         assert app.sessions_screen.sort_key is SortKey.ATTENTION
         assert app.sessions_screen.visible_rows()[0].key == key
+
+
+async def test_alerts_follow_the_config_a_bell_and_no_toast(
+    real_home: tuple[Path, Path, Path],
+) -> None:
+    claude, codex, session = real_home
+    alerts = AlertSettings().with_channels(AlertEvent.WAITING, [AlertChannel.BELL])
+    app = app_for(claude, codex, watch=True, alerts=alerts)
+    rings: list[int] = []
+    app.bell = lambda: rings.append(1)  # type: ignore[method-assign]
+    toasts = Toasts()
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
+        await ask_and_answer(app, session, pilot, toasts)
+        assert rings == [1]
+        assert not toasts.has("Waiting for you")
+
+
+async def test_a_click_on_a_column_header_sorts_by_it_and_again_reverses(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        screen = app.sessions_screen
+        table = app.query_one(SessionsTable)
+
+        def header_x(name: str) -> int:
+            x = 0
+            for key, column in table.columns.items():
+                if key.value == name:
+                    return x + 1
+                x += column.get_render_width(table)
+            raise AssertionError(name)
+
+        await pilot.click(SessionsTable, offset=(header_x("used"), 0))
+        assert (screen.sort_key, screen.sort_reverse) == (SortKey.TOKENS, False)
+        used = [r.summary.context_tokens or 0 for r in screen.visible_rows()]
+        assert used == sorted(used, reverse=True) and len(set(used)) > 2
+        await pilot.click(SessionsTable, offset=(header_x("used"), 0))
+        assert screen.sort_reverse
+        assert [r.summary.context_tokens or 0 for r in screen.visible_rows()] == used[::-1]
+        keys = [row.key.value for row in table.ordered_rows]
+        assert keys == [r.key for r in screen.visible_rows()]
+        status = str(screen.query_one("#status", Static).render())
+        assert "sort tokens, reversed" in status
+        await pilot.click(SessionsTable, offset=(header_x("title"), 0))  # no order of its own
+        assert (screen.sort_key, screen.sort_reverse) == (SortKey.TOKENS, True)
+        await pilot.press("s")  # the key's cycle starts the next order the usual way round
+        assert not screen.sort_reverse and screen.sort_key is not SortKey.TOKENS
 
 
 async def test_filters_sort_and_text_filter(demo_app_factory: Callable[..., GobtuiApp]) -> None:
@@ -639,6 +696,10 @@ async def test_every_session_key_on_an_empty_board_says_none_is_selected(
             await pilot.pause()
             assert toasts.has("No session selected."), key
             assert app.screen is app.sessions_screen
+        # The board says where it looked, and how to look elsewhere.
+        empty = str(app.query_one("#empty", Static).render())
+        assert "~/claude/projects, ~/codex/sessions and ~/codex/archived_sessions" in empty
+        assert "--claude-home DIR" in empty
 
 
 async def test_a_theme_picked_in_the_app_is_remembered_for_the_next_run(

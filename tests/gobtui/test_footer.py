@@ -3,12 +3,15 @@ once it runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
+from gobtui.app import GobtuiApp
 from gobtui.widgets.footer import KeyFooter
 
 
@@ -64,3 +67,52 @@ async def test_a_burst_of_binding_changes_rebuilds_the_footer_once(
         await pilot.pause()
         await pilot.pause()
         assert rebuilds >= 1 and "Alpha" in shown(app) and "Beta" not in shown(app)
+
+
+def footer_line(app: App[None]) -> list[str]:
+    """The keys the footer shows, as "k Description", left to right (the docked palette last)."""
+    keys = sorted(app.query(FooterKey), key=lambda k: k.region.x)
+    return [f"{k.key_display} {k.description}".strip() for k in keys if k.display]
+
+
+@pytest.mark.parametrize(
+    ("width", "wanted", "left_out"),
+    [
+        (80, ["/ Find", "l Live", "R Resume", "o Read", "t Jump", "? Help"], ["q Quit", "f Prov"]),
+        (120, ["f Prov", "q Quit", "^p palette", "c Copy"], []),
+        (56, ["/ Find", "l Live", "s Sort", "R Resume", "p Plan", "? Help"], ["c Copy", "t Jump"]),
+    ],
+)
+async def test_the_board_footer_shows_whole_keys_that_fit_least_needed_left_out(
+    demo_app_factory: Callable[..., GobtuiApp],
+    width: int,
+    wanted: list[str],
+    left_out: list[str],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(width, 24)) as pilot:
+        await app.first_paint.wait()
+        await pilot.pause()
+        await pilot.pause()
+        line = footer_line(app)
+        assert all(k in line for k in wanted), " | ".join(line)
+        assert not any(k in line for k in left_out), line
+        footer = app.query_one(KeyFooter)
+        shown = [k for k in footer.query(FooterKey) if k.display]
+        # Every key shown is whole: none reaches past the footer's right edge.
+        assert all(k.region.right <= footer.region.right for k in shown), line
+
+
+async def test_a_narrower_pane_refits_the_footer(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 24)) as pilot:
+        await app.first_paint.wait()
+        await pilot.pause()
+        assert "q Quit" in footer_line(app)
+        await pilot.resize_terminal(70, 24)
+        await pilot.pause()
+        await pilot.pause()
+        line = footer_line(app)
+        assert "q Quit" not in line and "/ Find" in line

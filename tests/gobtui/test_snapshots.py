@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
@@ -79,9 +80,10 @@ def test_empty_home(
     snap_compare: Callable[..., bool],
     demo_app_factory: Callable[..., GobtuiApp],
     size: tuple[int, int],
-    tmp_path_factory: pytest.TempPathFactory,
+    frozen_home: Path,
 ) -> None:
-    empty = tmp_path_factory.mktemp("empty-home")
+    empty = frozen_home / "empty"  # under HOME: the message names ~/empty/..., the same each run
+    empty.mkdir()
     (empty / "claude").mkdir()
     (empty / "codex").mkdir()
     app = demo_app_factory(
