@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -26,9 +28,7 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
     pane. `last_fork` is the resume command of the fork last published from this session;
     `width` (when known) is the pane's, to which a long path is cut in its middle."""
     s = row.summary
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold", no_wrap=True, min_width=LABEL_CELLS - 2)
-    grid.add_column(no_wrap=True, overflow="ellipsis")
+    grid = _Facts()
     state = "" if s.context_state is ContextState.REPORTED else f" ({s.context_state.value})"
     context = Text(
         f"{fmt.tokens(s.context_tokens)} / {fmt.tokens(s.context_window)}",
@@ -56,15 +56,12 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
     burn = f"burn {fmt.rate(row.burn_per_min)} · ETA {eta}"
     if not row.live:
         burn = f"last burn {fmt.rate(row.burn_per_min)}"
-    activity = Text(
-        f"{'live' if row.live else 'idle'} {fmt.duration(row.age_secs)} ago · {burn}"
-        f" · {s.records:,} rec · {human_bytes(s.bytes)}"
-    )
+    activity = Text(f"{'live' if row.live else 'idle'} {fmt.duration(row.age_secs)} ago")
+    if s.warned:  # before the figures: a narrow pane cuts the end of the line
+        activity.append(f" · ⚠ {_damage(s.bad_lines, s.torn_tail)}", styles.warn)
+    activity.append(f" · {burn} · {s.records:,} rec · {human_bytes(s.bytes)}")
     if s.coverage.value != "full":
         activity.append(" (head+tail)")
-    if s.warned:
-        torn = ", the last one unfinished" if s.torn_tail else ""
-        activity.append(f" · ⚠ {s.bad_lines} bad line(s){torn}", styles.warn)
     grid.add_row("Activity", activity)
     grid.add_row("Session", Text(one_line(f"{s.model or '—'} · {s.session_id}")))
     extra: list[str] = []
@@ -86,6 +83,35 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
     if last_fork:
         grid.add_row("Fork", Text(one_line(f"last fork: {last_fork}"), styles.ok))
     return grid
+
+
+class _Facts(Table):
+    """Label and value, one line each: a value too long for the pane ends in an ellipsis.
+
+    (Rich shrinks only wrappable columns to the width; a no_wrap column would run past the
+    edge and be cropped there without one. So the column wraps and each value does not.)"""
+
+    def __init__(self) -> None:
+        super().__init__(
+            box=None, padding=(0, 1, 0, 0), pad_edge=False, show_header=False, show_edge=False
+        )
+        self.add_column(style="bold", no_wrap=True, min_width=LABEL_CELLS - 2)
+        self.add_column()
+
+    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+        label, value = renderables
+        text = value if isinstance(value, Text) else Text(str(value))
+        text.no_wrap, text.overflow = True, "ellipsis"
+        super().add_row(label, text, **kwargs)
+
+
+def _damage(bad_lines: int, torn_tail: bool) -> str:
+    """What in the file could not be read, in words."""
+    if bad_lines and torn_tail:
+        return f"{fmt.plural(bad_lines, 'unreadable line')}, the last one unfinished"
+    if torn_tail:
+        return "its last line is unfinished"
+    return fmt.plural(bad_lines, "unreadable line")
 
 
 class DetailPane(Vertical):

@@ -25,3 +25,37 @@ def test_a_live_session_over_its_trigger_says_now_as_the_board_does() -> None:
     assert "ETA now" in text_of(facts(row, PLAIN))
     below = build_row(summary(tokens=50_000, mtime=NOW - 5), BoardPolicy(), NOW)
     assert "ETA now" not in text_of(facts(below, PLAIN))
+
+
+def test_at_80_columns_long_facts_end_in_an_ellipsis_and_the_warning_comes_first() -> None:
+    from gobtui.core.model import CompactionEvent, Coverage, SubagentRef
+
+    s = summary(tokens=120_000, mtime=NOW - 600).model_copy(
+        update={
+            "bad_lines": 3,
+            "torn_tail": True,
+            "records": 123_456,
+            "bytes": 98_765_432,
+            "coverage": Coverage.HEAD_TAIL,
+            "subagents": [
+                SubagentRef(
+                    agent_id=f"agent-{n:04d}-abcdef",
+                    path=f"/h/sub{n}.jsonl",
+                    context_tokens=40_000 + n,
+                )
+                for n in range(5)
+            ],
+            "compactions": [CompactionEvent(ts=NOW - 900, pre_tokens=190_000, trigger="auto")],
+        }
+    )
+    row = build_row(s, BoardPolicy(), NOW)
+    console = Console(width=78, record=True, color_system=None)
+    console.print(facts(row, PLAIN, width=78))
+    lines = {line.split()[0]: line.rstrip() for line in console.export_text().splitlines()}
+    activity, history = lines["Activity"], lines["History"]
+    assert activity.startswith("Activity idle 10m ago · ⚠ 3 unreadable lines, the last one")
+    assert activity.endswith("…") and len(activity) <= 78
+    assert history.startswith("History  5 subagents: agent-0000") and history.endswith("…")
+    # wide enough, nothing is cut
+    wide = text_of(facts(row, PLAIN, width=120))
+    assert "the last one unfinished · last burn" in wide and "compacted 1× (last auto" in wide
