@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
+
+from rich.cells import cell_len, set_cell_size
 
 from gobtui.core.sanitize import one_line
 
@@ -89,11 +92,27 @@ def ellipsize_middle(text: str, width: int) -> str:
     return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
 
 
+WIDTH_UNSTABLE = re.compile("[\ufe0e\ufe0f\U0001f3fb-\U0001f3ff]")
+"""Variation selectors and skin-tone modifiers: Rich counts "⚠️" and "👍🏽" as 2 cells, tmux
+as 1 and 4, so a cell holding them pushes the columns after it. Without them, both agree."""
+
+
+def cell_stable(text: str) -> str:
+    """`text` for a fixed-width cell: nothing whose width the terminal and Rich disagree on."""
+    return text if text.isascii() else WIDTH_UNSTABLE.sub("", text)
+
+
 def ellipsize(text: str, width: int) -> str:
-    text = one_line(text)
+    """`text` on one line in at most `width` terminal cells (wide characters count two, an
+    emoji sequence is never cut), an ellipsis where it is cut."""
+    text = cell_stable(one_line(text))
     if width <= 0:
         return ""
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+    if text.isascii():
+        return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, max(0, width - 1)).rstrip() + "…"
 
 
 def human_bytes(n: int) -> str:
