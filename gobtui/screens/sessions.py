@@ -232,18 +232,20 @@ class SessionsScreen(Screen[None]):
             flipped = flipped or row.live != old.live or row.status != old.status
             self.rows[path] = row
             changed.append(row)
+        if not self.composed:
+            return
+        try:
+            table = self.query_one(SessionsTable)
+        except NoMatches:
+            return
         if flipped:
             self.refresh_table({row.key for row in changed})
-        elif self.composed:
-            try:
-                table = self.query_one(SessionsTable)
-            except NoMatches:
-                return
+        else:
             table.update_rows(changed)
-            key = table.selected_key  # the detail pane shows the age too
-            if key in self.summaries:
-                self.rows[key] = build_row(self.summaries[key], self.policy, now)
-            self._show_selected()
+        key = table.selected_key  # the detail pane shows the age too, whichever way it went
+        if key in self.summaries:
+            self.rows[key] = build_row(self.summaries[key], self.policy, now)
+        self._show_selected()
 
     def visible_rows(self) -> list[BoardRow]:
         shown = filter_rows(

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console
 from rich.style import Style
 
+from gobtui import format as fmt
+from gobtui.app import GobtuiApp
 from gobtui.core.board import BoardPolicy, build_row
-from gobtui.widgets.detail import facts
+from gobtui.widgets.detail import DetailPane, facts
 from gobtui.widgets.palette import BandStyles
 from tests.core.test_board import NOW, summary
 
@@ -59,3 +63,34 @@ def test_at_80_columns_long_facts_end_in_an_ellipsis_and_the_warning_comes_first
     # wide enough, nothing is cut
     wide = text_of(facts(row, PLAIN, width=120))
     assert "the last one unfinished · last burn" in wide and "compacted 1× (last auto" in wide
+
+
+async def test_ages_tick_by_themselves_and_the_table_and_detail_agree(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    from gobtui.widgets.sessions_table import SessionsTable
+    from tests.gobtui.conftest import FROZEN_NOW
+    from tests.gobtui.pilot_helpers import select
+
+    now = [FROZEN_NOW]
+    app = demo_app_factory(clock=lambda: now[0])
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, "pg-migrate")  # idle, written 6h ago
+        await pilot.pause()
+        table = app.query_one(SessionsTable)
+
+        def shown() -> tuple[str, str]:
+            pane = app.sessions_screen.query_one(DetailPane)  # what it shows, as text
+            assert pane.row is not None and pane.row.key == row.key
+            detail = text_of(facts(pane.row, PLAIN))
+            activity = next(line for line in detail.splitlines() if "Activity" in line)
+            return table.get_cell(row.key, "last").plain.strip(), activity
+
+        last, activity = shown()
+        assert f"idle {last} ago" in activity
+        now[0] += 2 * 3600  # two hours on; nothing was written
+        app._tick()
+        await pilot.pause()
+        later, activity = shown()
+        assert later != last and f"idle {later} ago" in activity
+        assert fmt.duration(now[0] - row.summary.mtime) == later
