@@ -24,6 +24,10 @@ TAIL_SECONDARY_MAX_BYTES = 1024 * 1024
 """... and until the other markers (e.g. Codex's model) are found, up to this."""
 FULL_READ_MAX_BYTES = 96 * 1024
 """Files up to this size are always read whole, even on a cold start."""
+FINGERPRINT_WINDOW_BYTES = 16 * 1024
+"""A cursor fingerprints the bytes it read: the first this many and the last this many
+before where it stopped (all of them when that is less than two windows). A file whose
+fingerprint changed was rewritten in place and is read again from the start, not tailed."""
 COMPLETE_MAX_BYTES = 64 * 1024 * 1024
 """The dashboard reads head+tail files up to this size whole in the background."""
 RECENT_LINK_WINDOW = 4096

@@ -1,14 +1,16 @@
 """Reading a transcript file into a SessionSummary, cold or incrementally.
 
 A FileCursor remembers how far a file was read and the provider's running state, so an append
-costs only the appended bytes. A file that shrank or was replaced (new inode) is read again
-from 0. Big files are summarised cold from their head and tail only; the cursor then goes on
+costs only the appended bytes (and a look at the bytes it had read: see `fingerprint`). A file
+that shrank, was replaced (new inode) or was rewritten in place (the bytes read before are not
+the same) is read again from 0. Big files are summarised cold from their head and tail only; the cursor then goes on
 from the end like any other. Many cold reads at once (a first start) are announced to the
 kernel first (`hint_cold_reads`), so a cold disk fetches them side by side.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
 from ...core.limits import (
+    FINGERPRINT_WINDOW_BYTES,
     FULL_READ_MAX_BYTES,
     HEAD_SCAN_BYTES,
     READ_CHUNK_BYTES,
@@ -27,7 +30,7 @@ from ...core.model import BadLine, Coverage, Provider, SessionSummary
 from ..files.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from .full_parse import Summarising
 
-PARSER_VERSION = 4
+PARSER_VERSION = 5
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 
@@ -67,6 +70,9 @@ class FileCursor:
     records: int = 0
     bad_reasons: Counter[str] = field(default_factory=Counter)
     coverage: Coverage = Coverage.FULL
+    fingerprint: str = ""
+    """The digest of the bytes read so far (`fingerprint` up to lines.read_pos): `advance` tails
+    the file only while it still holds them. "" (not known) reads it again from 0."""
     body: BodyLoader | None = None
     """Set on a cursor restored from the cache without its body (lines, state, counts):
     a warm start of an unchanged file needs only the stat figures, so decoding the rest
@@ -117,11 +123,47 @@ class FileCursor:
             "records": self.records,
             "bad_reasons": dict(self.bad_reasons),
             "coverage": self.coverage.value,
+            "fingerprint": self.fingerprint,
         }
 
 
 def _read_range(fd: int, start: int, end: int) -> bytes:
     return os.pread(fd, max(0, end - start), start)
+
+
+Seen = list[tuple[int, bytes]]
+"""Bytes of a file a read holds already, by offset: what a fingerprint need not read again."""
+
+
+def fingerprint_ranges(end: int) -> list[tuple[int, int]]:
+    """The byte ranges [start, stop) of a file's first `end` bytes that its fingerprint
+    covers: all of them when short, else the first and the last window."""
+    window = FINGERPRINT_WINDOW_BYTES
+    if end <= 2 * window:
+        return [(0, end)]
+    return [(0, window), (end - window, end)]
+
+
+def fingerprint(fd: int, end: int, seen: Seen | None = None) -> str:
+    """A digest of the bytes of `fd` before `end` (fingerprint_ranges), taken from `seen`
+    where it holds them; what it reads is added to `seen`. A file shorter than `end` gives
+    another digest."""
+    seen = seen if seen is not None else []
+    digest = hashlib.sha256(b"%d:" % end)
+    for start, stop in fingerprint_ranges(end):
+        pos = start
+        for at, data in sorted(seen, key=lambda piece: piece[0]):
+            if at <= pos < at + len(data):
+                part = memoryview(data)[pos - at : stop - at]
+                digest.update(part)
+                pos += len(part)
+                if pos >= stop:
+                    break
+        if pos < stop:
+            more = _read_range(fd, pos, stop)
+            seen.append((pos, more))
+            digest.update(more)  # (short when the file shrank: then the digest differs)
+    return digest.hexdigest()
 
 
 def open_cursor(
@@ -131,32 +173,47 @@ def open_cursor(
     holds the latest usage (what the board needs first; history in between comes later)."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        st = os.fstat(fd)
-        cursor = FileCursor(
-            provider=provider,
-            path=path,
-            inode=st.st_ino,
-            size=st.st_size,
-            mtime_ns=st.st_mtime_ns,
-            lines=LineCursor(),
-            state=make_state(path),
-        )
-        if full or st.st_size <= FULL_READ_MAX_BYTES:
-            _read_to_end(fd, cursor, st.st_size)
-            return cursor
+        return _cold_read(fd, os.fstat(fd), path, provider, make_state, full=full)
+    finally:
+        os.close(fd)
+
+
+def _cold_read(
+    fd: int,
+    st: os.stat_result,
+    path: str,
+    provider: Provider,
+    make_state: TailStateFactory,
+    *,
+    full: bool = False,
+) -> FileCursor:
+    cursor = FileCursor(
+        provider=provider,
+        path=path,
+        inode=st.st_ino,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        lines=LineCursor(),
+        state=make_state(path),
+    )
+    if full or st.st_size <= FULL_READ_MAX_BYTES:
+        seen = _read_to_end(fd, cursor, st.st_size)
+    else:
         _no_readahead(fd)
-        cursor.feed(_read_range(fd, 0, HEAD_SCAN_BYTES), at_eof=False)
+        head = _read_range(fd, 0, HEAD_SCAN_BYTES)
+        cursor.feed(head, at_eof=False)
+        seen = [(0, head)]
         head_end = cursor.lines.offset
         tail_start, tail = _tail(fd, st.st_size, head_end, cursor.state.tail_marker)
         if tail_start > head_end:
             cursor.coverage = Coverage.HEAD_TAIL
             cursor.lines = LineCursor(offset=tail_start, line_index=cursor.lines.line_index)
             cursor.feed(tail, at_eof=False)  # read already: the rest (if any) follows
+            seen.append((tail_start, tail))
         _readahead(fd)  # what is left is read in order (all of the middle, when no tail)
-        _read_to_end(fd, cursor, st.st_size)
-        return cursor
-    finally:
-        os.close(fd)
+        seen += _read_to_end(fd, cursor, st.st_size)
+    cursor.fingerprint = fingerprint(fd, cursor.lines.read_pos, seen)
+    return cursor
 
 
 def _tail(
@@ -204,15 +261,23 @@ def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:
     ):
         return cursor, False
     cursor = cursor.loaded()
-    if st.st_ino != cursor.inode or st.st_size < cursor.lines.read_pos:
-        fresh = open_cursor(cursor.path, cursor.provider, _state_factory_of(cursor))
-        return fresh, True
     fd = os.open(cursor.path, os.O_RDONLY)
     try:
         st = os.fstat(fd)
-        _read_to_end(fd, cursor, st.st_size)
+        read = cursor.lines.read_pos
+        seen: Seen = []
+        if (
+            st.st_ino != cursor.inode
+            or st.st_size < read
+            # rewritten in place (same inode, as long or longer): what was read is not there
+            or fingerprint(fd, read, seen) != cursor.fingerprint
+        ):
+            fresh = _cold_read(fd, st, cursor.path, cursor.provider, _state_factory_of(cursor))
+            return fresh, True
+        seen += _read_to_end(fd, cursor, st.st_size)
         cursor.size = st.st_size
         cursor.mtime_ns = st.st_mtime_ns
+        cursor.fingerprint = fingerprint(fd, cursor.lines.read_pos, seen)
     finally:
         os.close(fd)
     return cursor, True
@@ -223,16 +288,24 @@ def _state_factory_of(cursor: FileCursor) -> TailStateFactory:
     return factory
 
 
-def _read_to_end(fd: int, cursor: FileCursor, size: int) -> None:
+def _read_to_end(fd: int, cursor: FileCursor, size: int) -> Seen:
+    """Feed the cursor the rest of the file (up to `size`); the first and the last chunk it
+    read, by offset (where a fingerprint finds its bytes)."""
+    seen: Seen = []
     pos = cursor.lines.read_pos
     while pos < size:
         chunk = _read_range(fd, pos, min(size, pos + READ_CHUNK_BYTES))
         if not chunk:
             break
+        if len(seen) < 2:
+            seen.append((pos, chunk))
+        else:
+            seen[1] = (pos, chunk)
         pos += len(chunk)
         cursor.feed(chunk, at_eof=False)
     cursor.feed(b"", at_eof=True)
     cursor.size = max(cursor.size, pos)
+    return seen
 
 
 # -- cold reads ---------------------------------------------------------------------------------

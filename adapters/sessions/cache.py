@@ -7,8 +7,9 @@ The directory (and $GOBTUI_CACHE_DIR above it) is 0700 and cache.db 0600; a cach
 file that is a symlink, someone else's or writable by others is not used: the cache is
 switched off with a warning (it only saves time), never followed. A cache that cannot be
 opened is moved aside and started afresh; an entry that cannot be decoded, or was written by
-another parser version, is dropped. Nothing here raises to the caller: a cache miss only
-costs a read.
+another parser version, is dropped. A cursor carries the fingerprint of the bytes it read, so a
+file rewritten in place since is read again, not tailed (adapters.providers.reader.advance).
+Nothing here raises to the caller: a cache miss only costs a read.
 """
 
 from __future__ import annotations
@@ -201,6 +202,9 @@ def decode_body(path: str, raw: bytes, state_for: StateFor) -> FileCursor:
     if min(lines.offset, lines.line_index, lines.skipping, size) < 0 or lines.read_pos > size:
         raise ValueError("inconsistent offsets")
     state = state_for(provider).from_json(path, data["state"])
+    fingerprint = data["fingerprint"]
+    if type(fingerprint) is not str:
+        raise ValueError("not a fingerprint")
     return FileCursor(
         provider=provider,
         path=path,
@@ -212,6 +216,7 @@ def decode_body(path: str, raw: bytes, state_for: StateFor) -> FileCursor:
         records=int(data["records"]),
         bad_reasons=Counter({str(k): int(v) for k, v in data["bad_reasons"].items()}),
         coverage=Coverage(data["coverage"]),
+        fingerprint=fingerprint,
     )
 
 

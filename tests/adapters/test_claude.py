@@ -419,6 +419,7 @@ def restore(cursor: FileCursor) -> FileCursor:
         records=data["records"],
         bad_reasons=Counter(data["bad_reasons"]),
         coverage=Coverage(data["coverage"]),
+        fingerprint=data["fingerprint"],
     )
 
 

@@ -455,6 +455,7 @@ def test_state_json_round_trip_continues(fixtures_dir: Path, tmp_path: Path) -> 
         state=CodexState.from_json(str(path), saved["state"]),
         records=saved["records"],
         coverage=Coverage(saved["coverage"]),
+        fingerprint=saved["fingerprint"],
     )
     assert restored.summary().model_dump() == cursor.summary().model_dump()
     with path.open("ab") as handle:

@@ -84,6 +84,11 @@ class ReadCounter:
         monkeypatch.setattr(os, "pread", counting_pread)
 
 
+def checked_bytes(read: int) -> int:
+    """What an append re-reads of the `read` bytes a cursor had read: their fingerprint."""
+    return sum(stop - start for start, stop in reader.fingerprint_ranges(read))
+
+
 @pytest.fixture
 def three_sessions(homes: Homes) -> list[Path]:
     assert homes.claude is not None and homes.codex is not None
@@ -129,17 +134,20 @@ def test_append_reads_only_the_appended_bytes(
     store.scan(NOW)
     target = three_sessions[0]
     record = line(sessionId="a", tokens=500, pad="x" * 1000)
+    before = target.stat().st_size
     append(target, record)
     counter = ReadCounter(monkeypatch)
     changed = store.update([str(target)], NOW)
-    assert counter.bytes == len(record)
+    # ... and the fingerprint of the bytes read before, checked to be still there
+    assert counter.bytes == len(record) + checked_bytes(before)
     assert [(s.path, s.context_tokens, s.records) for s in changed] == [(str(target), 500, 2)]
     assert store.update([str(target)], NOW) == []  # nothing new: nothing returned
     # A full scan after another append also reads just that append.
+    before = target.stat().st_size
     append(target, record)
     counter.bytes = 0
     store.scan(NOW)
-    assert counter.bytes == len(record)
+    assert counter.bytes == len(record) + checked_bytes(before)
     summary = store.get(str(target))
     assert summary is not None and summary.records == 3
 
