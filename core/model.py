@@ -184,6 +184,9 @@ class SessionSummary(BaseModel):
     subagents: list[SubagentRef] = Field(default_factory=list)
     turn: TurnState | None = None
     """Who is up at the end of the file (None: no conversational record seen)."""
+    has_state_card: bool = False
+    """The file holds a state card (core.vault_records.card_text_of): a compacted fork gobtui
+    (or the reference) published, known as one without its receipt."""
 
     @property
     def is_subagent(self) -> bool:

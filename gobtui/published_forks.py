@@ -1,8 +1,11 @@
 """The forks gobtui published, as the board and `detect` show them.
 
 A fork and its source look alike (same title, same records up to the cut), so a fork's title
-says what made it ("elide fork", "restore"). Its context needs no help: a compacted fork's
-latest usage says its own projected context (adapters.rewrite.apply), as the client will see it.
+says what made it ("elide fork", "restore"). A fork is known by its receipt in this data dir,
+else by the state card it holds (SessionSummary.has_state_card): one published with another
+data dir, on another machine, or by the reference, is labelled a fork too. Its context needs no
+help: a compacted fork's latest usage says its own projected context (adapters.rewrite.apply),
+as the client will see it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ from gobtui.core.model import SessionSummary
 
 if TYPE_CHECKING:  # receipts (and the plan model under them) load once one is read
     from gobtui.core.receipt import Receipt
+
+
+CARD_FORK_LABEL = "fork"
+"""What the board calls a fork known by its state card alone (no receipt here to say more)."""
 
 
 def fork_label(receipt: Receipt) -> str:
@@ -36,12 +43,28 @@ class PublishedForks:
     def note(self, receipt: Receipt) -> None:
         self.labels[receipt.session_id] = fork_label(receipt)
 
-    def mark(self, summaries: list[SessionSummary]) -> list[SessionSummary]:
-        """The summaries, those of published forks titled with what made them."""
-        if not self.labels:
-            return summaries
-        return [self._marked(s) if s.session_id in self.labels else s for s in summaries]
+    def label_of(self, summary: SessionSummary) -> str | None:
+        """What made the session when it is a fork: its receipt's label, else CARD_FORK_LABEL
+        when it holds a state card; None for any other session."""
+        label = self.labels.get(summary.session_id)
+        if label is None and summary.has_state_card:
+            return CARD_FORK_LABEL
+        return label
 
-    def _marked(self, summary: SessionSummary) -> SessionSummary:
-        title = f"{self.labels[summary.session_id]} · {summary.title or '(no title)'}"
-        return summary.model_copy(update={"title": title})
+    def is_fork(self, summary: SessionSummary) -> bool:
+        return self.label_of(summary) is not None
+
+    def mark(self, summaries: list[SessionSummary]) -> list[SessionSummary]:
+        """The summaries, those of forks titled with what made them."""
+        if not self.labels and not any(s.has_state_card for s in summaries):
+            return summaries
+        marked = []
+        for summary in summaries:
+            label = self.label_of(summary)
+            marked.append(summary if label is None else _titled(summary, label))
+        return marked
+
+
+def _titled(summary: SessionSummary, label: str) -> SessionSummary:
+    title = f"{label} · {summary.title or '(no title)'}"
+    return summary.model_copy(update={"title": title})

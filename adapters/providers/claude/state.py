@@ -30,6 +30,7 @@ from ....core.model import (
     claude_context_window,
 )
 from ....core.text import collapse
+from ....core.vault_records import card_text_of
 from ...files.jsonl import Record
 from ...files.timefmt import parse_ts
 from ..full_parse import file_facts
@@ -141,6 +142,8 @@ class ClaudeState:
         self._anon = 0
         self.turn: TurnState | None = None
         """Who is up after the newest conversational record of the main chain."""
+        self.state_card = False
+        """A user record of the main chain was a state card: the file is a fork gobtui made."""
 
     # -- feeding -------------------------------------------------------------------------
 
@@ -209,6 +212,8 @@ class ClaudeState:
         elif kind == "user" and not excluded:
             if self.title is None:
                 self._maybe_title(record)
+            if not self.state_card and card_text_of(record) is not None:
+                self.state_card = True
         elif kind == "system" and record.get("subtype") == "compact_boundary" and not excluded:
             boundary = True
             self._compaction(record)
@@ -402,6 +407,7 @@ class ClaudeState:
                 "agent_id": agent_id,
                 "parent_session_id": parent_id,
                 "turn": self.turn,
+                "has_state_card": self.state_card,
             }
         )
 
@@ -431,6 +437,7 @@ class ClaudeState:
             "ts_raw": [self._lo_raw, self._hi_raw, self._ts_len],
             "anon": self._anon,
             "turn": self.turn,
+            "state_card": self.state_card,
         }
 
     @classmethod
@@ -459,6 +466,7 @@ class ClaudeState:
         state._anon = int(data["anon"])
         turn = data.get("turn")
         state.turn = TurnState(turn) if turn in _TURN_VALUES else None
+        state.state_card = data.get("state_card") is True
         return state
 
 

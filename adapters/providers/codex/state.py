@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from ....core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from ....core.model import ContextState, Coverage, Provider, SessionSummary, TurnState
 from ....core.text import collapse
+from ....core.vault_records import card_text_of
 from ...files.jsonl import Record
 from ...files.timefmt import parse_ts
 from ..full_parse import file_facts
@@ -99,6 +100,7 @@ class CodexState:
         "path",
         "seen_meta",
         "session_id",
+        "state_card",
         "title_event",
         "title_item",
         "turn",
@@ -134,6 +136,9 @@ class CodexState:
         self._last_ts: Any = None
         self.turn: TurnState | None = None
         """Who is up after the newest turn event or conversational item."""
+        self.state_card = False
+        """A user message (or a compaction's replacement history) was a state card: the
+        rollout is a fork gobtui made."""
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -173,6 +178,8 @@ class CodexState:
         elif rtype == "response_item":
             if payload.get("type") == "message" and payload.get("role") == "user":
                 self._user_item(payload)
+                if not self.state_card and card_text_of(record) is not None:
+                    self.state_card = True
         elif rtype == "turn_context":
             model = payload.get("model")
             if isinstance(model, str) and model:
@@ -181,6 +188,8 @@ class CodexState:
             if isinstance(cwd, str) and cwd:
                 self.cwd = cwd
         elif rtype == "compacted":
+            if not self.state_card and card_text_of(record) is not None:
+                self.state_card = True
             self.compactions.append((parse_ts(ts), self.context_tokens))
             self.context_tokens = None
             self.components = None
@@ -279,6 +288,7 @@ class CodexState:
             "first_ts": self.first_ts,
             "last_ts": self._last_ts,
             "turn": self.turn,
+            "state_card": self.state_card,
         }
 
     @classmethod
@@ -304,6 +314,7 @@ class CodexState:
         state._last_usage = data["last_usage"]
         state.first_ts = data["first_ts"]
         state._last_ts = data["last_ts"]
+        state.state_card = data.get("state_card") is True
         return state
 
     # -- output --------------------------------------------------------------------------------
@@ -357,5 +368,6 @@ class CodexState:
                 "agent_id": self.agent_id,
                 "parent_session_id": self.parent_session_id,
                 "turn": self.turn,
+                "has_state_card": self.state_card,
             }
         )
