@@ -93,6 +93,8 @@ class ContextChart(Widget):
         self.rows = 2
 
     def show(self, summary: SessionSummary | None, trigger: int | None, *, rows: int = 2) -> None:
+        if summary is self.summary and trigger == self.trigger and rows == self.rows:
+            return  # the detail pane shows its row again every second: the chart has not moved
         shape = self._lines_for(summary, rows)
         changed = shape != self._lines_for(self.summary, self.rows)
         self.summary, self.trigger, self.rows = summary, trigger, rows

@@ -127,6 +127,8 @@ class DetailPane(Vertical):
         self.row: BoardRow | None = None
         self._shape: tuple[str, int] | None = None
         """(session, fact lines) last shown: the same again needs no layout pass."""
+        self._words: tuple[object, ...] = ()
+        """The theme and the facts' cells last drawn: the same again is not drawn."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-facts")
@@ -140,14 +142,17 @@ class DetailPane(Vertical):
         except NoMatches:  # taken down on exit (pruned concurrently) while a tick ran
             return
         if row is None:
-            self._shape = None
+            self._shape, self._words = None, ()
             facts_widget.update(Text("No session selected.", style="italic"))
             chart.show(None, None)
             return
         grid = facts(row, band_styles(self.app), last_fork, self.content_region.width)
-        # Shown again every second (the ages move): a layout pass of the whole screen each
-        # time is not needed. The same session with as many fact lines keeps its height.
+        # Shown again every second (the ages move), mostly with the same words: those are
+        # not drawn again, and the same session with as many fact lines keeps its height
+        # (no layout pass of the whole screen).
         shape = (row.key, grid.row_count)
-        facts_widget.update(grid, layout=shape != self._shape)
-        self._shape = shape
+        words = (self.app.theme, *(cell for column in grid.columns for cell in column.cells))
+        if words != self._words:
+            facts_widget.update(grid, layout=shape != self._shape)
+        self._shape, self._words = shape, words
         chart.show(row.summary, row.trigger_tokens)

@@ -81,8 +81,8 @@ class SessionsTable(DataTable[Cell]):
 
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         self._ordered: list[Any] | None = None  # read by DataTable's own __init__
-        self._ages: list[str] = []
-        """The age cells' texts at the last clock repaint."""
+        self._ages: list[object] = []
+        """The first row on screen and the ages shown from it down, at the last repaint."""
         super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING)
         self.clock = clock
         self._rows: list[BoardRow] = []
@@ -186,10 +186,12 @@ class SessionsTable(DataTable[Cell]):
             if key in self._cells:
                 self._update_row(row, styles)
         self._rows = [index.get(row.key, row) for row in self._rows]
-        # Age cells are drawn from the clock: repaint when one of them reads differently
+        # Age cells are drawn from the clock: repaint when one on screen reads differently
         # (most ages are minutes or days old: a second changes none of them).
         now = self.clock()
-        ages = [fmt.duration(now - row.summary.mtime) for row in self._rows]
+        top = int(self.scroll_offset.y)
+        shown = self._rows[top : top + max(1, self.size.height)]
+        ages = [top, *(fmt.duration(now - row.summary.mtime) for row in shown)]
         if ages != self._ages:
             self._ages = ages
             self.refresh()
