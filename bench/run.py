@@ -9,6 +9,9 @@ Rows (each isolated: one failing prints its error and the others still run):
      update with the new context arrives (median, p90 of 20)     target < 150 ms
   d. full parse of a ~200 MB transcript (median of 5 subprocesses)  RSS < 3x; the rate is information
   e. dashboard first paint, 2,000 sessions, warm cache            target < 1.5 s, < 400 MB
+  e2. the same dashboard left idle for a minute, watching, once its background read of the
+     head+tail summaries is done: CPU share of one core, peak RSS (that read included), and
+     whether the status line was there at the first paint        target < 1 %, < 250 MB
 Results go to stdout (a table) and bench/results/latest.json. Never part of `make test`.
 """
 
@@ -341,6 +344,53 @@ def row_paint(corpus: Corpus, env: dict[str, str], key: str) -> Row:
                     "process_cpu_s": round(child.cpu_s, 2)})  # fmt: skip
 
 
+IDLE_SECS = 60.0
+IDLE = """
+import asyncio, json, sys, time
+from textual.widgets import Static
+from gobtui.app import make_app
+from gobtui.run_settings import AppConfig
+
+async def main():
+    app = make_app(AppConfig(claude_home=sys.argv[1], codex_home=sys.argv[2],
+                             max_age_secs=None, watch=True))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await asyncio.wait_for(app.first_paint.wait(), timeout=120)
+        status = str(app.sessions_screen.query_one("#status", Static).render())
+        rows = len(app.sessions_screen.summaries)
+        painted = time.perf_counter()
+        # The one-time background read of the head+tail summaries is work, not idling.
+        await asyncio.wait_for(app.history_complete.wait(), timeout=600)
+        completed = time.perf_counter() - painted
+        await asyncio.sleep(5)  # the watcher and the one-second tick settle in
+        cpu, wall = time.process_time(), time.perf_counter()
+        await asyncio.sleep(float(sys.argv[3]))
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"cpu_share": cpu / wall, "idle_s": wall, "rows": rows, "status": status,
+            "history_s": completed}
+
+print(json.dumps(asyncio.run(main())))
+"""
+"""The board painted, then left alone: what it costs to keep open in a pane all day."""
+
+
+def row_idle(corpus: Corpus, env: dict[str, str], key: str) -> Row:
+    child = run_child(
+        "-c", IDLE, [str(corpus.claude_home), str(corpus.codex_home), str(IDLE_SECS)], env
+    )
+    _check(child, "idle dashboard")
+    data = json.loads(child.stdout.splitlines()[-1])
+    share = data["cpu_share"] * 100
+    counted = (
+        f"{data['rows']:,} sessions" in data["status"] or f"· {data['rows']:,}" in data["status"]
+    )
+    ok = share < 1.0 and child.rss_mb < 250 and counted
+    return Row(key, "idle dashboard, CPU of one core", share, "%", "< 1 %, < 250 MB", ok,
+               {"idle_s": round(data["idle_s"]), "rss_mb": round(child.rss_mb),
+                "history_read_s": round(data["history_s"], 1),
+                "rows": data["rows"], "status_at_first_paint": counted})  # fmt: skip
+
+
 def measure(key: str, name: str, fn: Callable[[], Row]) -> Row:
     print(f"  {key}. {name} ...", file=sys.stderr, flush=True)
     try:
@@ -434,6 +484,7 @@ def main() -> int:
             ("d", "full parse claude", partial(row_parse, corpus, env, "claude", "d")),
             ("d2", "full parse codex", partial(row_parse, corpus, env, "codex", "d2")),
             ("e", "first paint", partial(row_paint, corpus, env, "e")),  # cache warmed by a, b
+            ("e2", "idle dashboard", partial(row_idle, corpus, env, "e2")),
         ]
         wanted = set(sys.argv[1:])  # `python -m bench.run a b`: only those rows
         rows = [measure(k, name, fn) for k, name, fn in plan if not wanted or k in wanted]
