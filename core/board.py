@@ -149,7 +149,10 @@ def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> Board
     trigger = effective_trigger(policy, summary)
     tokens = summary.context_tokens
     age = max(0.0, now - summary.mtime)
-    live = age <= policy.hot_secs
+    # A fork not yet resumed carries its source's date: nobody is writing it, nor waiting
+    # in it, and its source already counts over the trigger.
+    unresumed = summary.fork_as_published
+    live = age <= policy.hot_secs and not unresumed
     occupancy = summary.occupancy
     headroom = None if tokens is None else trigger - tokens
     burn = (
@@ -172,8 +175,8 @@ def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> Board
         eta_secs=eta,
         live=live,
         age_secs=age,
-        over_trigger=tokens is not None and tokens >= trigger,
-        status=status_of(summary.turn, age, live),
+        over_trigger=tokens is not None and tokens >= trigger and not unresumed,
+        status=Status.IDLE if unresumed else status_of(summary.turn, age, live),
     )
 
 
@@ -231,14 +234,15 @@ def _sorted(rows: Iterable[BoardRow], key: SortKey) -> list[BoardRow]:
     return sorted(rows, key=lambda r: (r.project.lower(), -r.summary.mtime, r.key))
 
 
-def _activity(row: BoardRow) -> tuple[bool, float, str]:
-    """Live sessions first, newest started first; then the others, newest written first.
-    Two agents writing every second would swap places on every tick by their last write."""
+def _activity(row: BoardRow) -> tuple[bool, float, bool, str]:
+    """Live sessions first, newest started first; then the others, newest written first (a
+    fork not yet resumed after its source, whose date it has). Two agents writing every
+    second would swap places on every tick by their last write."""
     summary = row.summary
     if row.live:
         started = summary.first_ts if summary.first_ts is not None else summary.mtime
-        return (False, -started, row.key)
-    return (True, -summary.mtime, row.key)
+        return (False, -started, False, row.key)
+    return (True, -summary.mtime, summary.fork_as_published, row.key)
 
 
 def filter_rows(

@@ -187,6 +187,10 @@ class SessionSummary(BaseModel):
     has_state_card: bool = False
     """The file holds a state card (core.vault_records.card_text_of): a compacted fork gobtui
     (or the reference) published, known as one without its receipt."""
+    fork_as_published: bool = False
+    """A fork gobtui published that no client has written to since (it is as large as its
+    receipt says): it is dated as its source, but nobody works in it yet. Set by the host
+    from its receipts, never read from the file."""
 
     @property
     def is_subagent(self) -> bool:

@@ -37,11 +37,14 @@ class PublishedForks:
 
     def __init__(self, receipts: Iterable[Receipt] = ()) -> None:
         self.labels: dict[str, str] = {}
+        self.sizes: dict[str, int] = {}
+        """The size each fork was published at: while it still is, no client has resumed it."""
         for receipt in receipts:
             self.note(receipt)
 
     def note(self, receipt: Receipt) -> None:
         self.labels[receipt.session_id] = fork_label(receipt)
+        self.sizes[receipt.session_id] = receipt.bytes_after
 
     def label_of(self, summary: SessionSummary) -> str | None:
         """What made the session when it is a fork: its receipt's label, else CARD_FORK_LABEL
@@ -61,10 +64,14 @@ class PublishedForks:
         marked = []
         for summary in summaries:
             label = self.label_of(summary)
-            marked.append(summary if label is None else _titled(summary, label))
+            if label is None:
+                marked.append(summary)
+                continue
+            unresumed = self.sizes.get(summary.session_id) == summary.bytes
+            marked.append(_titled(summary, label, unresumed))
         return marked
 
 
-def _titled(summary: SessionSummary, label: str) -> SessionSummary:
+def _titled(summary: SessionSummary, label: str, unresumed: bool) -> SessionSummary:
     title = f"{label} · {summary.title or '(no title)'}"
-    return summary.model_copy(update={"title": title})
+    return summary.model_copy(update={"title": title, "fork_as_published": unresumed})

@@ -16,6 +16,7 @@ from gobtui.core.board import (
     sort_rows,
 )
 from gobtui.core.model import ContextState, Provider, SessionSummary, UsageSample
+from gobtui.core.status import Status
 
 NOW = 1_800_000_000.0
 
@@ -191,3 +192,24 @@ def test_project_name_falls_back_to_the_folder_slug() -> None:
         project_name(summary(cwd=None, path="/c/projects/-home-dev-src-gobtui/x.jsonl")) == "gobtui"
     )
     assert project_name(summary(cwd="/home/dev/src/app/")) == "app"
+
+
+def test_a_fork_not_yet_resumed_is_not_live_nor_over_and_sorts_after_its_source() -> None:
+    """A fork is dated as its source's last write: of a live source, it would read as live
+    (and waiting, and over its trigger) for minutes, above the session it came from."""
+    source = summary("/h/b-source.jsonl", tokens=190_000, mtime=NOW - 5)
+    fork = summary("/h/a-fork.jsonl", tokens=190_000, mtime=NOW - 5).model_copy(
+        update={"fork_as_published": True, "first_ts": NOW - 60}
+    )
+    rows = {r.key: r for r in build_board([source, fork], BoardPolicy(), NOW)}
+    assert rows[source.path].live and rows[source.path].over_trigger
+    assert not rows[fork.path].live and not rows[fork.path].over_trigger
+    assert rows[fork.path].status is Status.IDLE and rows[fork.path].eta_secs is None
+    assert [r.key for r in sort_rows(rows.values(), SortKey.ACTIVITY)] == [source.path, fork.path]
+    # both idle, the same date: still the source first (the path alone would put the fork first)
+    idle = [s.model_copy(update={"mtime": NOW - 4000}) for s in (source, fork)]
+    ordered = sort_rows(build_board(idle, BoardPolicy(), NOW), SortKey.ACTIVITY)
+    assert [r.key for r in ordered] == [source.path, fork.path]
+    # once a client writes to it, it is a session like any other
+    resumed = fork.model_copy(update={"fork_as_published": False})
+    assert build_row(resumed, BoardPolicy(), NOW).live

@@ -30,6 +30,7 @@ from gobtui.core.board import BoardRow
 from gobtui.core.edits import CompactionPlan
 from gobtui.core.model import Provider
 from gobtui.core.receipt import OperationKind, Receipt
+from gobtui.core.status import Status
 from gobtui.core.vault_model import IndexEntry, SnapshotDiff
 from gobtui.planning_state import ignoring_trigger, policy_for
 from gobtui.screens import vault_records
@@ -206,6 +207,12 @@ async def test_the_preview_of_a_fresh_fork_starts_from_its_projected_context(
         await pilot.press("escape")
         await until(lambda: receipt.path in app.sessions_screen.rows, pilot)
         fork_row = app.sessions_screen.rows[receipt.path]
+        # Dated as its source, but nobody works in it yet: not live, not waiting, not over
+        # the trigger, and listed after its source.
+        assert fork_row.summary.fork_as_published and fork_row.summary.title.startswith("elide")
+        assert not fork_row.live and fork_row.status is Status.IDLE and not fork_row.over_trigger
+        order = [r.key for r in app.sessions_screen.visible_rows()]
+        assert order.index(row.key) < order.index(receipt.path)
         assert receipt.projection is not None
         projected = receipt.projection.context_tokens_after
         tail = receipt.projection.calibration.tail_tokens  # elide: no card after the usage
