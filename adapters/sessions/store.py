@@ -440,7 +440,28 @@ class SessionStore:
                 self._entries[path] = _Entry(entry.found, cursor, cursor.summary())
                 touched.add(path)
             self._write_back([self._entries[p] for p in sorted(touched)])
+            self._keep_heads(sorted(touched))
             return self._rebuild(touched) if touched else StoreChanges()
+
+    def _keep_heads(self, paths: list[str]) -> None:
+        """A whole read's state (a long session's parent links, ...) is in the cache now:
+        memory keeps the cursor's head, and the body comes back from the cache when the file
+        changes. (Kept whole for 2,000 sessions, the bodies held more than the board.)"""
+        if self._cache is None or not paths:
+            return
+        heads = self._cache.head_rows(paths)
+        for path in paths:
+            entry = self._entries[path]
+            cached = self._cache.get_entry(path, heads)
+            if cached is None:
+                continue
+            head, cursor = cached.cursor, entry.cursor
+            if (head.inode, head.size, head.mtime_ns) == (
+                cursor.inode,
+                cursor.size,
+                cursor.mtime_ns,
+            ):
+                self._entries[path] = _Entry(entry.found, head, entry.summary)
 
     def all(self) -> list[SessionSummary]:
         """Top-level sessions, sorted by path."""

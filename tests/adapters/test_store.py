@@ -269,6 +269,9 @@ def test_claude_subagents_nest_under_their_parent(
         changes = store.complete(store.partial_paths())
         assert [s.path for s in changes.changed] == [str(proj / f"{SPOTTER}.jsonl")]
         assert store.partial_paths() == []
+        # Its whole read's state went to the cache: memory holds the cursor's head only.
+        done = store.cursor(str(proj / SPOTTER / "subagents" / "agent-a2898e3.jsonl"))
+        assert done is not None and done.body is not None and done.loaded().records == 144
         parent = store.all()[0]
         refs = {ref.agent_id: ref for ref in parent.subagents}
         assert refs["a2898e3"].records == 144 and refs["a2898e3"].context_tokens == 71258
