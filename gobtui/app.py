@@ -10,6 +10,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import suppress
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,7 @@ from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
 
 if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
+    from gobtui.adapters.config.ui_state import RememberedChoices
     from gobtui.core.receipt import Receipt
     from gobtui.demo.home import DemoHome
     from gobtui.demo.live import DemoAppender
@@ -143,6 +145,14 @@ class GobtuiApp(App[None]):
         from gobtui.adapters.config.ui_state import save_theme
 
         save_theme(theme.name, self.config.environ)
+
+    @cached_property
+    def remembered(self) -> RememberedChoices:
+        """The plan preview's choices kept between runs (ui-state.json), read once."""
+        from gobtui.adapters.config.ui_state import RememberedChoices
+        from gobtui.planning_state import STRATEGY_IDS
+
+        return RememberedChoices(self.config.environ, STRATEGY_IDS)
 
     async def on_unmount(self) -> None:
         self._stop_watch.set()

@@ -3,6 +3,11 @@
 The header carries the plan's figures (tokens before and after, savings, preserved prefix,
 probe recall, verify, admission, state card size); below, every original record beside what
 the plan makes of it, unchanged runs folded. Planning runs in a thread worker.
+
+The record-diff mode (split or unified) and the strategy picked here are remembered between
+runs (the app's `remembered`, ui-state.json): read as the screen is composed, saved by a thread
+worker when the user changes them. A strategy the screen is opened with (the eval table's
+row) wins over the remembered one.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from textual.widgets import Footer, Select, Static
 from textual.worker import get_current_worker
 
 from gobtui import format as fmt
+from gobtui.adapters.config.ui_state import RememberedChoices, UiState
 from gobtui.adapters.planning.load import PlanningError
 from gobtui.commands import PlanCommands
 from gobtui.core.model import SessionSummary
@@ -129,6 +135,8 @@ class PlanPreviewScreen(Screen[None]):
         self.summary = summary
         self.policy, default = policy_for(summary)
         self.strategy = strategy if strategy in STRATEGY_IDS else default
+        self._strategy_given = strategy in STRATEGY_IDS
+        """Opened with a strategy (eval's row): it wins over the one remembered."""
         self.ignore_trigger = ignore_trigger
         self.live = live
         self.split = True
@@ -143,6 +151,7 @@ class PlanPreviewScreen(Screen[None]):
         """The strategy list closed while the records were loading: they get the focus."""
 
     def compose(self) -> ComposeResult:
+        self._recall_choices()  # before the selector is made with the strategy
         with Horizontal(id="plan-bar"):
             yield Static(id="plan-title")
             yield Select(
@@ -167,6 +176,38 @@ class PlanPreviewScreen(Screen[None]):
             signal.subscribe(self, self._sessions_changed)
         self._render_header()
         self.replan(reload=True)
+
+    def on_unmount(self) -> None:
+        remembered = self._remembered()
+        if remembered is not None and remembered.pending:
+            remembered.flush()  # a change whose worker had not started yet (a quick quit)
+
+    # --- remembered choices --------------------------------------------------------------
+
+    def _remembered(self) -> RememberedChoices | None:
+        remembered = getattr(self.app, "remembered", None)
+        return remembered if isinstance(remembered, RememberedChoices) else None
+
+    def _recall_choices(self) -> None:
+        """The split mode and (unless one was given) the strategy of the last run."""
+        remembered = self._remembered()
+        if remembered is None:
+            return
+        split, strategy = remembered.state.diff_split, remembered.state.strategy
+        if split is not None:
+            self.split = split
+        if not self._strategy_given and strategy is not None and strategy in STRATEGY_IDS:
+            self.strategy = strategy
+
+    def _remember(self, changes: UiState) -> None:
+        """Keep `changes` for the next run: in memory now, in the file from a thread."""
+        remembered = self._remembered()
+        if remembered is None:
+            return
+        remembered.remember(changes)
+        self.app.run_worker(
+            remembered.flush, thread=True, group="ui-state", description="save ui-state.json"
+        )
 
     # --- planning ------------------------------------------------------------------------
 
@@ -277,6 +318,7 @@ class PlanPreviewScreen(Screen[None]):
         value = event.value
         if isinstance(value, str) and value != self.strategy:
             self.strategy = value
+            self._remember(UiState(strategy=value))
             self.replan()
 
     def _list_toggled(self, expanded: bool) -> None:
@@ -295,6 +337,7 @@ class PlanPreviewScreen(Screen[None]):
 
     def action_toggle_split(self) -> None:
         self.split = not self.split
+        self._remember(UiState(diff_split=self.split))
         self._render_header()
 
     def action_toggle_trigger(self) -> None:
@@ -332,6 +375,7 @@ class PlanPreviewScreen(Screen[None]):
         def remember(split: bool | None) -> None:
             if split is not None and split != self.split:
                 self.split = split
+                self._remember(UiState(diff_split=split))
                 self._render_header()
 
         self.app.push_screen(RecordDiffScreen(row, before, after, split=self.split), remember)
