@@ -7,7 +7,7 @@ the plan makes of it, unchanged runs folded. Planning runs in a thread worker.
 The record-diff mode (split or unified) and the strategy picked here are remembered between
 runs (the app's `remembered`, ui-state.json): read as the screen is composed, saved by a thread
 worker when the user changes them. A strategy the screen is opened with (the eval table's
-row) wins over the remembered one.
+row), or one config.toml sets for the session, wins over the remembered one.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from gobtui.core.model import SessionSummary
 from gobtui.messages import PlanFailed, PlanReady, SessionsChanged
 from gobtui.plan_header import HeaderView, figures_text
 from gobtui.planning_state import (
+    DEFAULT_STRATEGY,
     STRATEGY_IDS,
     PlanPreview,
     PreviewPlanner,
@@ -135,8 +136,9 @@ class PlanPreviewScreen(Screen[None]):
         self.summary = summary
         self.policy, default = policy_for(summary)
         self.strategy = strategy if strategy in STRATEGY_IDS else default
-        self._strategy_given = strategy in STRATEGY_IDS
-        """Opened with a strategy (eval's row): it wins over the one remembered."""
+        self._strategy_fixed = strategy in STRATEGY_IDS or default != DEFAULT_STRATEGY
+        """Opened with a strategy (eval's row), or config.toml names one for this session: it
+        wins over the one remembered, which only fills in where nothing else chose."""
         self.ignore_trigger = ignore_trigger
         self.live = live
         self.split = True
@@ -196,7 +198,7 @@ class PlanPreviewScreen(Screen[None]):
         split, strategy = remembered.state.diff_split, remembered.state.strategy
         if split is not None:
             self.split = split
-        if not self._strategy_given and strategy is not None and strategy in STRATEGY_IDS:
+        if not self._strategy_fixed and strategy is not None and strategy in STRATEGY_IDS:
             self.strategy = strategy
 
     def _remember(self, changes: UiState) -> None:

@@ -9,6 +9,7 @@ import orjson
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
+from gobtui.adapters.config.paths import config_path
 from gobtui.adapters.config.ui_state import UiState, read_state, save_theme, state_path
 from gobtui.app import GobtuiApp
 from gobtui.planning_state import STRATEGY_IDS, next_strategy
@@ -156,3 +157,18 @@ async def test_a_bad_remembered_strategy_falls_back_and_keeps_the_split(
         screen = await open_preview(app, pilot)
         assert not screen.split and shows(screen, DEFAULT)
     assert app.remembered.state == UiState(theme="nord", diff_split=False, strategy=None)
+
+
+async def test_a_strategy_config_toml_sets_for_the_session_wins_over_the_remembered_one(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    configured, remembered = [s for s in STRATEGY_IDS if s != DEFAULT][:2]
+    state_path().parent.mkdir(parents=True, exist_ok=True)
+    state_path().write_bytes(orjson.dumps({"strategy": remembered}))
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        session_id = (await select(app, OVER_TRIGGER)).summary.session_id
+        config_path().write_text(f'[sessions."{session_id}"]\nstrategy = "{configured}"\n')
+        screen = await open_preview(app, pilot)
+        await until(lambda: shows(screen, configured), pilot)
+    assert written() == {"strategy": remembered}  # not a pick: the remembered one stays
