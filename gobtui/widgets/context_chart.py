@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from gobtui import format as fmt
 from gobtui.core.model import SessionSummary
+from gobtui.widgets.palette import band_styles
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 TRIGGER_DASH = "┈"
@@ -118,8 +119,9 @@ class ContextChart(Widget):
         scale = float(summary.context_window or 0) or max(values) or 1.0
         width = max(1, self.content_region.width - AXIS_CELLS)
         grid = chart_rows(values, scale, self.trigger, width, self.rows)
-        bar = Style(color=self.app.current_theme.primary if self.is_mounted else None)
-        over = Style(color=self.app.current_theme.error if self.is_mounted else None)
+        styles = band_styles(self.app) if self.is_mounted else None
+        bar = styles.primary if styles else Style()
+        over = styles.alert if styles else Style()
         dash = Style(dim=True)
         text = Text(no_wrap=True, overflow="crop")
         for index, cells in enumerate(grid):
@@ -134,5 +136,5 @@ class ContextChart(Widget):
         marks = marks_line(summary, width)
         if marks:
             text.append("\n" + " " * AXIS_CELLS)
-            text.append(marks, Style(color=self.app.current_theme.error))
+            text.append(marks, over)
         return text

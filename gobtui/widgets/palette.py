@@ -19,6 +19,7 @@ class BandStyles:
     alert: Style
     muted: Style
     accent: Style
+    primary: Style
     marker: Style
     """The trigger's mark on a bar: the accent, unless a band shares it (ansi-dark's accent is
     its green), then the text colour, bold."""
@@ -63,6 +64,7 @@ def band_styles(app: App[object]) -> BandStyles:
         alert=_style(variables, "error", "red"),
         muted=_style(variables, "text-muted", "bright_black"),
         accent=accent,
+        primary=_style(variables, "primary", "blue"),
         marker=Style(bold=True) if accent.color in (ok.color, warn.color) else accent,
     )
     _BY_APP[app] = (app.theme, styles)

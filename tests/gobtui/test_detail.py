@@ -14,7 +14,7 @@ from gobtui.widgets.detail import DetailPane, facts
 from gobtui.widgets.palette import BandStyles
 from tests.core.test_board import NOW, summary
 
-PLAIN = BandStyles(*(Style() for _ in range(6)))
+PLAIN = BandStyles(*(Style() for _ in range(7)))
 
 
 def text_of(table: object) -> str:
