@@ -50,6 +50,10 @@ CODEX_MAX_DEPTH = 5
 SNIFF_BYTES = 64 * 1024
 DEFAULT_MAX_AGE_SECS = 7 * 24 * 3600
 HOT_SECS = 180
+ACTIVE_ONLY_SECS = 180
+"""`watch --active-only`: files written this recently (a recency guess, not an owner's proof)."""
+WATCH_INTERVAL_SECS = 30
+"""How often `gobtui watch` looks again, unless --interval says otherwise."""
 STATUS_QUIET_SECS = 30
 """A tool call with no result and no write for this long may be waiting for an approval."""
 STATUS_STALL_SECS = 600

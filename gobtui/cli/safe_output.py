@@ -64,7 +64,16 @@ def raw_stderr() -> TextIO:
 
 def write_json(data: Any) -> None:
     """`data` as indented JSON on stdout, safe to show on a terminal (json_escaped)."""
-    encoded = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8")
+    _write_raw(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8"))
+
+
+def write_json_line(data: Any) -> None:
+    """`data` as one compact JSON line on stdout (a stream a script reads line by line),
+    safe to show on a terminal as write_json's."""
+    _write_raw(orjson.dumps(data).decode("utf-8"))
+
+
+def _write_raw(encoded: str) -> None:
     out = sys.stdout
     raw = out.raw if isinstance(out, SafeText) else out
     raw.flush()
