@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = Exit.USAGE
 
-COMMAND_MODULES: tuple[str, ...] = ("plan", "apply", "verify", "vault", "events", "watch")
+COMMAND_MODULES: tuple[str, ...] = ("plan", "apply", "verify", "vault", "events", "watch", "mcp")
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 
 

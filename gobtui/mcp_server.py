@@ -1,0 +1,280 @@
+"""`gobtui mcp`: what gobtui knows, for an agent, over stdio (the official `mcp` SDK).
+
+Every tool reads; none writes a transcript, the vault or the events, and none runs a command
+(a preset's external strategy is refused here). Answers are ids, numbers, closed codes and
+paths: no transcript text. A session's title is its first prompt, so it is left out, and the
+tools that read a snapshot's records exist only with --allow-transcript-content.
+
+A tool's failure (an unknown session, a bad argument) is a tool error with one line; a
+malformed request is the SDK's protocol error. stdout is the protocol: nothing here prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
+from mcp.types import ToolAnnotations
+
+from gobtui import __version__
+from gobtui.adapters.config.config_file import ConfigError, load_config
+from gobtui.adapters.config.paths import data_dir
+from gobtui.adapters.planning.external import STRATEGY_ID as EXTERNAL_ID
+from gobtui.adapters.planning.load import PlanningError
+from gobtui.adapters.sessions.select import load_summaries
+from gobtui.adapters.vault.recovery import read_record, search
+from gobtui.adapters.vault.recovery import recall as recall_cards
+from gobtui.adapters.vault.vault import Vault
+from gobtui.cli.dispatch import CliError
+from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
+from gobtui.core.edits import NoPlan
+from gobtui.core.limits import HOT_SECS
+from gobtui.core.model import Provider
+from gobtui.core.policy import policy_check as decide
+from gobtui.core.report import detect_row
+from gobtui.core.vault_model import VaultError
+
+MAX_SESSIONS = 500
+"""list_sessions answers with at most this many rows (newest first)."""
+
+
+class ToolError(SdkToolError):
+    """A tool's refusal, as one line the caller can act on (the SDK passes its text on; any
+    other exception reaches the caller as a bare "Error executing tool")."""
+
+
+def _args(**more: Any) -> argparse.Namespace:
+    """The CLI's options as a tool call has them: the environment's homes, no overrides."""
+    fields: dict[str, Any] = {
+        "claude_home": None,
+        "codex_home": None,
+        "all": True,
+        "live_secs": HOT_SECS,
+        "strategy": None,
+        "preset": None,
+        "trigger": None,
+        "floor": None,
+    }
+    fields.update(more)
+    return argparse.Namespace(**fields)
+
+
+def _refused(error: Exception) -> ToolError:
+    return ToolError(" ".join(str(error).split())[:300])
+
+
+def _vault() -> Vault:
+    return Vault(data_dir() / "vault")
+
+
+def policy_check(
+    provider: str, context_tokens: int, session_active: bool = False, session_id: str = ""
+) -> dict[str, Any]:
+    """What to do with a session at `context_tokens`: nothing, the provider's own compaction
+    (a live session), or a transcript strategy that prepares a fork (an idle one)."""
+    try:
+        chosen = Provider(provider)
+    except ValueError:
+        raise ToolError(f"unknown provider {provider!r} (claude or codex)") from None
+    if context_tokens < 0:
+        raise ToolError("context_tokens must be 0 or more")
+    try:
+        resolved = load_config().resolve(chosen, session_id or None, None, None)
+    except ConfigError as error:
+        raise _refused(error) from None
+    found = decide(chosen, context_tokens, session_active, resolved.policy, resolved.strategy)
+    return found.model_dump(mode="json")
+
+
+def list_sessions(
+    provider: str = "", over_trigger_only: bool = False, all_sessions: bool = False
+) -> list[dict[str, Any]]:
+    """Every local session of the last 7 days (`all_sessions`: of any age), newest first: id, provider, context and window, trigger, status,
+    live or not (titles are left out: they are the user's first prompt)."""
+    summaries = load_summaries(_homes(), all_sessions=all_sessions)
+    if provider:
+        summaries = [s for s in summaries if s.provider.value == provider]
+    from gobtui import policies
+
+    try:
+        trigger = policies.current().trigger
+    except ConfigError as error:
+        raise _refused(error) from None
+    rows = build_board(summaries, BoardPolicy(session_trigger=trigger), time.time())
+    rows = [
+        row
+        for row in sort_rows(rows, SortKey.ACTIVITY)
+        if row.over_trigger or not over_trigger_only
+    ]
+    return [
+        detect_row(row).model_dump(mode="json", exclude={"title"}) for row in rows[:MAX_SESSIONS]
+    ]
+
+
+def _homes() -> Any:
+    from gobtui.cli.common import homes_of
+
+    try:
+        return homes_of(_args())
+    except CliError as error:
+        raise _refused(error) from None
+
+
+def plan(session: str, strategy: str = "") -> dict[str, Any]:
+    """The plan the session's policy (or `strategy`) makes now, in memory: before and after,
+    the saving, what its edits do and whether admission takes it. Nothing is written."""
+    from gobtui.cli.common import plan_target, resolve_target
+
+    if strategy == EXTERNAL_ID:
+        raise ToolError("external runs a command: it is not offered over MCP")
+    try:
+        args = _args(strategy=strategy or None)
+        target = resolve_target(args, session)
+        resolved_strategy = args.strategy
+        planned = plan_target(args, target)
+    except (CliError, PlanningError) as error:
+        raise _refused(error) from None
+    if planned.strategy == EXTERNAL_ID and resolved_strategy is None:
+        raise ToolError("the session's policy runs an external command: not offered over MCP")
+    result = planned.outcome.result
+    base = {"session_id": target.session_id, "provider": target.provider.value}
+    if isinstance(result, NoPlan):
+        return base | {"status": "no_plan", **result.model_dump(mode="json")}
+    admission = planned.outcome.admission
+    ops: dict[str, int] = {}
+    for edit in result.edits:
+        ops[edit.op] = ops.get(edit.op, 0) + 1
+    return base | {
+        "status": "plan",
+        "strategy": result.strategy,
+        "live": planned.live,
+        "context_tokens_before": result.context_tokens_before,
+        "context_tokens_after": result.context_tokens_after,
+        "est_savings": result.est_savings,
+        "edits": ops,
+        "admitted": bool(admission and admission.admitted),
+        "admission_codes": [code.value for code in admission.codes] if admission else [],
+    }
+
+
+def verify(session: str) -> dict[str, Any]:
+    """The structural checks a resume depends on; findings never quote the transcript."""
+    from gobtui.cli.common import resolve_target
+    from gobtui.cli.verify import _verify_file
+
+    try:
+        target = resolve_target(_args(), session)
+        return _verify_file(target.path, target.provider).model_dump(mode="json")
+    except CliError as error:
+        raise _refused(error) from None
+
+
+def history(session: str) -> list[dict[str, Any]]:
+    """The vault's snapshots of a session (id or prefix), newest first."""
+    if not session.strip():
+        raise ToolError("name a session id or prefix")
+    try:
+        entries = _vault().entries()
+    except VaultError as error:
+        raise _refused(error) from None
+    return [e.model_dump(mode="json") for e in entries if e.session_id.startswith(session)]
+
+
+def _snapshot_id(snapshot: str) -> str:
+    if len(snapshot.strip()) < 4:
+        raise ToolError("give at least 4 characters of a snapshot id")
+    try:
+        return _vault().find(snapshot.strip()).sha256
+    except VaultError as error:
+        raise _refused(error) from None
+
+
+def show(snapshot: str) -> dict[str, Any]:
+    """One snapshot's index entry (id or prefix): what it holds, not its records."""
+    sha = _snapshot_id(snapshot)
+    try:
+        entry = next(e for e in _vault().entries() if e.sha256 == sha)
+    except (VaultError, StopIteration) as error:
+        raise _refused(error) from None
+    return entry.model_dump(mode="json")
+
+
+def diff(a: str, b: str) -> dict[str, Any]:
+    """Two snapshots compared record by record: counts and record types, no content."""
+    try:
+        return _vault().diff(_snapshot_id(a), _snapshot_id(b)).model_dump(mode="json")
+    except VaultError as error:
+        raise _refused(error) from None
+
+
+def recall(query: str = "", session_id: str = "", limit: int = 10) -> dict[str, Any]:
+    """The state cards gobtui wrote into its forks (the error, the open task, the decision),
+    newest first, those holding `query` when given."""
+    if not 1 <= limit <= 100:
+        raise ToolError("limit must be 1 to 100")
+    try:
+        found = recall_cards(_vault(), query or None, limit, session_id or None)
+    except VaultError as error:
+        raise _refused(error) from None
+    return found.model_dump(mode="json")
+
+
+def search_snapshot(snapshot: str, query: str, limit: int = 20) -> dict[str, Any]:
+    """Records of one snapshot holding `query` literally (transcript content: opt-in)."""
+    if not query:
+        raise ToolError("give a query")
+    try:
+        return search(_vault(), _snapshot_id(snapshot), query, limit).model_dump(mode="json")
+    except VaultError as error:
+        raise _refused(error) from None
+
+
+def read_snapshot(
+    snapshot: str, record: int, offset: int = 0, max_bytes: int = 16_384
+) -> dict[str, Any]:
+    """A page of one archived record (transcript content, untrusted: opt-in)."""
+    try:
+        page = read_record(_vault(), _snapshot_id(snapshot), record, offset, max_bytes)
+    except VaultError as error:
+        raise _refused(error) from None
+    return page.model_dump(mode="json")
+
+
+def build_server(allow_transcript_content: bool = False) -> MCPServer:
+    server = MCPServer(
+        "gobtui",
+        version=__version__,
+        instructions="Read-only: what gobtui knows about local Claude Code and Codex sessions.",
+    )
+    tools: list[Callable[..., Any]] = [
+        policy_check,
+        list_sessions,
+        recall,
+        history,
+        show,
+        diff,
+        plan,
+        verify,
+    ]
+    if allow_transcript_content:
+        tools += [search_snapshot, read_snapshot]
+    reads = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    for tool in tools:
+        server.add_tool(tool, annotations=reads)
+    return server
+
+
+def print_config() -> list[str]:
+    """The lines that register this server with Claude Code and with Codex."""
+    return [
+        "# Claude Code",
+        "claude mcp add gobtui -- gobtui mcp",
+        "# Codex (~/.codex/config.toml)",
+        "[mcp_servers.gobtui]",
+        'command = "gobtui"',
+        'args = ["mcp"]',
+    ]

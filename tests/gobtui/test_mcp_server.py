@@ -1,0 +1,162 @@
+"""`gobtui mcp` as an agent meets it: the real server in a subprocess, the SDK's own client over
+stdio, a real fixture in a temporary home. Every tool reads; none writes a transcript."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from gobtui.adapters.config.paths import config_path
+from gobtui.cli.dispatch import main
+from tests.gobtui.test_cli_apply import LOW, SPOTTER, source
+
+__all__ = ["source"]  # a fixture, used by name
+
+READ_TOOLS = {
+    "policy_check",
+    "list_sessions",
+    "recall",
+    "history",
+    "show",
+    "diff",
+    "plan",
+    "verify",
+}
+CONTENT_TOOLS = {"search_snapshot", "read_snapshot"}
+
+
+def server(*flags: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "gobtui.cli", "mcp", *flags], env=dict(os.environ)
+    )
+
+
+def answer(result: Any) -> Any:
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        content = result.structured_content
+        return content.get("result", content) if set(content) == {"result"} else content
+    return json.loads(result.content[0].text)
+
+
+def error_text(result: Any) -> str:
+    assert result.is_error
+    return str(result.content[0].text)
+
+
+async def test_the_tools_are_read_only_and_content_is_opt_in(source: Path) -> None:
+    async with Client(server()) as client:
+        tools = (await client.list_tools()).tools
+    assert {tool.name for tool in tools} == READ_TOOLS
+    assert all(tool.annotations and tool.annotations.read_only_hint for tool in tools)
+    async with Client(server("--allow-transcript-content")) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+    assert names == READ_TOOLS | CONTENT_TOOLS
+
+
+async def test_sessions_policy_plan_and_verify_answer_and_write_nothing(source: Path) -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text("[policy]\ntrigger_tokens = 20000\nfloor_tokens = 5000\n")
+    original, files = source.read_bytes(), sorted(source.parent.iterdir())
+    async with Client(server()) as client:
+        sessions = answer(await client.call_tool("list_sessions", {"all_sessions": True}))
+        decision = answer(
+            await client.call_tool(
+                "policy_check",
+                {"provider": "claude", "context_tokens": 300_000, "session_active": True},
+            )
+        )
+        planned = answer(
+            await client.call_tool("plan", {"session": SPOTTER[:8], "strategy": "elide"})
+        )
+        checked = answer(await client.call_tool("verify", {"session": SPOTTER}))
+    (row,) = [s for s in sessions if s["session_id"] == SPOTTER]
+    assert "title" not in row and row["over_trigger"] is True and row["provider"] == "claude"
+    assert (decision["action"], decision["control"]) == ("provider_compact", "/compact")
+    assert planned["status"] == "plan" and planned["strategy"] == "elide"
+    assert planned["context_tokens_after"] < planned["context_tokens_before"]
+    assert planned["admitted"] is True and planned["edits"]
+    assert checked["errors"] == 0 and checked["records"] > 0
+    assert source.read_bytes() == original and sorted(source.parent.iterdir()) == files
+
+
+async def test_the_vault_tools_after_a_real_apply(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["apply", SPOTTER[:8], "--strategy", "elide", *LOW, "--yes", "--json"]) == 0
+    fork_id = orjson.loads(capsys.readouterr().out)["session_id"]
+    async with Client(server("--allow-transcript-content")) as client:
+        history = answer(await client.call_tool("history", {"session": SPOTTER[:8]}))
+        shown = answer(await client.call_tool("show", {"snapshot": history[0]["sha256"][:12]}))
+        found = answer(
+            await client.call_tool("search_snapshot", {"snapshot": shown["sha256"], "query": "a"})
+        )
+        page = answer(
+            await client.call_tool("read_snapshot", {"snapshot": shown["sha256"], "record": 0})
+        )
+    assert [e["session_id"] for e in history] == [SPOTTER]
+    assert shown["sha256"] == history[0]["sha256"] and shown["bytes"] == len(source.read_bytes())
+    assert found["matched_records"] > 0 and page["record_index"] == 0 and page["content"]
+    assert fork_id != SPOTTER
+
+
+async def test_bad_calls_are_tool_errors_and_the_server_carries_on(source: Path) -> None:
+    async with Client(server()) as client:
+        unknown = await client.call_tool("plan", {"session": "no-such-session"})
+        external = await client.call_tool("plan", {"session": SPOTTER, "strategy": "external"})
+        provider = await client.call_tool(
+            "policy_check", {"provider": "gemini", "context_tokens": 1}
+        )
+        short = await client.call_tool("show", {"snapshot": "ab"})
+        content = await client.call_tool("read_snapshot", {"snapshot": "abcd", "record": 0})
+        still = answer(await client.call_tool("list_sessions", {"all_sessions": True}))
+    assert "no-such-session" in error_text(unknown)
+    assert "not offered over MCP" in error_text(external)
+    assert "unknown provider" in error_text(provider)
+    assert "at least 4 characters" in error_text(short)
+    assert content.is_error  # not offered without --allow-transcript-content
+    assert all("\n" not in error_text(r) for r in (unknown, external, provider, short))
+    assert [s["session_id"] for s in still] == [SPOTTER]
+
+
+def test_a_malformed_request_gets_a_protocol_error_not_a_crash(source: Path) -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+    lines = [b"{not json\n", b'{"jsonrpc": "2.0", "id": 7, "method": 12}\n', b"[]\n"]
+    lines.append(b'{"jsonrpc": "2.0", "id": 8, "method": "sessions/delete", "params": {}}\n')
+    lines.append(json.dumps(initialize).encode() + b"\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "gobtui.cli", "mcp"],
+        input=b"".join(lines),
+        capture_output=True,
+        timeout=60,
+        env=dict(os.environ),
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert any(r.get("id") == 1 and "result" in r for r in replies), done.stderr[-500:]
+    assert [r["error"]["code"] for r in replies if r.get("id") == 8] == [-32601]
+    assert b"Traceback" not in done.stderr
+    assert done.returncode == 0
+
+
+def test_print_config_names_both_clients(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mcp", "--print-config"]) == 0
+    out = capsys.readouterr().out
+    assert "claude mcp add gobtui -- gobtui mcp" in out and "[mcp_servers.gobtui]" in out
