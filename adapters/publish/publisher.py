@@ -9,6 +9,7 @@ finds the first receipt and returns it instead of writing again.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -39,6 +40,11 @@ from .operations import (
     receipt_roots,
     write_receipt,
 )
+
+log = logging.getLogger(__name__)
+
+PUBLISHED_LABEL = "published"
+"""The vault label of a compacted fork, kept as it was published."""
 
 __all__ = [
     "STEPS",
@@ -168,6 +174,7 @@ class Publisher:
             published = self._publish(
                 receipt, op.receipt_path, source, session.source_sha256, output
             )
+            self._keep_fork(published)
             return published, True
 
     # --- undo and fork ---------------------------------------------------------------------
@@ -263,6 +270,21 @@ class Publisher:
                 PublishErrorCode.SOURCE_CHANGED,
                 f"the session changed since {since} (it is still being written?); plan again",
             )
+
+    def _keep_fork(self, receipt: Receipt) -> None:
+        """The published fork into the vault as well: its state card (the error, the open
+        task, the decision) is what recall finds, with no manual snapshot. The fork is out
+        already, so a vault that refuses it now costs only that."""
+        try:
+            self.vault.snapshot(
+                Path(receipt.path),
+                receipt.provider,
+                receipt.session_id,
+                PUBLISHED_LABEL,
+                self.clock(),
+            )
+        except (VaultError, OSError) as error:
+            log.warning("the fork is published, but not kept in the vault: %s", error)
 
     def _snapshot(
         self, session: LoadedSession, label: str, progress: Callable[[int, int], None] | None

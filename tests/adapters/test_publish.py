@@ -116,7 +116,8 @@ def test_a_rerun_returns_the_same_receipt_without_writing(
     second = publisher(vault, tmp_path).apply(session, plan, POLICY)
     assert second == first
     assert sorted(claude_source.parent.iterdir()) == files
-    assert len(vault.entries()) == 1  # no second snapshot
+    # the source and the fork as published, once each: a rerun snapshots nothing more
+    assert [e.strategy for e in vault.entries()] == ["published", plan.strategy]
     outcomes = [e.outcome.value for e in read_events(tmp_path / "data")]
     assert outcomes == ["applied", "skipped"]
 

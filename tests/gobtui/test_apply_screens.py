@@ -151,10 +151,14 @@ async def test_a_confirms_then_publishes_the_fork(
         assert fork.stat().st_size == receipt.bytes_after < len(before)
         assert source.read_bytes() == before
         entries = Vault().entries()
-        assert [(e.session_id, e.sha256, e.strategy) for e in entries] == [
-            (session_id, receipt.snapshot_manifest_sha256, "auto")
+        # newest first: the fork as published (its card is what recall finds), the source
+        assert [(e.session_id, e.strategy) for e in entries] == [
+            (receipt.session_id, "published"),
+            (session_id, "auto"),
         ]
-        assert entries[0].source_sha256 == hashlib.sha256(before).hexdigest()
+        assert entries[1].sha256 == receipt.snapshot_manifest_sha256
+        assert entries[1].source_sha256 == hashlib.sha256(before).hexdigest()
+        assert entries[0].source_sha256 == receipt.output_sha256
         # The 1.6 MB source streamed into the vault in 1 MiB chunks, the bar following it.
         assert progress == [(1024 * 1024, len(before)), (len(before), len(before))]
         assert not app.sessions_screen.query_one(PublishBar).display
@@ -175,7 +179,7 @@ async def test_a_confirms_then_publishes_the_fork(
         await until(lambda: toasts.has("Already published from these bytes"), pilot)
         assert toasts.has(f"resume: claude --resume {receipt.session_id}")
         assert not isinstance(app.screen, ConfirmScreen) and not app.publishing.busy
-        assert sorted(source.parent.iterdir()) == listing and len(Vault().entries()) == 1
+        assert sorted(source.parent.iterdir()) == listing and len(Vault().entries()) == 2
         # Once the fork is gone, the same plan is asked about and published again.
         fork.unlink()
         await pilot.press("a")
@@ -370,10 +374,13 @@ async def test_undo_from_the_vault_creates_another_fork(
         original = source.read_bytes()
         applied = await apply_and_confirm(app, pilot, row)
         vault = await open_vault(app, pilot)
-        assert [e.sha256 for e in vault.entries] == [applied.snapshot_manifest_sha256]
+        published, taken = vault.entries  # newest first: the fork as published, the source
+        assert (published.session_id, published.strategy) == (applied.session_id, "published")
+        assert taken.sha256 == applied.snapshot_manifest_sha256
         table = vault.query_one(DataTable)
-        assert table.row_count == 1
-        assert OVER_TRIGGER in str(table.get_row_at(0)[2])
+        assert table.row_count == 2
+        assert OVER_TRIGGER in str(table.get_row_at(1)[2])
+        await pilot.press("down")  # to the source's snapshot
         await pilot.press("u")
         await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
         assert f"Restore snapshot {applied.snapshot_manifest_sha256[:12]}" in confirm_text(app)

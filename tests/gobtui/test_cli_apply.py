@@ -346,3 +346,21 @@ def test_an_apply_whose_receipt_was_lost_adopts_its_identical_fork(
     again = receipt_of(capsys, "apply", SPOTTER, *LOW, "--yes", "--json")  # auto: same edits
     assert again["path"] == first["path"] and again["strategy"] == "auto"
     assert fork.read_bytes() == published  # adopted, not rewritten
+
+
+def test_recall_finds_the_card_of_each_published_fork_without_a_manual_snapshot(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    forks = [
+        receipt_of(capsys, "apply", SPOTTER[:8], "--strategy", name, *LOW, "--yes", "--json")
+        for name in ("structured", "middle")
+    ]
+    assert main(["recall", "--json"]) == 0
+    recalled = orjson.loads(capsys.readouterr().out)
+    assert {hit["session_id"] for hit in recalled["results"]} == {f["session_id"] for f in forks}
+    # the source (the same bytes both times: one snapshot) and the two forks
+    assert recalled["cards_matched"] == 2 and recalled["snapshots_scanned"] == 3
+    for fork in forks:  # the snapshot is the fork as published
+        assert main(["history", str(fork["session_id"]), "--json"]) == 0
+        (entry,) = orjson.loads(capsys.readouterr().out)
+        assert entry["strategy"] == "published" and entry["path"] == fork["path"]
