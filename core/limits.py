@@ -291,3 +291,27 @@ VAULT_VIEW_RECALL_LIMIT = 50
 """State cards the recall screen lists per query."""
 VAULT_VIEW_PROGRESS_RECORDS = 2_000
 """The record browser reports its scan's progress every this many records."""
+
+# --- budgeted recall: context packs and deltas (core/recall_pack.py, adapters/recall/) ---
+PACK_MAX_ENTITIES = 16
+"""A context pack names at most this many entities ..."""
+PACK_ENTITY_MIN_CHARS = 2
+PACK_ENTITY_MAX_CHARS = 128
+"""... each this long (one character would match nearly every card)."""
+PACK_MAX_BUDGET_TOKENS = 200_000
+"""A pack or delta never plans for more than a large context window holds."""
+PACK_SNAPSHOTS_PER_SESSION = 3
+"""The snapshots arm points at this many newest snapshots of each matching session ..."""
+PACK_EVENTS_PER_SESSION = 5
+"""... and the events arm at this many newest events of each."""
+DELTA_MAX_ITEMS = 50
+"""A delta delivers at most this many items a call (the rest: has_more)."""
+CURSOR_IDLE_EXPIRY_SECS = 7 * 24 * 3600
+"""A delta cursor nobody used for this long has expired: the next call says so and starts
+it afresh at that moment."""
+CURSOR_KEEP_SECS = 90 * 24 * 3600
+"""An expired cursor is still remembered (so its expiry can be told) for this long."""
+CURSOR_MAX_ENTRIES = 10_000
+"""cursors.json keeps at most this many (the least recently used go first)."""
+PACK_MAX_FACTS = 64
+"""Facts a pack offers at most (from the cards not packed whole); the rest count as dropped."""

@@ -25,16 +25,19 @@ from gobtui.adapters.config.config_file import ConfigError, load_config
 from gobtui.adapters.config.paths import data_dir
 from gobtui.adapters.planning.external import STRATEGY_ID as EXTERNAL_ID
 from gobtui.adapters.planning.load import PlanningError
+from gobtui.adapters.recall.verbs import heartbeat, pack
 from gobtui.adapters.sessions.select import load_summaries
 from gobtui.adapters.vault.recovery import read_record, search
 from gobtui.adapters.vault.recovery import recall as recall_cards
 from gobtui.adapters.vault.vault import Vault
 from gobtui.cli.dispatch import CliError
+from gobtui.cli.events import span_secs
 from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.edits import NoPlan
 from gobtui.core.limits import HOT_SECS
 from gobtui.core.model import Provider
 from gobtui.core.policy import policy_check as decide
+from gobtui.core.recall.model import REMOTE_CALLER, RecallError
 from gobtui.core.report import detect_row
 from gobtui.core.vault_model import VaultError
 
@@ -213,14 +216,46 @@ def diff(a: str, b: str) -> dict[str, Any]:
 
 def recall(query: str = "", session_id: str = "", limit: int = 10) -> dict[str, Any]:
     """The state cards gobtui wrote into its forks (the error, the open task, the decision),
-    newest first, those holding `query` when given."""
+    newest first, those holding `query` when given. A card's goal and summary quote the
+    user's prompt, so they are left out, as titles are."""
     if not 1 <= limit <= 100:
         raise ToolError("limit must be 1 to 100")
     try:
         found = recall_cards(_vault(), query or None, limit, session_id or None)
     except VaultError as error:
         raise _refused(error) from None
-    return found.model_dump(mode="json")
+    prompt_fields = {"results": {"__all__": {"card": {"goal", "summary"}}}}
+    return found.model_dump(mode="json", exclude=prompt_fields)
+
+
+def context_pack(entities: list[str], budget_tokens: int) -> dict[str, Any]:
+    """What the vault knows about `entities` (session ids, projects, files, terms), packed into
+    `budget_tokens`: state cards first, then facts from earlier cards, snapshot pointers and
+    events. Inject `text`; `dropped_count` says what did not fit. World-only: no goals, no
+    paths."""
+    try:
+        return pack(entities, budget_tokens).model_dump(mode="json")
+    except (RecallError, VaultError) as error:
+        raise _refused(error) from None
+
+
+def delta(session_id: str, budget_tokens: int, since: str = "") -> dict[str, Any]:
+    """What changed in a session since you last asked (snapshots with their cards, events),
+    oldest first within `budget_tokens`. Your cursor advances to the newest item delivered;
+    `has_more` means call again. `since`: a span (30m, 2d) or a cursor you were given, for a
+    stateless read that leaves your cursor alone."""
+    start: str | float | None = None
+    if since.strip():
+        try:
+            start = since if since.strip().startswith("gc1:") else time.time() - span_secs(since)
+        except argparse.ArgumentTypeError as error:
+            raise _refused(error) from None
+    try:
+        return heartbeat(session_id, REMOTE_CALLER, budget_tokens, since=start).model_dump(
+            mode="json"
+        )
+    except (RecallError, VaultError) as error:
+        raise _refused(error) from None
 
 
 def search_snapshot(snapshot: str, query: str, limit: int = 20) -> dict[str, Any]:
@@ -259,6 +294,8 @@ def build_server(allow_transcript_content: bool = False) -> MCPServer:
         diff,
         plan,
         verify,
+        context_pack,
+        delta,
     ]
     if allow_transcript_content:
         tools += [search_snapshot, read_snapshot]

@@ -42,7 +42,16 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = Exit.USAGE
 
-COMMAND_MODULES: tuple[str, ...] = ("plan", "apply", "verify", "vault", "events", "watch", "mcp")
+COMMAND_MODULES: tuple[str, ...] = (
+    "plan",
+    "apply",
+    "verify",
+    "vault",
+    "events",
+    "recall",
+    "watch",
+    "mcp",
+)
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 
 

@@ -145,7 +145,7 @@ def register(
 
 
 @contextmanager
-def _vault_errors() -> Iterator[None]:
+def vault_errors() -> Iterator[None]:
     try:
         yield
     except VaultError as error:
@@ -170,7 +170,7 @@ def vault_exit(code: VaultErrorCode) -> Exit:
 def _handles_vault_errors(handler: Handler) -> Handler:
     @functools.wraps(handler)
     def run(args: argparse.Namespace) -> int:
-        with _vault_errors():
+        with vault_errors():
             return handler(args)
 
     return run

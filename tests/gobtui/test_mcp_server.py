@@ -30,6 +30,8 @@ READ_TOOLS = {
     "diff",
     "plan",
     "verify",
+    "context_pack",
+    "delta",
 }
 CONTENT_TOOLS = {"search_snapshot", "read_snapshot"}
 

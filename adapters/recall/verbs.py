@@ -1,0 +1,67 @@
+"""The two recall verbs as the CLI, the hooks and the MCP server call them: read the archive,
+pack it, and (delta) keep the caller's cursor."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ...core.recall.delta import delta
+from ...core.recall.model import (
+    ContextPack,
+    Delta,
+    Position,
+    check_budget,
+    parse_cursor_token,
+    resolve_session,
+)
+from ...core.recall.pack import context_pack
+from .archive import load_archive
+from .cursors import store_cursor, stored_cursor
+
+
+def pack(
+    entities: Sequence[str],
+    budget_tokens: int,
+    *,
+    include_private: bool = False,
+    root: Path | None = None,
+) -> ContextPack:
+    check_budget(budget_tokens)  # before the vault is read
+    return context_pack(load_archive(root=root), entities, budget_tokens, include_private)
+
+
+def since_position(since: str | float | None, caller: str) -> Position | None:
+    """`since` as a position: a cursor token (the caller's own), or a time in seconds."""
+    if since is None:
+        return None
+    if isinstance(since, str):
+        return parse_cursor_token(since, caller)
+    return (since, "")
+
+
+def heartbeat(
+    session: str,
+    caller: str,
+    budget_tokens: int,
+    *,
+    since: str | float | None = None,
+    include_private: bool = False,
+    root: Path | None = None,
+    now: float | None = None,
+) -> Delta:
+    """The caller's delta for the session; its cursor is stored unless `since` was given."""
+    check_budget(budget_tokens)
+    start = since_position(since, caller)
+    now = time.time() if now is None else now
+    archive = load_archive(root=root)
+
+    session_id = resolve_session(archive, session)
+    stored = None if start is not None else stored_cursor(caller, session_id, root)
+    answer, cursor = delta(
+        archive, session_id, caller, budget_tokens, now, stored, start, include_private
+    )
+    if cursor is not None:
+        store_cursor(cursor, now, root)
+    return answer

@@ -1,0 +1,216 @@
+"""`context-pack` and `delta` through the CLI and the MCP server, on real forks: the project's
+Claude and Codex corpus sessions written into temporary homes and applied, so the vault,
+its card index, events.jsonl and cursors.json are the real files."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from gobtui.adapters.config.paths import data_dir
+from gobtui.cli.dispatch import main
+from gobtui.core.model import Provider
+from tests.corpus.sessions import CRITICAL_ERROR, TASK, claude_work_session, codex_work_session
+
+LOW = ["--trigger", "20000", "--floor", "5000"]
+IDLE_SINCE = 1_700_000_000
+
+
+@pytest.fixture
+def forks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[Provider, dict[str, Any]]:
+    """A Claude and a Codex session, each applied once (structured): their receipts."""
+    claude_home, codex_home = tmp_path / "claude", tmp_path / "codex"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude_home))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    paths = [
+        claude_work_session(60_000, "recall").write(claude_home / "projects"),
+        codex_work_session(60_000, "recall").write(codex_home / "sessions"),
+    ]
+    receipts: dict[Provider, dict[str, Any]] = {}
+    for provider, path in zip(Provider, paths, strict=True):
+        os.utime(path, (IDLE_SINCE, IDLE_SINCE))
+        receipts[provider] = run_json("apply", str(path), "--strategy", "structured", *LOW, "--yes")
+    return receipts
+
+
+_capture: list[pytest.CaptureFixture[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _captured(capsys: pytest.CaptureFixture[str]) -> Any:
+    _capture.append(capsys)
+    yield
+    _capture.pop()
+
+
+def run_json(*argv: str) -> Any:
+    """`gobtui ARGV --json`, which must succeed: its output, parsed."""
+    capsys = _capture[-1]
+    capsys.readouterr()
+    code = main([*argv, "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return orjson.loads(captured.out)
+
+
+def one_error(capsys: pytest.CaptureFixture[str], code: int, *argv: str) -> str:
+    try:
+        returned = main(list(argv))
+    except SystemExit as exited:  # argparse's refusal of an argument
+        returned = int(exited.code or 0)
+    assert returned == code
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+    assert "Traceback" not in captured.err
+    return captured.err
+
+
+def test_a_pack_finds_both_providers_forks_cards_without_a_manual_snapshot(
+    forks: dict[Provider, dict[str, Any]],
+) -> None:
+    found = run_json("context-pack", "--entities", "apply_coupon", "--budget-tokens", "3000")
+    cards = [item for item in found["items"] if item["arm"] == "cards"]
+    assert {item["session_id"] for item in cards} == {r["session_id"] for r in forks.values()}
+    assert {item["provider"] for item in cards} == {"claude", "codex"}
+    assert CRITICAL_ERROR in found["text"]  # the exact error, as the card keeps it
+    assert TASK not in found["text"]  # the goal quotes the user: world-only leaves it out
+    assert found["budget_used"] <= 3000 and found["dropped_count"] >= 0
+    for item in found["items"]:
+        assert item["text"] in found["text"]
+    private = run_json(
+        "context-pack", "--entities", "apply_coupon", "--budget-tokens", "3000", "--include-private"
+    )
+    assert str(forks[Provider.CLAUDE]["path"]) in private["text"]
+
+
+def test_a_small_budget_is_honoured_and_what_was_left_out_is_counted(
+    forks: dict[Provider, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    wide = run_json("context-pack", "--entities", "apply_coupon", "--budget-tokens", "5000")
+    assert main(["context-pack", "--entities", "apply_coupon", "--budget-tokens", "60"]) == 0
+    captured = capsys.readouterr()
+    text = captured.out.rstrip("\n")
+    summary = captured.err.strip()
+    assert summary.startswith("context pack: ") and "of 60 tokens" in summary
+    assert len(text.encode()) <= 60 * 4  # what the estimate allows in 60 tokens
+    assert int(summary.split(", ")[-1].split()[0]) > wide["dropped_count"]
+
+
+def test_the_card_index_is_written_once_and_a_damaged_vault_fails_closed(
+    forks: dict[Provider, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = run_json("context-pack", "--entities", "apply_coupon", "--budget-tokens", "3000")
+    index = data_dir() / "card-index.jsonl"
+    written = index.read_bytes()
+    assert stat.S_IMODE(index.stat().st_mode) == 0o600 and written.count(b"\n") == 4
+    with index.open("ab") as handle:
+        handle.write(b'{"v": 1, "sha256": 7}\nnot json\n')  # ignored, never a crash
+    assert (
+        run_json("context-pack", "--entities", "apply_coupon", "--budget-tokens", "3000") == first
+    )
+    assert index.read_bytes().startswith(written)
+    manifest = next((data_dir() / "vault" / "manifests").iterdir())
+    manifest.write_bytes(b"{}")
+    error = one_error(
+        capsys, 4, "context-pack", "--entities", "apply_coupon", "--budget-tokens", "300"
+    )
+    assert "vault damaged" in error
+
+
+def test_a_delta_establishes_advances_and_keeps_a_private_cursor_file(
+    forks: dict[Provider, dict[str, Any]],
+) -> None:
+    fork = forks[Provider.CODEX]["session_id"]
+    first = run_json("delta", "--session-id", fork[:8], "--budget-tokens", "2000")
+    assert first["cursor_status"] == "established" and first["session_id"] == fork
+    assert [item["arm"] for item in first["items"]] == ["snapshots"]  # the fork as published
+    assert CRITICAL_ERROR in first["text"]
+    again = run_json("delta", "--session-id", fork, "--budget-tokens", "2000")
+    assert again["cursor_status"] == "unchanged" and again["items"] == []
+    cursors = data_dir() / "cursors.json"
+    assert stat.S_IMODE(cursors.stat().st_mode) == 0o600
+    source = forks[Provider.CLAUDE]["source_session_id"]
+    history = run_json("delta", "--session-id", source, "--budget-tokens", "2000")
+    assert [item["arm"] for item in history["items"]] == ["snapshots", "events"]
+    assert "transcript_compact applied structured" in history["text"]
+    stateless = run_json("delta", "--session-id", fork, "--budget-tokens", "2000", "--since", "1d")
+    assert stateless["cursor_status"] == "stateless" and len(stateless["items"]) == 1
+
+
+def test_bad_recall_input_is_one_line_and_a_clear_code(
+    forks: dict[Provider, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    fork = forks[Provider.CLAUDE]["session_id"]
+    assert "not a budget" in one_error(
+        capsys, 2, "delta", "--session-id", fork, "--budget-tokens", "0"
+    )
+    assert "not a budget" in one_error(
+        capsys, 2, "context-pack", "--entities", "x1", "--budget-tokens", "-3"
+    )
+    assert "no snapshot or event" in one_error(
+        capsys, 1, "delta", "--session-id", "ffffffff-0000", "--budget-tokens", "100"
+    )
+    foreign = f"gc1:remote:{IDLE_SINCE}.0:e:0123"
+    assert "another caller" in one_error(
+        capsys, 2, "delta", "--session-id", fork, "--budget-tokens", "100", "--since", foreign
+    )
+    assert "entity" in one_error(
+        capsys, 2, "context-pack", "--entities", ",a,", "--budget-tokens", "100"
+    )
+
+
+def server() -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "gobtui.cli", "mcp"], env=dict(os.environ)
+    )
+
+
+def answer(result: Any) -> Any:
+    assert not result.is_error, result.content
+    content = result.structured_content
+    return content.get("result", content) if set(content) == {"result"} else content
+
+
+async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
+    forks: dict[Provider, dict[str, Any]],
+) -> None:
+    fork = forks[Provider.CLAUDE]["session_id"]
+    local = run_json("delta", "--session-id", fork, "--budget-tokens", "2000")
+    async with Client(server()) as client:
+        packed = answer(
+            await client.call_tool(
+                "context_pack", {"entities": ["apply_coupon"], "budget_tokens": 3000}
+            )
+        )
+        remote = answer(
+            await client.call_tool("delta", {"session_id": fork, "budget_tokens": 2000})
+        )
+        again = answer(await client.call_tool("delta", {"session_id": fork, "budget_tokens": 2000}))
+        stolen = await client.call_tool(
+            "delta", {"session_id": fork, "budget_tokens": 100, "since": local["cursor"]}
+        )
+        zero = await client.call_tool(
+            "context_pack", {"entities": ["apply_coupon"], "budget_tokens": 0}
+        )
+        unknown = await client.call_tool("delta", {"session_id": "nope-1234", "budget_tokens": 9})
+        recalled = answer(await client.call_tool("recall", {"query": "apply_coupon"}))
+    assert packed["include_private"] is False and CRITICAL_ERROR in packed["text"]
+    assert TASK not in packed["text"] and "/claude/projects/" not in packed["text"]
+    # the local lane's delivery did not advance the remote cursor, nor the other way round
+    assert remote["cursor_status"] == "established" and remote["items"]
+    assert again["cursor_status"] == "unchanged"
+    assert remote["cursor"].startswith("gc1:remote:")
+    assert stolen.is_error and "another caller" in stolen.content[0].text
+    assert zero.is_error and "budget" in zero.content[0].text
+    assert unknown.is_error and "no snapshot or event" in unknown.content[0].text
+    assert recalled["results"] and all("goal" not in hit["card"] for hit in recalled["results"])
+    after = run_json("delta", "--session-id", fork, "--budget-tokens", "2000")
+    assert after["cursor_status"] == "unchanged"
