@@ -315,3 +315,10 @@ CURSOR_MAX_ENTRIES = 10_000
 """cursors.json keeps at most this many (the least recently used go first)."""
 PACK_MAX_FACTS = 64
 """Facts a pack offers at most (from the cards not packed whole); the rest count as dropped."""
+
+# --- lifecycle hooks (core/hooks.py, adapters/hooks/) ---
+HOOK_STDIN_MAX_BYTES = 1024 * 1024
+"""A hook payload is a few hundred bytes; a larger one is not read (and is logged)."""
+HOOK_SESSION_ID_MAX_CHARS = 128
+HOOK_PACK_BUDGET_TOKENS = 1_500
+"""What the post-compaction recovery message may add to the new context, pointer included."""

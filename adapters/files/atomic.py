@@ -138,9 +138,10 @@ def _exclusive_copy(source: Path, target: Path, mode: int) -> None:
         os.close(fd)
 
 
-def replace_private(target: Path, data: bytes) -> None:
-    """Atomically replace (or create) a small private file such as a receipt."""
-    temp = _write_temp(target.parent, data, 0o600)
+def replace_private(target: Path, data: bytes, mode: int = 0o600) -> None:
+    """Atomically replace (or create) a small file such as a receipt (private by default)."""
+    temp = _write_temp(target.parent, data, mode)
+    os.chmod(temp, mode)  # the umask does not narrow what the file had before
     try:
         os.replace(temp, target)
     except BaseException:

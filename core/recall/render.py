@@ -84,10 +84,12 @@ def event_key(event: TelemetryEvent) -> str:
 
 def event_text(event: TelemetryEvent) -> str:
     error = f" [{terminal_safe(event.error_code)}]" if event.error_code else ""
+    before, after = event.context_tokens_before, event.context_tokens_after
+    # A hook's record of the client's own compaction has no figures: the client keeps them.
+    figures = f": context {before} -> {after} tokens" if before or after else ""
     return (
         f"- {when(event.ts)} {who(event.provider, event.session_id)} {event.action.value} "
-        f"{event.outcome.value} {terminal_safe(event.strategy)}: context "
-        f"{event.context_tokens_before} -> {event.context_tokens_after} tokens{error}"
+        f"{event.outcome.value} {terminal_safe(event.strategy)}{figures}{error}"
     )
 
 

@@ -51,6 +51,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "recall",
     "watch",
     "mcp",
+    "hooks",
 )
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 

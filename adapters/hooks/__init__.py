@@ -1,0 +1,1 @@
+"""Lifecycle hooks' side effects: the providers' hook settings files, and the hook calls."""

@@ -1,0 +1,111 @@
+"""`install-hooks`, `uninstall-hooks` and the hidden `hook <event>` the clients run.
+
+install-hooks adds gobtui's PreCompact and SessionStart hooks to Claude Code's settings.json
+and Codex's hooks.json; without --yes it shows what it would add and where, and writes
+nothing. Only gobtui's own entries are ever added or taken out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+import orjson
+
+from gobtui.adapters.config.paths import Homes
+from gobtui.adapters.hooks.settings import HookFileError, plan_edit, write_edit
+from gobtui.cli.common import homes_of
+from gobtui.cli.dispatch import CliError
+from gobtui.core.hooks import HookEvent
+from gobtui.core.limits import HOOK_STDIN_MAX_BYTES
+from gobtui.core.model import Provider
+
+
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    for name, install, what in (
+        ("install-hooks", True, "add gobtui's compaction hooks to Claude Code and Codex"),
+        ("uninstall-hooks", False, "take gobtui's hooks out of Claude Code and Codex"),
+    ):
+        p = commands.add_parser(name, parents=[common], help=what)
+        p.add_argument("--yes", action="store_true", help="write (without it: show what and where)")
+        p.add_argument("--provider", choices=[p.value for p in Provider], help="only this client")
+        p.set_defaults(handler=cmd_hooks, install=install)
+    hook = commands.add_parser("hook", parents=[common], help=argparse.SUPPRESS)
+    hook.add_argument("event", help=", ".join(e.value for e in HookEvent))
+    hook.set_defaults(handler=cmd_hook)
+
+
+def executable() -> str:
+    """The gobtui the clients should run: this one, by absolute path (a hook runs with the
+    client's PATH, which may not hold gobtui's folder)."""
+    launched = Path(sys.argv[0])
+    if launched.name == "gobtui" and launched.is_file():
+        return str(launched.resolve())
+    return shutil.which("gobtui") or "gobtui"
+
+
+def _providers(args: argparse.Namespace) -> list[Provider]:
+    return [Provider(args.provider)] if args.provider else list(Provider)
+
+
+def cmd_hooks(args: argparse.Namespace) -> int:
+    homes: Homes = homes_of(args)
+    done = False
+    for provider in _providers(args):
+        try:
+            edit = plan_edit(homes, provider, executable(), args.install)
+        except HookFileError as error:
+            raise CliError(str(error)) from None
+        if edit is None:
+            print(f"{provider.value}: no home to write hooks into; skipped")
+            continue
+        verb = "adds" if args.install else "removes"
+        if not edit.merge.changed:
+            state = "already installed" if args.install else "none installed"
+            print(f"{provider.value}: {edit.path}: gobtui's hooks {state}; nothing to write")
+            continue
+        changed = ", ".join(edit.merge.changed)
+        if not args.yes:
+            print(f"would write {edit.path} ({verb} {changed}; the rest is kept as it is):")
+            hooks = edit.merge.doc.get("hooks", {})
+            shown = {name: hooks[name] for name in hooks if f"{provider.value}:{name}" in changed}
+            print(orjson.dumps({"hooks": shown}, option=orjson.OPT_INDENT_2).decode())
+            done = True
+            continue
+        try:
+            backup = write_edit(edit)
+        except HookFileError as error:
+            raise CliError(str(error)) from None
+        kept = f"; the old file is kept as {backup}" if backup else ""
+        print(f"wrote {edit.path} ({verb} {changed}){kept}")
+        if provider is Provider.CODEX and args.install:
+            print("  Codex runs a new hook only once you trust it: open /hooks in Codex")
+    if done:
+        print("run again with --yes to write it")
+    return 0
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    """Always 0: a hook must never block or break the agent that runs it."""
+    from gobtui.adapters.hooks.handler import handle, log_skip
+    from gobtui.core.hooks import HookSkip
+
+    raw = sys.stdin.buffer.read(HOOK_STDIN_MAX_BYTES + 1)
+    if len(raw) > HOOK_STDIN_MAX_BYTES:
+        log_skip(args.event, HookSkip.TOO_LARGE)
+        return 0
+    try:
+        homes = homes_of(args)
+        result = handle(args.event, raw, homes)
+    except Exception:  # the agent must go on whatever happens here
+        log_skip(args.event, HookSkip.FAILED)
+        return 0
+    if result.skipped is not None:
+        log_skip(args.event, result.skipped)
+    if result.output:
+        sys.stdout.write(result.output + "\n")
+    return 0
