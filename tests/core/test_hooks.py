@@ -47,7 +47,7 @@ def ours(doc: dict[str, Any]) -> list[str]:
 def test_install_adds_ours_after_the_users_and_keeps_everything_else() -> None:
     before = copy.deepcopy(USER)
     merged = install_into(USER, CLAUDE, EXE)
-    assert USER == before  # the input is not edited in place
+    assert before == USER  # the input is not edited in place
     assert merged.changed == ["claude:PreCompact", "claude:SessionStart"]
     doc = merged.doc
     assert doc["model"] == "opus" and doc["permissions"] == USER["permissions"]
