@@ -52,6 +52,10 @@ class EvalRow(BaseModel):
     card_bytes: int = 0
     client_compacts: bool | None = None
     """The provider's client will compact the fork itself on resume (None: no file plan)."""
+    calibrated_savings: int | None = None
+    """The saving in the provider's own tokens (the projection's calibration), file plans."""
+    result_sha256: str | None = None
+    """The digest of the candidate file the plan would publish (None: nothing built)."""
     duration_ms: float = 0.0
     error: str | None = None
     best: bool = False

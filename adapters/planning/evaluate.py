@@ -113,6 +113,11 @@ def _plan_row(session: LoadedSession, name: str, policy: PolicyConfig, live: boo
         card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
         control=plan.is_control,
         client_compacts=plan.projection.client_compacts if plan.projection else None,
+        calibrated_savings=(
+            max(0, plan.projection.context_tokens_before - plan.projection.context_tokens_after)
+            if plan.projection
+            else None
+        ),
     )
     assert outcome.admission is not None
     if not outcome.admission.admitted:
@@ -155,7 +160,10 @@ def _checks(
         except (RewriteError, ValueError) as error:
             answers.append((_error_row(row.strategy, session.transcript, error), _since(started)))
             continue
+        whole = memoryview(session.source_bytes)
+        prefix = whole[: len(whole) - len(session.data)]  # the part before the live part
         update = {
+            "result_sha256": session.rewriter.sha256(candidate, prefix),
             "bytes_after": session.whole_size(candidate.size),
             "valid": accepts(checked, source_report),
             "verify_errors": checked.errors,

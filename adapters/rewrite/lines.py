@@ -198,6 +198,16 @@ class SourceRewriter:
 
     def materialize(self, overlay: Overlay) -> bytes:
         """The bytes an overlay stands for (the source's runs joined as views, not copies)."""
+        return b"".join(self._pieces(overlay))
+
+    def sha256(self, overlay: Overlay, prefix: bytes | memoryview = b"") -> str:
+        """The digest of `prefix` and the overlay's bytes, without joining them."""
+        digest = hashlib.sha256(prefix)
+        for piece in self._pieces(overlay):
+            digest.update(piece)
+        return digest.hexdigest()
+
+    def _pieces(self, overlay: Overlay) -> list[bytes | memoryview]:
         data, starts = memoryview(self.data), self.lines.starts
         pieces: list[bytes | memoryview] = []
         at = 0
@@ -207,7 +217,7 @@ class SourceRewriter:
             at = starts[index + 1]
         pieces.append(data[at:])
         pieces.extend(overlay.appended)
-        return b"".join(pieces)
+        return pieces
 
     def _elided(self, index: int, edit: ElideEdit) -> bytes:
         per_item = edit.per_item_stubs.get(index)

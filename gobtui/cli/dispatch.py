@@ -52,6 +52,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "watch",
     "mcp",
     "hooks",
+    "bench",
 )
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 
