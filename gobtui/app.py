@@ -29,6 +29,7 @@ from gobtui.adapters.providers.full_parse import gc_paused
 from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.sessions.watcher import watch_changes, watch_roots
+from gobtui.auto_prepare import AutoPrepare
 from gobtui.commands import SessionCommands
 from gobtui.core.alerts import AlertChannel, AlertEvent
 from gobtui.core.limits import COMPLETE_MAX_BYTES
@@ -118,6 +119,10 @@ class GobtuiApp(App[None]):
         """The forks gobtui published: their rows say so (gobtui.published_forks)."""
         self.forks_published: Signal[Receipt] = Signal(self, "forks-published")
         """Every fork an apply or undo published (the detail pane and vault screen listen)."""
+        self.auto_prepare = AutoPrepare(
+            self, homes, config.clock, config.use_cache, config.max_age_secs is None
+        )
+        """The watcher's auto-prepare switch (off until the user turns it on)."""
 
     terminal_alive: Callable[[], bool] = staticmethod(lambda: True)
     """Checked every second; False ends the app (see _terminal_check)."""
@@ -156,6 +161,7 @@ class GobtuiApp(App[None]):
 
     async def on_unmount(self) -> None:
         self._stop_watch.set()
+        self.auto_prepare.stop(quiet=True)
         gc.unfreeze()  # (see _scanned) what this app left behind can be collected again
 
     # --- workers ---------------------------------------------------------------------------

@@ -69,6 +69,8 @@ class HeadlessWatch:
     _store: SessionStore | None = None
     _cache: SummaryCache | None = None
     sessions_seen: int = 0
+    current: list[WatchDecision] = field(default_factory=list)
+    """Every decision of the last pass (one per session over its trigger), news or not."""
 
     def _session_store(self) -> SessionStore:
         if self._store is None:
@@ -101,8 +103,10 @@ class HeadlessWatch:
         rows = [row for row in build_board(summaries, board, now) if row.over_trigger]
         published = self._last_published()
         news: list[WatchDecision] = []
+        self.current = []
         for row in rows:
             decision = self._decide(row, current, published, now)
+            self.current.append(decision)
             if not decision.same_news(self.reported.get(row.key)):
                 news.append(decision)
                 self._on_news(row, decision)

@@ -16,6 +16,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from gobtui import format as fmt
+from gobtui.auto_prepare import AutoPrepare, WatcherState, watcher_line
+from gobtui.commands import ScreenCommands
 from gobtui.core.board import (
     COLUMN_SORTS,
     BoardPolicy,
@@ -41,6 +43,14 @@ TICK_SLACK_SECS = 5.0
 class SessionsScreen(Screen[None]):
     """Holds the board: summaries in, rows out; the app feeds it from its workers."""
 
+    COMMANDS = {ScreenCommands}
+    PALETTE_ACTIONS = [
+        (
+            "Toggle auto-prepare forks",
+            "toggle_auto_prepare",
+            "Off by default: a verified fork for each idle session over its trigger",
+        ),
+    ]
     BINDINGS = [
         Binding(
             "slash",
@@ -126,6 +136,14 @@ class SessionsScreen(Screen[None]):
             tooltip="Copy the resume command to the clipboard",
             id="sessions.copy",
         ),
+        Binding(
+            "A",
+            "toggle_auto_prepare",
+            "Auto",
+            tooltip="Auto-prepare: a verified fork for each idle session over its trigger (off)",
+            show=False,
+            id="sessions.auto_prepare",
+        ),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="sessions.clear"),
     ]
 
@@ -162,6 +180,7 @@ class SessionsScreen(Screen[None]):
         yield SessionsTable(self.clock, id="sessions")
         yield Static(id="empty")
         yield DetailPane(id="detail")
+        yield Static(id="watcher")
         yield PublishBar()
         yield KeyFooter(compact=True)
 
@@ -169,6 +188,9 @@ class SessionsScreen(Screen[None]):
         self.query_one("#filter", Input).display = False
         self.query_one("#empty", Static).display = False
         self.query_one(SessionsTable).focus()
+        auto = getattr(self.app, "auto_prepare", None)
+        if isinstance(auto, AutoPrepare):
+            auto.listeners.append(self._show_watcher)
         forks = getattr(self.app, "forks_published", None)
         if forks is not None:  # a new fork shows as "last fork" in the detail pane
             forks.subscribe(self, lambda _receipt: self._show_selected())
@@ -297,11 +319,27 @@ class SessionsScreen(Screen[None]):
             "(or CLAUDE_CONFIG_DIR, CODEX_HOME); --all shows older sessions, --demo a demo home."
         )
 
+    def _show_watcher(self, state: WatcherState | None = None) -> None:
+        auto = getattr(self.app, "auto_prepare", None)
+        if not self.composed or not isinstance(auto, AutoPrepare):
+            return
+        state = state or auto.state
+        text = watcher_line(state, compact=False)
+        if text.cell_len > self.size.width:
+            text = watcher_line(state, compact=True)
+        self.query_one("#watcher", Static).update(text)
+
+    def action_toggle_auto_prepare(self) -> None:
+        auto = getattr(self.app, "auto_prepare", None)
+        if isinstance(auto, AutoPrepare):
+            auto.toggle()
+
     def _render_status(self, shown: list[BoardRow]) -> None:
         text = self._status_text(shown, compact=False)
         if text.cell_len > self.size.width:  # a narrow pane: the short words, so nothing is cut
             text = self._status_text(shown, compact=True)
         self.query_one("#status", Static).update(text)
+        self._show_watcher()  # (its words follow the width too)
 
     def _status_text(self, shown: list[BoardRow], compact: bool) -> Text:
         """The counts: sessions shown (of all, when filtered); live and over trigger among
