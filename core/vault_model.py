@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -128,8 +127,12 @@ def quote(text: str, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""Unicode category Cc is exactly these: C0, DEL and C1 (a regex, not a loop over chars)."""
+
+
 def has_control(text: str) -> bool:
-    return any(unicodedata.category(ch) == "Cc" for ch in text)
+    return _CONTROL.search(text) is not None
 
 
 def _why(error: Exception) -> str:

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -107,7 +110,22 @@ def _cards_in(reader: VaultReader, sha: str) -> list[tuple[int, DigestBlock]]:
     return cards
 
 
-def load_archive(vault: Vault | None = None, root: Path | None = None) -> Archive:
+@dataclass
+class OpenArchive:
+    """The archive, read under the vault's lock, which is held until the answer is checked."""
+
+    archive: Archive
+    reader: VaultReader
+
+    def check_named(self, shas: set[str]) -> None:
+        """The snapshots an answer names, each checked against its manifest as every listing
+        is (VaultError when one is damaged): an answer never points at what cannot be read
+        back. Only those: the others need no reading to be left out."""
+        self.reader.check_manifests(e for e in self.archive.entries if e.sha256 in shas)
+
+
+@contextmanager
+def open_archive(vault: Vault | None = None, root: Path | None = None) -> Iterator[OpenArchive]:
     """Every snapshot (newest first), the cards in them, and the events that parse.
 
     A damaged snapshot the index has not noted yet is a VaultError, as in recall.
@@ -118,21 +136,20 @@ def load_archive(vault: Vault | None = None, root: Path | None = None) -> Archiv
     noted = _read_index(path)
     fresh: Noted = {}
     with vault.reading() as reader:
-        # Checked against their manifests, as every listing is: a damaged vault fails closed
-        # here even where the card index already knows the snapshot's cards.
-        entries: list[IndexEntry] = reader.checked_entries()
+        entries: list[IndexEntry] = reader.entries()
         for entry in entries:
             sha = entry.sha256
             if (noted is None or sha not in noted) and sha not in fresh:
                 fresh[sha] = _cards_in(reader, sha)
-    if fresh and noted is not None:
-        _note(path, fresh)
-    known = (noted or {}) | fresh
-    cards: list[CardSeen] = []
-    seen: set[str] = set()
-    for entry in entries:
-        if entry.sha256 in seen:  # one snapshot indexed twice: its newest line speaks for it
-            continue
-        seen.add(entry.sha256)
-        cards += [CardSeen(entry, i, card) for i, card in known.get(entry.sha256, [])]
-    return Archive(entries=entries, cards=cards, events=read_events(base))
+        if fresh and noted is not None:
+            _note(path, fresh)
+        known = (noted or {}) | fresh
+        cards: list[CardSeen] = []
+        seen: set[str] = set()
+        for entry in entries:
+            if entry.sha256 in seen:  # one snapshot indexed twice: its newest line speaks
+                continue
+            seen.add(entry.sha256)
+            cards += [CardSeen(entry, i, card) for i, card in known.get(entry.sha256, [])]
+        archive = Archive(entries=entries, cards=cards, events=read_events(base))
+        yield OpenArchive(archive, reader)

@@ -9,15 +9,17 @@ from pathlib import Path
 
 from ...core.recall.delta import delta
 from ...core.recall.model import (
+    Arm,
     ContextPack,
     Delta,
+    PackItem,
     Position,
     check_budget,
     parse_cursor_token,
     resolve_session,
 )
 from ...core.recall.pack import context_pack
-from .archive import load_archive
+from .archive import open_archive
 from .cursors import store_cursor, stored_cursor
 
 
@@ -29,7 +31,14 @@ def pack(
     root: Path | None = None,
 ) -> ContextPack:
     check_budget(budget_tokens)  # before the vault is read
-    return context_pack(load_archive(root=root), entities, budget_tokens, include_private)
+    with open_archive(root=root) as opened:
+        found = context_pack(opened.archive, entities, budget_tokens, include_private)
+        opened.check_named(_snapshots_named(found.items))
+    return found
+
+
+def _snapshots_named(items: Sequence[PackItem]) -> set[str]:
+    return {item.ref for item in items if item.arm is not Arm.EVENTS}
 
 
 def since_position(since: str | float | None, caller: str) -> Position | None:
@@ -55,13 +64,14 @@ def heartbeat(
     check_budget(budget_tokens)
     start = since_position(since, caller)
     now = time.time() if now is None else now
-    archive = load_archive(root=root)
-
-    session_id = resolve_session(archive, session)
-    stored = None if start is not None else stored_cursor(caller, session_id, root)
-    answer, cursor = delta(
-        archive, session_id, caller, budget_tokens, now, stored, start, include_private
-    )
+    with open_archive(root=root) as opened:
+        archive = opened.archive
+        session_id = resolve_session(archive, session)
+        stored = None if start is not None else stored_cursor(caller, session_id, root)
+        answer, cursor = delta(
+            archive, session_id, caller, budget_tokens, now, stored, start, include_private
+        )
+        opened.check_named(_snapshots_named(answer.items))
     if cursor is not None:
         store_cursor(cursor, now, root)
     return answer

@@ -26,6 +26,7 @@ from .model import (
     resolve_session,
 )
 from .render import (
+    Offer,
     card_body,
     event_key,
     event_text,
@@ -44,8 +45,8 @@ START: Position = (0.0, "")
 @dataclass(frozen=True)
 class _Pending:
     position: Position
-    full: PackItem
-    short: PackItem
+    full: Offer
+    short: Offer
 
 
 def _pending(archive: Archive, session_id: str, include_private: bool) -> list[_Pending]:
@@ -121,9 +122,9 @@ def delta(
     for offer in pending[:DELTA_MAX_ITEMS]:
         first = 0 if delivered else tokens(head)
         if used + first + offer.full.tokens <= budget:
-            chosen = offer.full
+            chosen = offer.full.taken()
         elif used + first + offer.short.tokens <= budget:
-            chosen = offer.short.model_copy(update={"truncated": True})
+            chosen = offer.short.taken(truncated=True)
         else:
             break
         delivered.append(chosen)

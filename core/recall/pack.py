@@ -10,10 +10,10 @@ from ..limits import PACK_EVENTS_PER_SESSION, PACK_MAX_FACTS, PACK_SNAPSHOTS_PER
 from ..sanitize import terminal_safe
 from ..telemetry import TelemetryEvent
 from ..vault_model import IndexEntry
-from .model import Archive, Arm, CardSeen, ContextPack, PackItem, check_budget, parse_entities
+from .model import Archive, Arm, CardSeen, ContextPack, check_budget, parse_entities
 from .render import (
     FACT_FIELDS,
-    card_body,
+    Offer,
     card_text,
     event_key,
     event_text,
@@ -34,7 +34,11 @@ def _hits(haystack: str, entities: Sequence[str]) -> int:
 
 def _card_hits(card: DigestBlock, entities: Sequence[str], include_private: bool) -> int:
     # What a world pack cannot show, it does not match on either.
-    return _hits("\n".join(card_body(card, include_private)), entities)
+    fields = [getattr(card, name) for _, name in FACT_FIELDS]
+    text = [entry for entries in fields for entry in entries] + [card.current_work]
+    if include_private:
+        text.append(card.goal)
+    return _hits("\n".join(text), entities)
 
 
 def _matching(
@@ -60,10 +64,10 @@ def _matching(
 
 def _facts(
     by_session: dict[str, list[tuple[int, CardSeen]]], shown: set[str], include_private: bool
-) -> list[PackItem]:
+) -> list[Offer]:
     """Entries of the cards not packed whole, each once, that no packed card already shows:
     (privately, earlier goals,) open tasks, errors, decisions, files; newest first in each."""
-    ranked: list[tuple[tuple[int, float], PackItem]] = []
+    ranked: list[tuple[tuple[int, float], Offer]] = []
     for sid, found in by_session.items():
         for _, other in found[1:]:
             snap = other.snapshot
@@ -149,11 +153,11 @@ _Dated = TypeVar("_Dated", IndexEntry, TelemetryEvent)
 
 
 def _newest_per_session(
-    found: Sequence[_Dated], limit: int, make: Callable[[_Dated], PackItem]
-) -> list[PackItem]:
+    found: Sequence[_Dated], limit: int, make: Callable[[_Dated], Offer]
+) -> list[Offer]:
     """At most `limit` of each session's newest, as items, newest first over all."""
     kept: dict[str, int] = {}
-    items: list[PackItem] = []
+    items: list[Offer] = []
     for value in sorted(found, key=lambda v: -v.ts):
         if kept.get(value.session_id, 0) < limit:
             kept[value.session_id] = kept.get(value.session_id, 0) + 1

@@ -245,6 +245,15 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
             card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
             control=result.is_control,
             client_compacts=result.projection.client_compacts if result.projection else None,
+            calibrated_savings=(
+                max(
+                    0,
+                    result.projection.context_tokens_before
+                    - result.projection.context_tokens_after,
+                )
+                if result.projection
+                else None
+            ),
         )
         admission = admit(result, transcript, policy)
         if not admission.admitted:
@@ -269,6 +278,11 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
             added = Counter(f.code.value for f in report.findings) - source
             row = row.model_copy(
                 update={
+                    # the candidate a fork is made of (the rewriter seeds its card's ids
+                    # from the live part's digest), hashed whole
+                    "result_sha256": hashlib.sha256(
+                        session.source_bytes[:history] + session.rewriter.apply(result)
+                    ).hexdigest(),
                     "bytes_after": len(candidate) + history,
                     "valid": not added,  # what the source carried is not held against it
                     "verify_errors": report.errors,

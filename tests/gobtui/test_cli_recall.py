@@ -117,8 +117,8 @@ def test_the_card_index_is_written_once_and_a_damaged_vault_fails_closed(
         run_json("context-pack", "--entities", "apply_coupon", "--budget-tokens", "3000") == first
     )
     assert index.read_bytes().startswith(written)
-    manifest = next((data_dir() / "vault" / "manifests").iterdir())
-    manifest.write_bytes(b"{}")
+    named = next(item["ref"] for item in first["items"] if item["arm"] == "cards")
+    (data_dir() / "vault" / "manifests" / named).write_bytes(b"{}")  # a snapshot it names
     error = one_error(
         capsys, 4, "context-pack", "--entities", "apply_coupon", "--budget-tokens", "300"
     )
