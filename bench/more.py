@@ -13,6 +13,7 @@ Rows (each isolated; one failing prints its error and the others still run):
   k. vault: search-snapshot over the 500 MB snapshot
   l. apply end to end on the 200 MB session (plan, snapshot, rewrite, verify, publish):
      time and peak RSS
+  w-y. the agents' surfaces: watch idle, context-pack and delta (bench/agents_bench.py)
 Results go to stdout and bench/results/more.json. `python -m bench.more f-h` runs one group.
 """
 
@@ -29,6 +30,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from bench.agents_bench import run_agents_bench
 from bench.big_session import ensure_big_session
 from bench.corpus import ensure_corpus
 from bench.run import (
@@ -173,6 +175,7 @@ def main() -> int:
             ("f-h", lambda: rows_planning(env)),
             ("i-k", lambda: rows_vault(work)),
             ("l", lambda: [row_apply(env, work)]),
+            ("w-y", lambda: run_agents_bench(set())),
         ]
         wanted = set(sys.argv[1:])  # `python -m bench.more f-h l`: only those groups
         rows = [
