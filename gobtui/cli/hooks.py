@@ -34,7 +34,7 @@ def register(
         p.add_argument("--yes", action="store_true", help="write (without it: show what and where)")
         p.add_argument("--provider", choices=[p.value for p in Provider], help="only this client")
         p.set_defaults(handler=cmd_hooks, install=install)
-    hook = commands.add_parser("hook", parents=[common], help=argparse.SUPPRESS)
+    hook = commands.add_parser("hook", parents=[common])  # no help: not listed (the clients run it)
     hook.add_argument("event", help=", ".join(e.value for e in HookEvent))
     hook.set_defaults(handler=cmd_hook)
 

@@ -187,3 +187,11 @@ def test_a_transcript_outside_the_homes_or_behind_a_symlink_is_not_read(
         "unknown_event",
     ]
     assert Vault().entries() == []
+
+
+def test_the_hook_command_is_not_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = capsys.readouterr().out
+    assert "install-hooks" in listed and "SUPPRESS" not in listed
+    assert not any(line.split()[:1] == ["hook"] for line in listed.splitlines())
