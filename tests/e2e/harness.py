@@ -122,7 +122,7 @@ def resume_claude(clients: Clients, home: Home, session_id: str) -> Resumed:
         return Resumed(finished, recorder.model_requests())
 
 
-def resume_codex(clients: Clients, home: Home, session_id: str, model: str) -> Resumed:
+def resume_codex(clients: Clients, home: Home, session_id: str, model: str, *flags: str) -> Resumed:
     with model_server() as (url, recorder):
         (home.codex / "config.toml").write_text(
             f'openai_base_url = "{url}/v1"\ncheck_for_update_on_startup = false\n'
@@ -130,8 +130,8 @@ def resume_codex(clients: Clients, home: Home, session_id: str, model: str) -> R
         env = {"PATH": PATH, "HOME": str(home.home), "CODEX_HOME": str(home.codex),
                "OPENAI_API_KEY": "e2e-dummy-key", "TERM": "dumb"}  # fmt: skip
         finished = run_bounded(
-            [str(clients.codex), "exec", "--skip-git-repo-check", "resume", "-m", model,
-             session_id, PROMPT],
+            [str(clients.codex), "exec", "--skip-git-repo-check", *flags, "resume", "-m",
+             model, session_id, PROMPT],
             env, home.cwd,
         )  # fmt: skip
         return Resumed(finished, recorder.model_requests())
