@@ -13,7 +13,7 @@ from gobtui.adapters.publish.events import append_event
 from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
 from gobtui.core.telemetry import EventAction, EventOutcome, TelemetryEvent
-from tests.gobtui.test_cli_apply import LOW, SPOTTER, source
+from tests.gobtui.corpus_home import LOW, SESSION, source
 
 __all__ = ["source"]  # a fixture, used by name
 
@@ -46,13 +46,13 @@ def json_of(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, ob
 def test_an_apply_and_an_undo_are_listed_oldest_first(
     source: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["apply", SPOTTER[:8], "--strategy", "elide", *LOW, "--yes", "--json"]) == 0
-    assert main(["undo", SPOTTER, "--yes", "--json"]) == 0
+    assert main(["apply", SESSION[:8], "--strategy", "elide", *LOW, "--yes", "--json"]) == 0
+    assert main(["undo", SESSION, "--yes", "--json"]) == 0
     capsys.readouterr()
     listed = json_of(capsys, "events", "--json")
     assert [(e["session_id"], e["action"], e["outcome"]) for e in listed] == [
-        (SPOTTER, "transcript_compact", "applied"),
-        (SPOTTER, "undo", "applied"),
+        (SESSION, "transcript_compact", "applied"),
+        (SESSION, "undo", "applied"),
     ]
     assert listed[0]["schema"] == "gobtui/compaction-events-v1"
     before, after = int(str(listed[0]["context_tokens_before"])), listed[0]["context_tokens_after"]
@@ -61,7 +61,7 @@ def test_an_apply_and_an_undo_are_listed_oldest_first(
     assert main(["events"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[:3] == ["when", "prov", "session"]
-    assert len(lines) == 3 and SPOTTER[:8] in lines[1] and "elide" in lines[1]
+    assert len(lines) == 3 and SESSION[:8] in lines[1] and "elide" in lines[1]
     assert "undo" in lines[2]
 
 

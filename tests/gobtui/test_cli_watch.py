@@ -16,7 +16,7 @@ from gobtui.adapters.config.paths import config_path, data_dir
 from gobtui.adapters.providers.registry import parse_transcript
 from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
-from tests.gobtui.test_cli_apply import SPOTTER, source
+from tests.gobtui.corpus_home import SESSION, source
 
 __all__ = ["source"]  # a fixture, used by name
 
@@ -36,7 +36,7 @@ def decisions(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, 
 
 
 def of_source(found: list[dict[str, object]]) -> dict[str, object]:
-    (one,) = [d for d in found if d["session_id"] == SPOTTER]
+    (one,) = [d for d in found if d["session_id"] == SESSION]
     return one
 
 
@@ -65,13 +65,13 @@ def test_a_pass_publishes_a_fork_then_says_nothing_new_and_the_hold_keeps_it(
     assert main(["verify", str(found["fork_session_id"])]) == 0
     capsys.readouterr()
     events = [orjson.loads(line) for line in (data_dir() / "events.jsonl").read_bytes().split()]
-    assert [(e["session_id"], e["outcome"]) for e in events] == [(SPOTTER, "applied")]
+    assert [(e["session_id"], e["outcome"]) for e in events] == [(SESSION, "applied")]
 
     # A new watch (a restart): the source was forked a moment ago, so it is held, and the
     # fork no client has resumed is left alone.
     again = decisions(capsys)
     assert of_source(again)["decision"] == "held"
-    assert {d["decision"] for d in again if d["session_id"] != SPOTTER} <= {"unresumed_fork"}
+    assert {d["decision"] for d in again if d["session_id"] != SESSION} <= {"unresumed_fork"}
     assert len(list(source.parent.iterdir())) == 2
 
 
@@ -118,7 +118,7 @@ def test_the_text_lines_and_the_status_line(
     assert main(["watch", "--once", "--dry-run", "--all"]) == 0
     captured = capsys.readouterr()
     (line,) = captured.out.splitlines()
-    assert SPOTTER[:8] in line and "would publish elide ->" in line and "dry run" in line
+    assert SESSION[:8] in line and "would publish elide ->" in line and "dry run" in line
     assert "1 sessions, 1 over their trigger (dry run: nothing is written; one pass)" in (
         captured.err
     )

@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from gobtui.adapters.config.paths import config_path
 from gobtui.cli.dispatch import main
-from tests.gobtui.test_cli_apply import LOW, SPOTTER, source
+from tests.gobtui.corpus_home import LOW, SESSION, source
 
 __all__ = ["source"]  # a fixture, used by name
 
@@ -78,10 +78,10 @@ async def test_sessions_policy_plan_and_verify_answer_and_write_nothing(source: 
             )
         )
         planned = answer(
-            await client.call_tool("plan", {"session": SPOTTER[:8], "strategy": "elide"})
+            await client.call_tool("plan", {"session": SESSION[:8], "strategy": "elide"})
         )
-        checked = answer(await client.call_tool("verify", {"session": SPOTTER}))
-    (row,) = [s for s in sessions if s["session_id"] == SPOTTER]
+        checked = answer(await client.call_tool("verify", {"session": SESSION}))
+    (row,) = [s for s in sessions if s["session_id"] == SESSION]
     assert "title" not in row and row["over_trigger"] is True and row["provider"] == "claude"
     assert (decision["action"], decision["control"]) == ("provider_compact", "/compact")
     assert planned["status"] == "plan" and planned["strategy"] == "elide"
@@ -94,10 +94,10 @@ async def test_sessions_policy_plan_and_verify_answer_and_write_nothing(source: 
 async def test_the_vault_tools_after_a_real_apply(
     source: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["apply", SPOTTER[:8], "--strategy", "elide", *LOW, "--yes", "--json"]) == 0
+    assert main(["apply", SESSION[:8], "--strategy", "elide", *LOW, "--yes", "--json"]) == 0
     fork_id = orjson.loads(capsys.readouterr().out)["session_id"]
     async with Client(server("--allow-transcript-content")) as client:
-        history = answer(await client.call_tool("history", {"session": SPOTTER[:8]}))
+        history = answer(await client.call_tool("history", {"session": SESSION[:8]}))
         shown = answer(await client.call_tool("show", {"snapshot": history[0]["sha256"][:12]}))
         found = answer(
             await client.call_tool("search_snapshot", {"snapshot": shown["sha256"], "query": "a"})
@@ -105,16 +105,16 @@ async def test_the_vault_tools_after_a_real_apply(
         page = answer(
             await client.call_tool("read_snapshot", {"snapshot": shown["sha256"], "record": 0})
         )
-    assert [e["session_id"] for e in history] == [SPOTTER]
+    assert [e["session_id"] for e in history] == [SESSION]
     assert shown["sha256"] == history[0]["sha256"] and shown["bytes"] == len(source.read_bytes())
     assert found["matched_records"] > 0 and page["record_index"] == 0 and page["content"]
-    assert fork_id != SPOTTER
+    assert fork_id != SESSION
 
 
 async def test_bad_calls_are_tool_errors_and_the_server_carries_on(source: Path) -> None:
     async with Client(server()) as client:
         unknown = await client.call_tool("plan", {"session": "no-such-session"})
-        external = await client.call_tool("plan", {"session": SPOTTER, "strategy": "external"})
+        external = await client.call_tool("plan", {"session": SESSION, "strategy": "external"})
         provider = await client.call_tool(
             "policy_check", {"provider": "gemini", "context_tokens": 1}
         )
@@ -127,7 +127,7 @@ async def test_bad_calls_are_tool_errors_and_the_server_carries_on(source: Path)
     assert "at least 4 characters" in error_text(short)
     assert content.is_error  # not offered without --allow-transcript-content
     assert all("\n" not in error_text(r) for r in (unknown, external, provider, short))
-    assert [s["session_id"] for s in still] == [SPOTTER]
+    assert [s["session_id"] for s in still] == [SESSION]
 
 
 def test_a_malformed_request_gets_a_protocol_error_not_a_crash(source: Path) -> None:

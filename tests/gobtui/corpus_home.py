@@ -1,0 +1,28 @@
+"""A session of the project's corpus in a temporary Claude home, idle and over a low trigger:
+what the watch and MCP suites run on in any clone (no ../shared/fixtures needed)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.corpus.claude import stable_uuid
+from tests.corpus.sessions import claude_work_session
+
+TOKENS = 60_000
+SESSION = stable_uuid("claude", "home", TOKENS)
+"""The session's id (claude_work_session names its sessions so)."""
+LOW = ["--trigger", "20000", "--floor", "5000"]
+IDLE_SINCE = 1_700_000_000
+
+
+@pytest.fixture
+def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "claude"
+    path = claude_work_session(TOKENS, "home").write(home / "projects")
+    assert path.stem == SESSION
+    os.utime(path, (IDLE_SINCE, IDLE_SINCE))  # an idle session, as file plans are for
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    return path
