@@ -16,9 +16,11 @@ TASK = "Fix the failing checkout totals; do not touch the payments module."
 DECISION = "Decision: we will round coupons per line item, not per order."
 
 
-def claude_work_session(target_tokens: int, name: str = "work") -> ClaudeSession:
+def claude_work_session(
+    target_tokens: int, name: str = "work", session_id: str | None = None
+) -> ClaudeSession:
     """A long debugging session: reads, greps, a failing test, a decision, an open task."""
-    session = ClaudeSession(stable_uuid("claude", name, target_tokens))
+    session = ClaudeSession(session_id or stable_uuid("claude", name, target_tokens))
     session.prompt(TASK)
     session.say("I'll start by reading the checkout module and running the tests.")
     _claude_work(session, target_tokens)

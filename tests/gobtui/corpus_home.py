@@ -4,10 +4,12 @@ what the watch and MCP suites run on in any clone (no ../shared/fixtures needed)
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import SHARED_FIXTURES
 from tests.corpus.claude import stable_uuid
 from tests.corpus.sessions import claude_work_session
 
@@ -26,3 +28,18 @@ def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     os.utime(path, (IDLE_SINCE, IDLE_SINCE))  # an idle session, as file plans are for
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
     return path
+
+
+SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
+SPOTTER_STAND_IN_TOKENS = 90_000
+
+
+def place_spotter(target: Path) -> None:
+    """The genuine spotter session at `target` when ../shared/fixtures is there, else a corpus
+    session of the same id (a long debugging session over the trigger), so a suite built on
+    it runs in any clone."""
+    genuine = SHARED_FIXTURES / "claude" / f"marot__spotter__{SPOTTER}.jsonl"
+    if genuine.is_file():
+        shutil.copyfile(genuine, target)
+    else:
+        target.write_text(claude_work_session(SPOTTER_STAND_IN_TOKENS, session_id=SPOTTER).text())

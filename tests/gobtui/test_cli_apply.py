@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from pathlib import Path
 
 import orjson
@@ -13,19 +12,21 @@ import pytest
 from gobtui.adapters.providers.registry import parse_transcript
 from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
+from tests.gobtui.corpus_home import SPOTTER, place_spotter
 
-SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
 LOW = ["--trigger", "20000", "--floor", "5000"]
 IDLE_SINCE = 1_700_000_000
 
 
 @pytest.fixture
-def source(tmp_path: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The genuine spotter session when ../shared/fixtures is there, else a corpus session of
+    the same id (a long debugging session over the trigger): the suite runs in any clone."""
     home = tmp_path / "claude"
     project = home / "projects" / "-home-dev-spotter"
     project.mkdir(parents=True)
     target = project / f"{SPOTTER}.jsonl"
-    shutil.copyfile(fixtures_dir / "claude" / f"marot__spotter__{SPOTTER}.jsonl", target)
+    place_spotter(target)
     os.utime(target, (IDLE_SINCE, IDLE_SINCE))  # an idle session, as file plans are for
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
     return target
