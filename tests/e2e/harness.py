@@ -220,3 +220,20 @@ def copy_home_session(source: Path, target: Path) -> Path:
     old = source.stat().st_mtime
     os.utime(target, (old, old))
     return target
+
+
+def install_hooks(home: Home, provider: str) -> dict[str, Any]:
+    """`gobtui install-hooks --yes` for one client, as a user runs it: the settings written."""
+    done = subprocess.run(
+        [str(GOBTUI), "install-hooks", "--yes", "--provider", provider],
+        env=home.gobtui_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    settings = home.claude / "settings.json" if provider == "claude" else home.codex / "hooks.json"
+    return dict(json.loads(settings.read_text()))
+
+
+def hook_data_dir(home: Home) -> Path:
+    """Where a hook's gobtui keeps its data: it runs in the client's environment, whose HOME
+    is the case's and which names no GOBTUI_DATA_DIR."""
+    return home.home / ".local" / "share" / "gobtui"

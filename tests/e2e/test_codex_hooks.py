@@ -5,16 +5,21 @@ no user, passes --dangerously-bypass-hook-trust for that one run."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 from pathlib import Path
 
 from gobtui.adapters.vault.vault import Vault
 from tests.corpus import sessions
 from tests.e2e.cases import OLD
 from tests.e2e.clients import Clients
-from tests.e2e.harness import GOBTUI, Home, history_blocks, is_compaction, resume_codex
+from tests.e2e.harness import (
+    Home,
+    history_blocks,
+    hook_data_dir,
+    install_hooks,
+    is_compaction,
+    resume_codex,
+)
 
 POINTER = "gobtui: the transcript as it was before this compaction is snapshot"
 
@@ -25,15 +30,8 @@ def test_codex_runs_the_hooks_a_compaction_is_snapshotted(clients: Clients, tmp_
     path = session.write(home.codex / "sessions")
     os.utime(path, (OLD, OLD))
     original = path.read_bytes()
-    env = home.gobtui_env()
-    installed = subprocess.run(
-        [str(GOBTUI), "install-hooks", "--yes", "--provider", "codex"],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert installed.returncode == 0, installed.stderr
-    assert {"PreCompact", "SessionStart"} <= set(
-        json.loads((home.codex / "hooks.json").read_text())["hooks"]
-    )
+    settings = install_hooks(home, "codex")
+    assert {"PreCompact", "SessionStart"} <= set(settings["hooks"])
 
     resumed = resume_codex(
         clients, home, session.session_id, "gpt-5.2-codex", "--dangerously-bypass-hook-trust"
@@ -41,7 +39,7 @@ def test_codex_runs_the_hooks_a_compaction_is_snapshotted(clients: Clients, tmp_
     assert resumed.finished.returncode == 0, resumed.finished.first_error()
     assert resumed.compacted, "the client did not compact: the hooks had nothing to do"
 
-    data = home.home / ".local" / "share" / "gobtui"  # the hook ran in the client's HOME
+    data = hook_data_dir(home)
     entries = {e.strategy: e for e in Vault(data / "vault").history(session.session_id)}
     assert "pre-compact" in entries, (
         entries,
