@@ -23,6 +23,7 @@ from mcp.types import ToolAnnotations
 from gobtui import __version__
 from gobtui.adapters.config.config_file import ConfigError, load_config
 from gobtui.adapters.config.paths import data_dir
+from gobtui.adapters.files.private_fs import PrivateError
 from gobtui.adapters.planning.external import STRATEGY_ID as EXTERNAL_ID
 from gobtui.adapters.planning.load import PlanningError
 from gobtui.adapters.recall.verbs import heartbeat, pack
@@ -235,7 +236,7 @@ def context_pack(entities: list[str], budget_tokens: int) -> dict[str, Any]:
     paths."""
     try:
         return pack(entities, budget_tokens).model_dump(mode="json")
-    except (RecallError, VaultError) as error:
+    except (RecallError, VaultError, PrivateError, OSError) as error:
         raise _refused(error) from None
 
 
@@ -254,7 +255,7 @@ def delta(session_id: str, budget_tokens: int, since: str = "") -> dict[str, Any
         return heartbeat(session_id, REMOTE_CALLER, budget_tokens, since=start).model_dump(
             mode="json"
         )
-    except (RecallError, VaultError) as error:
+    except (RecallError, VaultError, PrivateError, OSError) as error:
         raise _refused(error) from None
 
 

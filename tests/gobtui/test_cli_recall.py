@@ -214,3 +214,17 @@ async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
     assert recalled["results"] and all("goal" not in hit["card"] for hit in recalled["results"])
     after = run_json("delta", "--session-id", fork, "--budget-tokens", "2000")
     assert after["cursor_status"] == "unchanged"
+
+
+def test_an_untrusted_cursor_file_is_a_tool_error_not_a_crash(
+    forks: dict[Provider, dict[str, Any]], tmp_path: Path
+) -> None:
+    from gobtui.mcp_server import ToolError, delta
+
+    elsewhere = tmp_path / "planted.json"
+    elsewhere.write_text('{"cursors": []}')
+    (data_dir() / "cursors.json").symlink_to(elsewhere)
+    with pytest.raises(ToolError) as refused:
+        delta(forks[Provider.CLAUDE]["session_id"], 500)
+    assert "symlink" in str(refused.value)
+    assert elsewhere.read_text() == '{"cursors": []}'
