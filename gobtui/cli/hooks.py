@@ -8,6 +8,7 @@ nothing. Only gobtui's own entries are ever added or taken out.
 from __future__ import annotations
 
 import argparse
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -100,7 +101,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
         return 0
     try:
         homes = homes_of(args)
-        result = handle(args.event, raw, homes)
+        result = handle(args.event, raw, homes, shlex.quote(executable()))
     except Exception:  # the agent must go on whatever happens here
         log_skip(args.event, HookSkip.FAILED)
         return 0
