@@ -138,12 +138,15 @@ def _input_text(content: Any, *, first_only: bool) -> str | None:
     return None
 
 
-def card_hits(card: DigestBlock, query: str | None) -> int:
-    """Case-insensitive substring hits of `query` across every text field of the card."""
+def card_hits(card: DigestBlock, query: str | None, with_prompt: bool = True) -> int:
+    """Case-insensitive substring hits of `query` across every text field of the card
+    (without the goal and summary, which quote the user's prompt, unless `with_prompt`:
+    a caller not shown them must not find them by guessing either)."""
     if not query:
         return 0
     needle = query.casefold()
-    scalars = (card.goal, card.summary, card.current_work, card.context)
+    prompt: tuple[str, ...] = (card.goal, card.summary) if with_prompt else ()
+    scalars = (*prompt, card.current_work, card.context)
     lists = (card.concepts, card.files_touched, card.decisions, card.errors, card.open_tasks)
     total = sum(value.casefold().count(needle) for value in scalars)
     return total + sum(entry.casefold().count(needle) for entries in lists for entry in entries)

@@ -152,21 +152,21 @@ class AutoPrepare:
         self.app.call_from_thread(self._done, watch, news, list(watch.current))
 
     def _failed(self, watch: HeadlessWatch, message: str) -> None:
-        self.state.running = False
-        if watch is not self._watch:
+        if watch is not self._watch:  # turned off (and maybe on again) while this pass ran
             watch.close()
             return
+        self.state.running = False
         self.state.error = message.splitlines()[0] if message else "error"
         self._changed()
 
     def _done(
         self, watch: HeadlessWatch, news: list[WatchDecision], current: list[WatchDecision]
     ) -> None:
-        self.state.running = False
-        if watch is not self._watch:  # turned off while this pass ran
-            watch.close()
+        if watch is not self._watch:  # turned off (and maybe on again) while this pass ran:
+            watch.close()  # the running flag is the new watcher's, not this pass's
             return
         state = self.state
+        state.running = False
         state.error = ""
         state.last_pass = self.clock()
         state.over = len(current)

@@ -222,7 +222,7 @@ def recall(query: str = "", session_id: str = "", limit: int = 10) -> dict[str, 
     if not 1 <= limit <= 100:
         raise ToolError("limit must be 1 to 100")
     try:
-        found = recall_cards(_vault(), query or None, limit, session_id or None)
+        found = recall_cards(_vault(), query or None, limit, session_id or None, with_prompt=False)
     except VaultError as error:
         raise _refused(error) from None
     prompt_fields = {"results": {"__all__": {"card": {"goal", "summary"}}}}

@@ -50,12 +50,15 @@ def recall(
     query: str | None = None,
     limit: int = VAULT_RECALL_DEFAULT_LIMIT,
     session_id: str | None = None,
+    *,
+    with_prompt: bool = True,
 ) -> RecallResult:
     """State cards found in the snapshots (of one session, or all), best matches first.
 
     With a query, only cards with at least one case-insensitive hit count; without one, every
     card, newest first. A card seen in several snapshots (versions of one file) is reported
-    once, from the newest snapshot holding it.
+    once, from the newest snapshot holding it. `with_prompt=False` (MCP) matches the query
+    only against the fields that caller is shown.
     """
     if query is not None:
         _query_bytes(query)
@@ -77,7 +80,7 @@ def recall(
                 if card is None:
                     continue
                 key = (entry.session_id, hashlib.sha256(line).hexdigest())
-                hits = card_hits(card, query)
+                hits = card_hits(card, query, with_prompt)
                 if key in seen_cards or (query and not hits):
                     continue
                 seen_cards.add(key)

@@ -76,9 +76,9 @@ def _pending(archive: Archive, session_id: str, include_private: bool) -> list[_
             )
         )
         found.append(_Pending((entry.ts, "s:" + entry.sha256), full, short))
-    for event in archive.events:
+    for ordinal, event in enumerate(archive.events):
         if event.session_id == session_id:
-            key = event_key(event)
+            key = event_key(event, ordinal)
             shown = item(Arm.EVENTS, event.provider, session_id, event.ts, key, event_text(event))
             found.append(_Pending((event.ts, key), shown, shown))
     found.sort(key=lambda p: p.position)

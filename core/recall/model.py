@@ -133,7 +133,6 @@ class Delta(_Frozen):
 
 
 Position = tuple[float, str]
-_START: Position = (float("-inf"), "")
 
 
 # --- input checks ----------------------------------------------------------------------------

@@ -129,10 +129,11 @@ def context_pack(
             snapshot_line(e, include_private),
         ),
     )
+    keys = {id(e): event_key(e, n) for n, e in enumerate(archive.events) if e.session_id in matched}
     events = _newest_per_session(
         [e for e in archive.events if e.session_id in matched],
         PACK_EVENTS_PER_SESSION,
-        lambda e: item(Arm.EVENTS, e.provider, e.session_id, e.ts, event_key(e), event_text(e)),
+        lambda e: item(Arm.EVENTS, e.provider, e.session_id, e.ts, keys[id(e)], event_text(e)),
     )
     offered = [*cards, *facts[:PACK_MAX_FACTS], *snapshots, *events]
     head = head_line("context pack", ", ".join(terminal_safe(n) for n in names))
@@ -158,7 +159,14 @@ def _newest_per_session(
     """At most `limit` of each session's newest, as items, newest first over all."""
     kept: dict[str, int] = {}
     items: list[Offer] = []
+    seen: set[str] = set()
     for value in sorted(found, key=lambda v: -v.ts):
+        # one pointer per snapshot: the same bytes taken twice (pre- and post-compact) are one
+        sha = value.sha256 if isinstance(value, IndexEntry) else None
+        if sha is not None and sha in seen:
+            continue
+        if sha is not None:
+            seen.add(sha)
         if kept.get(value.session_id, 0) < limit:
             kept[value.session_id] = kept.get(value.session_id, 0) + 1
             items.append(make(value))

@@ -77,10 +77,12 @@ def card_text(seen: CardSeen, include_private: bool) -> str:
     return "\n".join([head, *card_body(seen.card, include_private)])
 
 
-def event_key(event: TelemetryEvent) -> str:
-    """An event's identity (events carry no id): its time, stream, action and outcome."""
+def event_key(event: TelemetryEvent, ordinal: int) -> str:
+    """An event's identity (events carry no id): its place in events.jsonl (append only, so
+    two events of one instant keep their order and never share a cursor position), and a
+    digest of what it says."""
     data = f"{event.ts!r}\x00{event.source_identity_sha256}\x00{event.action}\x00{event.outcome}"
-    return "e:" + hashlib.sha256(data.encode()).hexdigest()[:16]
+    return f"e:{ordinal:09d}:" + hashlib.sha256(data.encode()).hexdigest()[:12]
 
 
 def event_text(event: TelemetryEvent) -> str:
@@ -148,9 +150,9 @@ def render(packed: Sequence[PackItem], head: str, *, headings: bool = True) -> s
     """The injectable text: exactly the packed items, by arm (or in order), under `head`."""
     if not packed:
         return ""
-    lines = [head]
     if not headings:
         return "\n".join([head, *(p.text for p in packed)])
+    lines = [head]
     for arm in Arm:
         in_arm = [p.text for p in packed if p.arm is arm]
         if in_arm:

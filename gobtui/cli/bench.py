@@ -20,7 +20,6 @@ from gobtui.cli.common import add_limit_options, homes_of, progress_bar, resolve
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
 from gobtui.core.bench import BenchRow, Failure, bench_row, failed_row, to_csv
-from gobtui.core.limits import HOT_SECS
 from gobtui.core.model import Provider
 from gobtui.core.sanitize import one_line
 from gobtui.core.strategies import STRATEGIES
@@ -44,7 +43,7 @@ def _rows_of(
     try:
         session = load_session(path, provider)
         policy = resolve_policy(args, provider, session.session_id).policy
-        live = time.time() - os.stat(path).st_mtime < HOT_SECS
+        live = time.time() - os.stat(path).st_mtime <= args.live_secs  # as plan reads it
         rows = evaluate_session(session, policy, list(STRATEGIES), live)
     except (PlanningError, CliError, OSError) as error:
         return [failed_row(summary_id, provider, str(path), one_line(str(error))[:300])]

@@ -12,14 +12,15 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from gobtui.adapters.config.paths import Homes
-from gobtui.adapters.hooks.settings import HookFileError, plan_edit, write_edit
+from gobtui.adapters.hooks.settings import Edit, HookFileError, plan_edit, write_edit
 from gobtui.cli.common import homes_of
 from gobtui.cli.dispatch import CliError
-from gobtui.core.hooks import HookEvent
+from gobtui.core.hooks import HookEvent, is_ours
 from gobtui.core.limits import HOOK_STDIN_MAX_BYTES
 from gobtui.core.model import Provider
 
@@ -53,6 +54,24 @@ def _providers(args: argparse.Namespace) -> list[Provider]:
     return [Provider(args.provider)] if args.provider else list(Provider)
 
 
+def _ours(doc: Any) -> dict[str, list[Any]]:
+    """The matcher groups holding a handler of gobtui's, by event."""
+    hooks = doc.get("hooks") if isinstance(doc, dict) else None
+    found: dict[str, list[Any]] = {}
+    for name, groups in (hooks or {}).items():
+        for group in groups if isinstance(groups, list) else []:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(handlers, list) and any(is_ours(h) for h in handlers):
+                found.setdefault(name, []).append(group)
+    return found
+
+
+def _preview(edit: Edit, install: bool) -> str:
+    """What an install adds, or an uninstall takes out: gobtui's groups, as JSON."""
+    doc = edit.merge.doc if install else (orjson.loads(edit.original) if edit.original else {})
+    return orjson.dumps({"hooks": _ours(doc)}, option=orjson.OPT_INDENT_2).decode()
+
+
 def cmd_hooks(args: argparse.Namespace) -> int:
     homes: Homes = homes_of(args)
     done = False
@@ -72,9 +91,7 @@ def cmd_hooks(args: argparse.Namespace) -> int:
         changed = ", ".join(edit.merge.changed)
         if not args.yes:
             print(f"would write {edit.path} ({verb} {changed}; the rest is kept as it is):")
-            hooks = edit.merge.doc.get("hooks", {})
-            shown = {name: hooks[name] for name in hooks if f"{provider.value}:{name}" in changed}
-            print(orjson.dumps({"hooks": shown}, option=orjson.OPT_INDENT_2).decode())
+            print(_preview(edit, args.install))
             done = True
             continue
         try:

@@ -197,7 +197,9 @@ def test_a_cut_delta_loses_nothing_over_successive_calls() -> None:
     ]
     events = [event(CLAUDE_ID, T0 + n + 0.5) for n in range(30)]
     arch = Archive(entries, cards, events)
-    dated = [(e.ts, e.sha256) for e in entries] + [(e.ts, event_key(e)) for e in events]
+    dated = [(e.ts, e.sha256) for e in entries] + [
+        (e.ts, event_key(e, n)) for n, e in enumerate(events)
+    ]
     expected = [ref for _, ref in sorted(dated)]
     first, _ = delta_call(arch, budget=200_000)
     assert len(first.items) == DELTA_MAX_ITEMS and first.has_more  # the item limit cuts too
@@ -259,3 +261,21 @@ def test_a_delta_names_one_known_session() -> None:
     assert ambiguous.value.code is RecallErrorCode.AMBIGUOUS_SESSION
     with pytest.raises(RecallError):
         delta(arch, CLAUDE_ID, LOCAL_CALLER, 0, T0, None)
+
+
+def test_two_events_of_one_instant_are_both_delivered_across_a_cut() -> None:
+    snap = entry(CLAUDE_ID, T0)
+    twins = [event(CLAUDE_ID, T0 + 5), event(CLAUDE_ID, T0 + 5)]  # the same instant and stream
+    arch = Archive([snap], [], twins)
+    delivered, cursor = [], None
+    for _ in range(6):
+        got, cursor = delta_call(arch, cursor, budget=70)  # one item a call
+        delivered += [i.ref for i in got.items]
+    assert len(delivered) == 3 and len(set(delivered)) == 3
+
+
+def test_a_snapshot_taken_twice_is_one_pointer() -> None:
+    pre = entry(CLAUDE_ID, T0, label="pre-compact")
+    post = pre.model_copy(update={"ts": T0 + 1, "strategy": "post-compact"})  # the same bytes
+    found = context_pack(Archive([post, pre], [], []), [CLAUDE_ID[:8]], 4_000)
+    assert [i.ref for i in found.items if i.arm is Arm.SNAPSHOTS] == [pre.sha256]

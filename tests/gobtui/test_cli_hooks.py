@@ -72,6 +72,10 @@ def test_install_shows_first_then_merges_keeps_a_copy_and_uninstall_gives_it_bac
     assert codex_doc["hooks"]["SessionStart"][0]["matcher"] == "^compact$"
     assert "already installed" in run(capsys, 0, "install-hooks", "--yes")
 
+    before_uninstall = settings.read_text()
+    shown = run(capsys, 0, "uninstall-hooks", "--provider", "claude")
+    assert "would write" in shown and "hook pre-compact" in shown and "say done" not in shown
+    assert settings.read_text() == before_uninstall
     removed = run(capsys, 0, "uninstall-hooks", "--yes", "--provider", "claude")
     assert "removes claude:PreCompact, claude:SessionStart" in removed
     assert json.loads(settings.read_text()) == SETTINGS

@@ -4,6 +4,7 @@ its card index, events.jsonl and cursors.json are the real files."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -184,7 +185,13 @@ async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
 ) -> None:
     fork = forks[Provider.CLAUDE]["session_id"]
     local = run_json("delta", "--session-id", fork, "--budget-tokens", "2000")
+    # a word of a card's goal (the user's prompt) found nowhere else on the card
+    (card,) = [hit["card"] for hit in run_json("recall")["results"] if hit["session_id"] == fork]
+    shown = json.dumps({k: v for k, v in card.items() if k not in ("goal", "summary")}).lower()
+    secret = next(w for w in card["goal"].lower().split() if len(w) > 4 and w not in shown)
+    assert run_json("recall", "--query", secret)["cards_matched"] >= 1  # the local CLI finds it
     async with Client(server()) as client:
+        guessed = answer(await client.call_tool("recall", {"query": secret}))
         packed = answer(
             await client.call_tool(
                 "context_pack", {"entities": ["apply_coupon"], "budget_tokens": 3000}
@@ -212,6 +219,7 @@ async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
     assert zero.is_error and "budget" in zero.content[0].text
     assert unknown.is_error and "no snapshot or event" in unknown.content[0].text
     assert recalled["results"] and all("goal" not in hit["card"] for hit in recalled["results"])
+    assert guessed["cards_matched"] == 0  # what it is not shown, it cannot find by guessing
     after = run_json("delta", "--session-id", fork, "--budget-tokens", "2000")
     assert after["cursor_status"] == "unchanged"
 
