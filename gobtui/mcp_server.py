@@ -32,7 +32,7 @@ from gobtui.adapters.vault.recovery import read_record, search
 from gobtui.adapters.vault.recovery import recall as recall_cards
 from gobtui.adapters.vault.vault import Vault
 from gobtui.cli.dispatch import CliError
-from gobtui.cli.events import span_secs
+from gobtui.cli.recall import since_arg
 from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.edits import NoPlan
 from gobtui.core.limits import HOT_SECS
@@ -248,7 +248,7 @@ def delta(session_id: str, budget_tokens: int, since: str = "") -> dict[str, Any
     start: str | float | None = None
     if since.strip():
         try:
-            start = since if since.strip().startswith("gc1:") else time.time() - span_secs(since)
+            start = since_arg(since)
         except argparse.ArgumentTypeError as error:
             raise _refused(error) from None
     try:

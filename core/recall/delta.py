@@ -10,7 +10,7 @@ cursor is refused, and one idle past its expiry is started afresh with nothing d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..limits import CURSOR_IDLE_EXPIRY_SECS, DELTA_MAX_ITEMS
 from .model import (
@@ -26,7 +26,6 @@ from .model import (
     resolve_session,
 )
 from .render import (
-    Offer,
     card_body,
     event_key,
     event_text,
@@ -45,8 +44,8 @@ START: Position = (0.0, "")
 @dataclass(frozen=True)
 class _Pending:
     position: Position
-    full: Offer
-    short: Offer
+    full: PackItem
+    short: PackItem
 
 
 def _pending(archive: Archive, session_id: str, include_private: bool) -> list[_Pending]:
@@ -122,9 +121,9 @@ def delta(
     for offer in pending[:DELTA_MAX_ITEMS]:
         first = 0 if delivered else tokens(head)
         if used + first + offer.full.tokens <= budget:
-            chosen = offer.full.taken()
+            chosen = offer.full
         elif used + first + offer.short.tokens <= budget:
-            chosen = offer.short.taken(truncated=True)
+            chosen = replace(offer.short, truncated=True)
         else:
             break
         delivered.append(chosen)

@@ -70,7 +70,11 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class PackItem(_Frozen):
+@dataclass(frozen=True, slots=True)
+class PackItem:
+    """An item a pack or delta offers, and delivers when it fits. A plain dataclass: a pack
+    over a thousand snapshots makes thousands and keeps a few (the answer validates those)."""
+
     arm: Arm
     provider: Provider
     session_id: str

@@ -10,10 +10,17 @@ from ..limits import PACK_EVENTS_PER_SESSION, PACK_MAX_FACTS, PACK_SNAPSHOTS_PER
 from ..sanitize import terminal_safe
 from ..telemetry import TelemetryEvent
 from ..vault_model import IndexEntry
-from .model import Archive, Arm, CardSeen, ContextPack, check_budget, parse_entities
+from .model import (
+    Archive,
+    Arm,
+    CardSeen,
+    ContextPack,
+    PackItem,
+    check_budget,
+    parse_entities,
+)
 from .render import (
     FACT_FIELDS,
-    Offer,
     card_text,
     event_key,
     event_text,
@@ -64,10 +71,10 @@ def _matching(
 
 def _facts(
     by_session: dict[str, list[tuple[int, CardSeen]]], shown: set[str], include_private: bool
-) -> list[Offer]:
+) -> list[PackItem]:
     """Entries of the cards not packed whole, each once, that no packed card already shows:
     (privately, earlier goals,) open tasks, errors, decisions, files; newest first in each."""
-    ranked: list[tuple[tuple[int, float], Offer]] = []
+    ranked: list[tuple[tuple[int, float], PackItem]] = []
     for sid, found in by_session.items():
         for _, other in found[1:]:
             snap = other.snapshot
@@ -117,8 +124,14 @@ def context_pack(
     ]
     shown = {line.strip().casefold() for c in cards for line in c.text.split("\n")[1:]}
     facts = _facts(by_session, shown, include_private)
+    # One pointer per snapshot: the same bytes taken twice (pre- and post-compact) are one.
+    newest: dict[str, IndexEntry] = {}
+    for entry in archive.entries:
+        held = newest.get(entry.sha256)
+        if entry.session_id in matched and (held is None or entry.ts > held.ts):
+            newest[entry.sha256] = entry
     snapshots = _newest_per_session(
-        [e for e in archive.entries if e.session_id in matched],
+        list(newest.values()),
         PACK_SNAPSHOTS_PER_SESSION,
         lambda e: item(
             Arm.SNAPSHOTS,
@@ -154,19 +167,12 @@ _Dated = TypeVar("_Dated", IndexEntry, TelemetryEvent)
 
 
 def _newest_per_session(
-    found: Sequence[_Dated], limit: int, make: Callable[[_Dated], Offer]
-) -> list[Offer]:
+    found: Sequence[_Dated], limit: int, make: Callable[[_Dated], PackItem]
+) -> list[PackItem]:
     """At most `limit` of each session's newest, as items, newest first over all."""
     kept: dict[str, int] = {}
-    items: list[Offer] = []
-    seen: set[str] = set()
+    items: list[PackItem] = []
     for value in sorted(found, key=lambda v: -v.ts):
-        # one pointer per snapshot: the same bytes taken twice (pre- and post-compact) are one
-        sha = value.sha256 if isinstance(value, IndexEntry) else None
-        if sha is not None and sha in seen:
-            continue
-        if sha is not None:
-            seen.add(sha)
         if kept.get(value.session_id, 0) < limit:
             kept[value.session_id] = kept.get(value.session_id, 0) + 1
             items.append(make(value))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..edits import DigestBlock
@@ -101,36 +100,11 @@ def tokens(text: str) -> int:
     return estimate_tokens(len(text.encode("utf-8", "surrogatepass")) + 1)
 
 
-@dataclass(frozen=True, slots=True)
-class Offer:
-    """An item a pack or delta could deliver: its text and cost (a PackItem once taken)."""
-
-    arm: Arm
-    provider: Provider
-    session_id: str
-    ts: float
-    ref: str
-    text: str
-    tokens: int
-
-    def taken(self, truncated: bool = False) -> PackItem:
-        return PackItem(
-            arm=self.arm,
-            provider=self.provider,
-            session_id=self.session_id,
-            ts=self.ts,
-            ref=self.ref,
-            text=self.text,
-            tokens=self.tokens,
-            truncated=truncated,
-        )
+def item(arm: Arm, provider: Provider, session: str, ts: float, ref: str, text: str) -> PackItem:
+    return PackItem(arm, provider, session, ts, ref, text, tokens(text))
 
 
-def item(arm: Arm, provider: Provider, session: str, ts: float, ref: str, text: str) -> Offer:
-    return Offer(arm, provider, session, ts, ref, text, tokens(text))
-
-
-def fill(offered: Sequence[Offer], budget: int, head: str) -> tuple[list[PackItem], int]:
+def fill(offered: Sequence[PackItem], budget: int, head: str) -> tuple[list[PackItem], int]:
     """Take items in order while they fit, skipping one that does not; the heading lines are
     charged with the first item that needs them."""
     packed: list[PackItem] = []
@@ -140,7 +114,7 @@ def fill(offered: Sequence[Offer], budget: int, head: str) -> tuple[list[PackIte
         cost = offer.tokens + (0 if packed else tokens(head))
         cost += 0 if offer.arm in arms else tokens(ARM_HEADINGS[offer.arm])
         if used + cost <= budget:
-            packed.append(offer.taken())
+            packed.append(offer)
             arms.add(offer.arm)
             used += cost
     return packed, used
