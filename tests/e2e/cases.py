@@ -11,7 +11,13 @@ from pathlib import Path
 
 from tests.conftest import SHARED_FIXTURES
 from tests.corpus import sessions
+from tests.corpus.claude import ClaudeSession
+from tests.corpus.codex import CodexSession
 from tests.e2e.harness import Home, copy_home_session
+from tests.e2e.model_server import Mode
+
+DRIVEN = Path(__file__).resolve().parents[1] / "corpus" / "driven"
+"""Sessions the real Claude Code wrote against the signing server (tests/e2e/drive.py)."""
 
 OLD = 1_790_000_000.0
 """Sources are dated long ago: an idle session, as auto plans it."""
@@ -32,6 +38,10 @@ class Case:
     place: Callable[[Home], Path]
     model: str = ""
     """Codex: the model to resume with (a rollout may not name one)."""
+    server_mode: Mode = "record"
+    """How the model server checks the thinking blocks a resume sends back: "reject" for
+    sessions whose blocks it signed itself (the driven ones); the genuine fixtures carry
+    redacted signatures, so they are only recorded."""
 
     def __str__(self) -> str:
         return self.name
@@ -42,11 +52,11 @@ def _dated(path: Path) -> Path:
     return path
 
 
-def _corpus_claude(build: Callable[[], sessions.ClaudeSession]) -> Callable[[Home], Path]:
+def _corpus_claude(build: Callable[[], ClaudeSession]) -> Callable[[Home], Path]:
     return lambda home: _dated(build().write(home.claude / "projects"))
 
 
-def _corpus_codex(build: Callable[[], sessions.CodexSession]) -> Callable[[Home], Path]:
+def _corpus_codex(build: Callable[[], CodexSession]) -> Callable[[Home], Path]:
     return lambda home: _dated(build().write(home.codex / "sessions"))
 
 
@@ -66,6 +76,25 @@ CORPUS = [
     Case("codex", "corpus-codex-compacted", _corpus_codex(sessions.codex_compacted),
          "gpt-5.2-codex"),
 ]  # fmt: skip
+
+
+def driven_claude(shape: str) -> Callable[[Home], Path]:
+    """A driven session placed as Claude Code keeps it: `<session id>.jsonl` in a project
+    folder (the one it was driven in)."""
+
+    def place(home: Home) -> Path:
+        source = DRIVEN / f"{shape}.jsonl"
+        target = home.claude / "projects" / f"-tmp-gobtui-drive-{shape}"
+        return _dated(copy_home_session(source, target / f"{_claude_session_id(source)}.jsonl"))
+
+    return place
+
+
+DRIVEN_SHAPES = ("three-prompts", "tool-heavy", "edits-failure")
+CORPUS += [
+    Case("claude", f"driven-claude-thinking-{shape}", driven_claude(shape), server_mode="reject")
+    for shape in DRIVEN_SHAPES
+]
 
 _GENUINE_CLAUDE = {
     "genuine-claude-spotter-4d56": "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",

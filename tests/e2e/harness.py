@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.clients import PATH, Clients, Finished, run_bounded
-from tests.e2e.model_server import Request, model_server
+from tests.e2e.model_server import THINKING_TYPES, Mode, Request, canonical, model_server
 
 GOBTUI = Path(sys.executable).with_name("gobtui")
 PROMPT = "continue"
@@ -79,6 +79,10 @@ class Resumed:
     requests: list[Request] = field(default_factory=list)
     detected: dict[str, Any] = field(default_factory=dict)
     """gobtui detect's row of the session resumed (the suite's originals keep it)."""
+    rejected: list[str] = field(default_factory=list)
+    """The checking server's HTTP 400 messages (a thinking block's prefix did not verify)."""
+    dropped: list[str] = field(default_factory=list)
+    """Thinking blocks the checking server dropped (mode "drop")."""
 
     @property
     def loaded(self) -> bool:
@@ -108,8 +112,9 @@ def is_compaction(request: Request) -> bool:
     return "<summary>" in last and "<analysis>" in last
 
 
-def resume_claude(clients: Clients, home: Home, session_id: str) -> Resumed:
-    with model_server() as (url, recorder):
+def resume_claude(clients: Clients, home: Home, session_id: str, mode: Mode = "record") -> Resumed:
+    """`claude --resume ID -p continue`, against a server checking thinking blocks per `mode`."""
+    with model_server(mode) as (url, recorder):
         env = {
             "PATH": PATH, "HOME": str(home.home), "CLAUDE_CONFIG_DIR": str(home.claude),
             "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "e2e-dummy-key",
@@ -119,7 +124,12 @@ def resume_claude(clients: Clients, home: Home, session_id: str) -> Resumed:
         finished = run_bounded(
             [str(clients.claude), "--resume", session_id, "-p", PROMPT], env, home.cwd
         )
-        return Resumed(finished, recorder.model_requests())
+        return Resumed(
+            finished,
+            recorder.model_requests(),
+            rejected=list(recorder.rejected),
+            dropped=list(recorder.dropped),
+        )
 
 
 def resume_codex(clients: Clients, home: Home, session_id: str, model: str, *flags: str) -> Resumed:
@@ -159,12 +169,49 @@ def history_blocks(request: Request) -> list[str]:
     return blocks
 
 
+@dataclass(frozen=True)
+class PrefixChange:
+    """Where a fork's request first differs from the original's, and its thinking blocks on
+    either side of that point (the provider invalidates every one after it)."""
+
+    message: int | None
+    """Index in the fork's request of the first message that differs (None: none does)."""
+    thinking_before: int
+    thinking_after: int
+
+
+def prefix_change(original: Request, fork: Request) -> PrefixChange:
+    """Compare the two requests' messages as the provider does (canonical(): roles merged,
+    cache markers dropped) block by block; the first block that differs is the change."""
+    before = canonical(original.body.get("messages", []) if isinstance(original.body, dict) else [])
+    after = canonical(fork.body.get("messages", []) if isinstance(fork.body, dict) else [])
+    change: tuple[int, int] | None = None
+    for at, message in enumerate(after):
+        same = before[at] if at < len(before) and before[at].role == message.role else None
+        for position, block in enumerate(message.blocks):
+            if same is None or position >= len(same.blocks) or same.blocks[position] != block:
+                change = (at, position)
+                break
+        if change:
+            break
+    kept_before = kept_after = 0
+    for at, message in enumerate(after):
+        for position, block in enumerate(message.blocks):
+            if isinstance(block, dict) and block.get("type") in THINKING_TYPES:
+                if change is None or (at, position) < change:
+                    kept_before += 1
+                else:
+                    kept_after += 1
+    first = after[change[0]].origin[change[1]][0] if change else None
+    return PrefixChange(first, kept_before, kept_after)
+
+
 def history_bytes(request: Request, counted_only: bool = False) -> int:
     """Bytes of the request's history as compact UTF-8 JSON (as it goes over the wire, and
     as gobtui estimates); `counted_only` leaves out what the provider does not count as
     context (Codex's encrypted reasoning)."""
     body = request.body if isinstance(request.body, dict) else {}
-    entries = body.get("messages", body.get("input", []))
+    entries: list[Any] = body.get("messages", body.get("input", [])) or []
     total = 0
     for entry in entries:
         if counted_only and isinstance(entry, dict):
@@ -203,7 +250,9 @@ def stable_blocks(request: Request) -> list[str]:
 
 def untouched_missing(original: Request, fork: Request, changed_ids: set[str]) -> list[str]:
     """Blocks of the original's history that the fork's lacks, leaving out the tool outputs
-    gobtui changed or answered (named by their tool_use_id / call_id) and per-run text."""
+    gobtui changed or answered (named by their tool_use_id / call_id), per-run text, and
+    thinking (preserved thinking: a fork leaves it out after its first change; the suite
+    counts what it keeps before and after that change apart)."""
     fork_blocks = set(stable_blocks(fork))
     return [
         block[:200]
@@ -211,7 +260,16 @@ def untouched_missing(original: Request, fork: Request, changed_ids: set[str]) -
         if block not in fork_blocks
         and not any(tool_id in block for tool_id in changed_ids)
         and not block.endswith(INTERRUPTION_MARKERS)
+        and not _is_thinking(block)
     ]
+
+
+def _is_thinking(block: str) -> bool:
+    """Whether a history_blocks() string is a Claude thinking block ("assistant {...}")."""
+    role, _, body = block.partition(" ")
+    if role != "assistant" or not body.startswith("{"):
+        return False
+    return json.loads(body).get("type") in THINKING_TYPES
 
 
 def copy_home_session(source: Path, target: Path) -> Path:
@@ -236,4 +294,4 @@ def install_hooks(home: Home, provider: str) -> dict[str, Any]:
 def hook_data_dir(home: Home) -> Path:
     """Where a hook's gobtui keeps its data: it runs in the client's environment, whose HOME
     is the case's and which names no GOBTUI_DATA_DIR."""
-    return home.home / ".local" / "share" / "gobtui"
+    return Path(home.home) / ".local" / "share" / "gobtui"

@@ -8,7 +8,11 @@ is judged against the original resumed the same way:
   threshold (and does when gobtui said it would);
 - the request it answers from carries less history than the original's;
 - the state card is in it, when the plan has one;
-- every record gobtui did not touch arrives as the original's did.
+- every record gobtui did not touch arrives as the original's did;
+- for a session whose thinking blocks the server signed (a case in "reject" mode): the
+  original and the fork resume with no HTTP 400, and the fork's request keeps no thinking
+  block after the first block that differs from the original's (the provider would drop it
+  or refuse the request).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from tests.e2e.harness import (
     history_blocks,
     history_bytes,
     history_tokens,
+    prefix_change,
     resume_claude,
     resume_codex,
     stable_blocks,
@@ -70,6 +75,13 @@ class Row:
     before_tokens: int = 0
     predicted_after: int | None = None
     measured_after: int | None = None
+    first_changed_message: int | None = None
+    """The first message of the fork's request that differs from the original's."""
+    thinking_before_change: int = 0
+    thinking_after_change: int = 0
+    original_rejections: int = 0
+    rejections: int = 0
+    """HTTP 400s the checking server answered the fork's resume (a thinking block failed)."""
     seconds: float = 0.0
     outcome: str = ""
 
@@ -83,7 +95,7 @@ def record(row: Row) -> None:
 
 def resume(clients: Clients, case: Case, home: Home, session_id: str) -> Resumed:
     if case.provider == "claude":
-        return resume_claude(clients, home, session_id)
+        return resume_claude(clients, home, session_id, case.server_mode)
     return resume_codex(clients, home, session_id, case.model)
 
 
@@ -214,6 +226,8 @@ def _check(
     row: Row,
 ) -> None:  # fmt: skip
     original, session = _original(clients, case, root, originals)
+    row.original_rejections = len(original.rejected)
+    assert not original.rejected, f"the original got a 400: {original.rejected[0]}"
     assert original.loaded, f"the original does not load: {original.finished.first_error()}"
     home = Home(root / "fork")
     (home.root / "gobtui.toml").write_text(POLICY)
@@ -224,10 +238,12 @@ def _check(
     assert fork_path.parent == path.parent and fork_path != path
     resumed = resume(clients, case, home, receipt["session_id"])
     row.loaded = resumed.loaded
-    assert resumed.loaded, (
+    row.rejections = len(resumed.rejected)
+    not_loaded = (
         f"the client did not load the fork (exit {resumed.finished.returncode}, "
         f"{len(resumed.requests)} requests): {resumed.finished.first_error()}"
     )
+    assert resumed.requests, not_loaded
     before, after = original.history_request, resumed.history_request
     row.original_compacted, row.fork_compacted = original.compacted, resumed.compacted
     row.original_bytes, row.fork_bytes = history_bytes(before), history_bytes(after)
@@ -235,6 +251,10 @@ def _check(
         history_tokens(before),
         history_tokens(after),
     )
+    change = prefix_change(before, after)
+    row.first_changed_message = change.message
+    row.thinking_before_change = change.thinking_before
+    row.thinking_after_change = change.thinking_after
     projection = receipt.get("projection") or {}
     row.predicted_after = projection.get("context_tokens_after")
     row.predicted_compacts = projection.get("client_compacts")
@@ -244,6 +264,15 @@ def _check(
         row.measured_after = round(
             row.before_tokens - slope * (row.original_history_tokens - row.fork_history_tokens)
         )
+    if case.server_mode == "reject":
+        assert not resumed.rejected, (
+            f"the checking server answered {len(resumed.rejected)} 400s: {resumed.rejected[0]}"
+        )
+        assert row.thinking_after_change == 0, (
+            f"the fork keeps {row.thinking_after_change} thinking blocks after its first "
+            f"changed message ({row.first_changed_message})"
+        )
+    assert resumed.loaded, not_loaded
     if variant in ("fork", "undo"):
         assert not resumed.compacted or original.compacted, "the client compacted a plain copy"
         assert stable_blocks(after) == stable_blocks(before) or resumed.compacted, (
