@@ -28,6 +28,7 @@ from .limits import (
 )
 from .model import ItemKind, Provider, Transcript, TranscriptItem
 from .policy import PolicyConfig
+from .thinking import rule_applies, thinking_after
 
 
 class AdmissionCode(StrEnum):
@@ -51,6 +52,7 @@ class AdmissionCode(StrEnum):
     CACHE_EDIT_UNSUPPORTED_PROVIDER = "cache_edit_unsupported_provider"
     UNKNOWN_TOOL_USE_ID = "unknown_tool_use_id"
     PLAN_GROWS_CONTEXT = "plan_grows_context"
+    THINKING_AFTER_CHANGE = "thinking_after_change"
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,8 +255,19 @@ def admit(plan: CompactionPlan, transcript: Transcript, policy: PolicyConfig) ->
         check.fail(AdmissionCode.MULTIPLE_DIGESTS, f"{len(digests)} digests, at most one allowed")
 
     items = {item.line_index: item for item in transcript.items}
-    reasoning = policy.drop_old_reasoning
+    # Claude thinking after a change is the rule's (core.thinking), whatever the policy.
+    rule = rule_applies(transcript.provider)
+    reasoning = rule or policy.drop_old_reasoning
     protected = protected_lines(transcript, policy.keep_recent_tool_outputs, reasoning)
+    if rule:
+        protected = {line for line in protected if items[line].kind is not ItemKind.REASONING}
+        kept = set(thinking_after(transcript, plan.elided_lines)) - set(plan.elided_lines)
+        if kept:
+            check.fail(
+                AdmissionCode.THINKING_AFTER_CHANGE,
+                f"{len(kept)} thinking records after the first change are kept "
+                f"(first: line {min(kept)})",
+            )
     seen: set[int] = set()
     for edit in plan.edits:
         if isinstance(edit, ElideEdit):

@@ -1,8 +1,9 @@
 """The eval table: one row per strategy, and which row is best. Pure (timings come in).
 
 A strategy that fails is an error row, never a failed eval. The best row is the valid,
-admitted file plan that passes the savings gate with the highest cache-preserving score
-(savings x prefix share cubed, as `auto` ranks), so the table and `auto` agree.
+admitted file plan that passes the savings gate, ends under the fork ceiling, with the
+highest cache-preserving score (savings x prefix share cubed), as `auto` ranks: the table
+and `auto` agree.
 """
 
 from __future__ import annotations
@@ -74,14 +75,17 @@ class EvalRow(BaseModel):
         return self.est_reclaimed * share**3
 
 
-def mark_best(rows: list[EvalRow], min_savings_tokens: int) -> list[EvalRow]:
-    """The rows with `best` set on the winner (at most one); ties go to the earlier row."""
+def mark_best(rows: list[EvalRow], min_savings_tokens: int, ceiling: int) -> list[EvalRow]:
+    """The rows with `best` set on the winner (at most one); ties go to the earlier row. A
+    fork that ends under `ceiling` (PolicyConfig.fork_ceiling) beats one that does not."""
     best_index: int | None = None
-    best_key: tuple[bool, float] | None = None
+    best_key: tuple[bool, bool, float] | None = None
     for index, row in enumerate(rows):
         if row.status is not RowStatus.PLAN or row.control or row.valid is False:
             continue
-        key = (row.est_reclaimed >= min_savings_tokens, row.score())
+        after = row.context_tokens_after
+        fits = after is not None and after < ceiling
+        key = (row.est_reclaimed >= min_savings_tokens, fits, row.score())
         if best_key is None or key > best_key:
             best_index, best_key = index, key
     return [row.model_copy(update={"best": index == best_index}) for index, row in enumerate(rows)]

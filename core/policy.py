@@ -74,6 +74,10 @@ class PolicyConfig(BaseModel):
     (the provider counts only its summary, but the client sends it all back and reckons it
     when it decides to compact). Off by default: the real Codex CLI resumes such forks, but
     no offline test can show what the provider's API makes of a history without them."""
+    drop_old_thinking: bool = True
+    """Claude: the thinking of finished turns is a candidate of its own (the provider keeps
+    it all in the context: Claude Code asks clear_thinking to keep all). Whatever this says,
+    a fork leaves out the thinking after its first change (core.thinking)."""
 
     @field_validator("keep_score_threshold")
     @classmethod
@@ -91,6 +95,15 @@ class PolicyConfig(BaseModel):
     def effective_trigger(self) -> int:
         """The trigger scaled by quota pressure, rounded, at least 1."""
         return max(1, round_half_up(self.trigger_tokens * self.quota_pressure.factor))
+
+    def fork_ceiling(self, provider: Provider, model_window: int | None) -> int:
+        """The context a fork should end under: below the trigger (else it is flagged again)
+        and below the client's own compaction threshold (else its summary replaces ours)."""
+        return min(self.effective_trigger(), client_compact_threshold(provider, model_window))
+
+    def reasoning_candidates(self, provider: Provider) -> bool:
+        """Whether the provider's reasoning items of earlier turns are candidates."""
+        return self.drop_old_thinking if provider is Provider.CLAUDE else self.drop_old_reasoning
 
     def accepts_savings(self, before: int, after: int) -> bool:
         """The central minimum-savings gate."""

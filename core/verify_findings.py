@@ -37,6 +37,8 @@ class FindingCode(StrEnum):
     DUPLICATE_UUID = "duplicate_uuid"
     ORPHANED_TOOL_USE = "orphaned_tool_use"
     INTERRUPTED_TOOL_USE = "interrupted_tool_use"
+    THINKING_AFTER_CHANGE = "thinking_after_change"
+    """A fork against its source (not one file's structure): core.thinking."""
     # Claude Code and Codex
     DUPLICATE_TOOL_CALL_ID = "duplicate_tool_call_id"
     ORPHANED_TOOL_RESULT = "orphaned_tool_result"
@@ -93,6 +95,11 @@ RULES: dict[FindingCode, tuple[Severity, str]] = {
         _W,
         "tool_use after the live branch's last user record has no tool_result (an interrupted "
         "call: the client answers it on resume)",
+    ),
+    C.THINKING_AFTER_CHANGE: (
+        _E,
+        "thinking block at or after the first message the fork changed: the provider's "
+        "prefix check refuses it (preserved thinking)",
     ),
     C.DUPLICATE_TOOL_CALL_ID: (_E, "tool call id already used on line {0} of the live context"),
     C.ORPHANED_TOOL_RESULT: (_W, "tool result answers no earlier tool call of the live context"),

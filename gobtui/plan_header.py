@@ -73,7 +73,10 @@ def _verdicts(text: Text, f: PreviewFigures, styles: BandStyles) -> None:
         text.append(" · verify ok", styles.ok)
     elif f.valid is False:
         text.append(f" · verify: {', '.join(f.findings) or 'failed'}", styles.alert)
-    text.append(f" · {f.elided} stubbed · card {human_bytes(f.card_bytes)}")
+    text.append(f" · {f.elided - f.left_out} stubbed")
+    if f.left_out:
+        text.append(f" · {f.left_out} thinking left out")
+    text.append(f" · card {human_bytes(f.card_bytes)}")
     if f.added_records:
         text.append(f" (+{f.added_records} rec)")
     if f.client_compacts:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gobtui import policies
 from gobtui.adapters.config.config_file import ConfigError
-from gobtui.adapters.planning.load import LoadedSession, candidate_bytes, load_session, plan_session
+from gobtui.adapters.planning.load import LoadedSession, load_session, plan_session
 from gobtui.core.admission import protected_tail_start
 from gobtui.core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
 from gobtui.core.limits import MAX_POLICY_TOKENS
@@ -25,6 +25,7 @@ from gobtui.core.probes import Probe, extract_probes, probe_recall
 from gobtui.core.strategies import STRATEGIES
 from gobtui.core.strategies.common import prefix_tokens
 from gobtui.core.verify import verify
+from gobtui.core.verify_findings import FindingCode
 from gobtui.preview_rows import PairRow, build_rows, split_lines
 
 DEFAULT_STRATEGY = "auto"
@@ -109,6 +110,8 @@ class PreviewFigures:
     admission_code: str | None = None
     card_bytes: int = 0
     elided: int = 0
+    left_out: int = 0
+    """Of the elided records, the thinking the fork leaves out (core.thinking)."""
     added_records: int = 0
     client_compacts: bool | None = None
     """The provider's client will compact the fork itself on resume (None: no file plan)."""
@@ -205,13 +208,18 @@ class PreviewPlanner:
         candidate_lines = self.source_lines
         valid: bool | None = None
         findings: tuple[str, ...] = ()
+        left_out: set[int] = set()
         if plan.rewrites_file and not plan.is_control and admission and admission.admitted:
-            candidate = candidate_bytes(session, plan)
+            overlay = session.rewriter.overlay(plan)
+            candidate = session.rewriter.materialize(overlay)
             candidate_lines = split_lines(candidate)
+            left_out = {index for index, line in overlay.replaced.items() if not line}
             report = verify(candidate, session.provider)
-            added = Counter(f.code.value for f in report.findings) - self._findings()
-            valid = not added  # what the source carried is not held against it
-            findings = tuple(sorted({f.code.value for f in report.findings}))
+            codes = Counter(f.code.value for f in report.findings)
+            if session.rewriter.thinking_violation(overlay) is not None:
+                codes[FindingCode.THINKING_AFTER_CHANGE.value] += 1
+            valid = not (codes - self._findings())  # what the source carried is not held against it
+            findings = tuple(sorted(codes))
         dropped_ids = {
             tool_id
             for edit in plan.edits
@@ -229,6 +237,7 @@ class PreviewPlanner:
             transcript,
             elided=set(plan.elided_lines),
             api_dropped=api_dropped,
+            left_out=left_out,
             card=digest.render() if digest is not None else None,
         )
         figures = PreviewFigures(
@@ -247,7 +256,8 @@ class PreviewPlanner:
             admission_code=admission.code.value if admission and admission.code else None,
             card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
             elided=len(plan.elided_lines),
-            added_records=max(0, len(candidate_lines) - len(self.source_lines)),
+            left_out=len(left_out),
+            added_records=max(0, len(candidate_lines) + len(left_out) - len(self.source_lines)),
             client_compacts=plan.projection.client_compacts if plan.projection else None,
         )
         return PlanPreview(figures, rows, self.source_lines, candidate_lines, ignore_trigger)

@@ -38,6 +38,8 @@ class RowChange(StrEnum):
     SAME = "same"
     FOLD = "fold"
     STUBBED = "stubbed"
+    LEFT_OUT = "left_out"
+    """The fork does not hold the record (thinking after the first change: core.thinking)."""
     CHANGED = "changed"
     API_DROP = "api_drop"
     """A cache_edit drops this tool result at the API layer; the file keeps it."""
@@ -129,12 +131,15 @@ def build_rows(
     *,
     elided: set[int] | None = None,
     api_dropped: set[int] | None = None,
+    left_out: set[int] | None = None,
     card: str | None = None,
     fold_min: int = FOLD_MIN_RUN,
 ) -> list[PairRow]:
-    """Source lines against candidate lines (same count plus appended records)."""
+    """Source lines against candidate lines: the source's but the `left_out` ones, in order,
+    then appended records."""
     elided = elided or set()
     api_dropped = api_dropped or set()
+    left_out = left_out or set()
     items = _item_labels(transcript)
     rows: list[PairRow] = []
     run: list[Record] = []
@@ -154,9 +159,15 @@ def build_rows(
             rows.extend(PairRow(RowChange.SAME, r, r) for r in run)
         run.clear()
 
+    at = 0  # the candidate line beside the source's
     for index, line in enumerate(source):
         before = _record(index, line, items, RECORD_KIND)
-        after_line = candidate[index] if index < len(candidate) else None
+        if index in left_out:
+            flush()
+            rows.append(PairRow(RowChange.LEFT_OUT, before, None))
+            continue
+        after_line = candidate[at] if at < len(candidate) else None
+        at += 1
         if after_line == line and index not in api_dropped:
             run.append(before)
             continue
@@ -164,7 +175,7 @@ def build_rows(
         if after_line is None:  # a candidate shorter than its source: show the loss
             rows.append(PairRow(RowChange.CHANGED, before, None))
             continue
-        after = Record(index, before.kind, before.label, len(after_line))
+        after = Record(at - 1, before.kind, before.label, len(after_line))
         if index in api_dropped and after_line == line:
             change = RowChange.API_DROP
         elif index in elided:
@@ -173,12 +184,12 @@ def build_rows(
             change = RowChange.CHANGED
         rows.append(PairRow(change, before, after))
     flush()
-    for index in range(len(source), len(candidate)):
+    for index in range(at, len(candidate)):
         line = candidate[index]
         kind = CARD_KIND if card is not None else RECORD_KIND
         rows.append(
             PairRow(RowChange.ADDED, None, Record(index, kind, sniff_type(line), len(line)))
         )
-    if card is not None and len(candidate) > len(source):
+    if card is not None and len(candidate) > at:
         rows.extend(PairRow(RowChange.CARD_LINE, text=text) for text in card.split("\n"))
     return rows

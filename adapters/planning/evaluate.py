@@ -22,6 +22,7 @@ from ...core.probes import ProbeScore
 from ...core.strategies import STRATEGIES
 from ...core.strategies.common import prefix_tokens
 from ...core.verify import VerifyReport, accepts
+from ...core.verify_findings import FindingCode
 from ..providers.full_parse import gc_paused
 from ..providers.rewrite_records import RewriteError
 from .load import LoadedSession, Progress, check_strategy, plan_session
@@ -76,7 +77,9 @@ def evaluate_session(
             _score_probes(entry, witness, tail_start)
         rows = [_scored(entry, transcript) for entry in planned]
         report(total, "done")
-        return mark_best(rows, policy.min_savings_tokens)
+        window = transcript.summary.context_window if transcript.summary is not None else None
+        ceiling = policy.fork_ceiling(transcript.provider, window)
+        return mark_best(rows, policy.min_savings_tokens, ceiling)
 
 
 def _plan_row(session: LoadedSession, name: str, policy: PolicyConfig, live: bool) -> _Planned:
@@ -162,13 +165,17 @@ def _checks(
             continue
         whole = memoryview(session.source_bytes)
         prefix = whole[: len(whole) - len(session.data)]  # the part before the live part
+        findings = {finding.code.value for finding in checked.findings}
+        thinking = session.rewriter.thinking_violation(candidate) is not None
+        if thinking:
+            findings.add(FindingCode.THINKING_AFTER_CHANGE.value)
         update = {
             "result_sha256": session.rewriter.sha256(candidate, prefix),
             "bytes_after": session.whole_size(candidate.size),
-            "valid": accepts(checked, source_report),
-            "verify_errors": checked.errors,
+            "valid": accepts(checked, source_report) and not thinking,
+            "verify_errors": checked.errors + thinking,
             "verify_warnings": checked.warnings,
-            "findings": sorted({finding.code.value for finding in checked.findings}),
+            "findings": sorted(findings),
         }
         answers.append((row.model_copy(update=update), _since(started)))
     return answers

@@ -33,6 +33,7 @@ from ...core.limits import (
 )
 from ...core.model import Transcript
 from ...core.policy import PolicyConfig
+from ...core.strategies.common import NO_CONTEXT, prefix_safe
 from ...core.strategies.external import plan_from_edits
 
 STRATEGY_ID = "external"
@@ -123,6 +124,8 @@ def run_external(
     outcome = plan_from_edits(STRATEGY_ID, edits, transcript, policy)
     if isinstance(outcome, NoPlan):
         return outcome
+    # The command need not know preserved thinking: the host adds what its rule leaves out.
+    outcome = prefix_safe(outcome, transcript, NO_CONTEXT) or outcome
     verdict = admit(outcome, transcript, policy)
     if not verdict.admitted:
         raise ExternalError(

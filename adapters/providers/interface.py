@@ -4,11 +4,11 @@ only place that picks one by Provider. A new provider is a new package of this s
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from ...core.model import Provider, Transcript
+from ...core.model import ItemKind, Provider, Transcript
 from ..files.jsonl import Record
 from .reader import TailState
 from .rewrite_records import ForkUsage, StubMaker
@@ -108,3 +108,24 @@ class RewriteHalf(Protocol):
         ...
 
     def payload_text(self, record: Record) -> str | None: ...
+
+    @property
+    def LEFT_OUT_KINDS(self) -> frozenset[ItemKind]:  # items elided by leaving their record out
+        ...
+
+    def prefix_safe(
+        self, lines: Sequence[bytes], first: int
+    ) -> tuple[dict[int, bytes], dict[str, str | None]]:
+        """Lines to replace (b"" to leave a record out) so that the provider's checks of the
+        reasoning sent back hold when `first` is the first line a rewrite changed (`lines`
+        with its lines in place); and each left-out record's parent."""
+        ...
+
+    def kept_ancestor(self, parents: dict[str, str | None], uuid: str | None) -> str | None: ...
+
+    def thinking_after_change(
+        self, lines: Sequence[bytes], replaced: Mapping[int, bytes], appended: Sequence[bytes]
+    ) -> int | None:
+        """The first line of a fork (its source's `lines`, `replaced`, `appended`) whose
+        reasoning the provider's prefix check would refuse; None when it passes."""
+        ...

@@ -118,13 +118,16 @@ def append_records(lines: list[bytes], records: list[Record]) -> None:
         if found:
             ending = found
             break
-    final_newline = not lines or lines[-1].endswith(b"\n")
+    last = len(lines) - 1
+    while last > 0 and not lines[last]:  # a record the rewrite left out
+        last -= 1
+    final_newline = last < 0 or lines[last].endswith(b"\n")
     if not final_newline:
-        if not isinstance(decode_line(lines[-1].strip()), dict):
+        if not isinstance(decode_line(lines[last].strip()), dict):
             raise RewriteError(
-                RewriteCode.TORN_TAIL, f"line {len(lines) - 1} is unfinished; nothing appended"
+                RewriteCode.TORN_TAIL, f"line {last} is unfinished; nothing appended"
             )
-        lines[-1] += ending
+        lines[last] += ending
     encoded = [encode_line(record, ending) for record in records]
     if not final_newline:
         encoded[-1] = encoded[-1][: -len(ending)]

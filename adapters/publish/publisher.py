@@ -24,6 +24,7 @@ from ...core.receipt import OperationKind, Receipt, items_covered
 from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
 from ...core.vault_model import IndexEntry, VaultError
 from ...core.verify import accepts, added_findings, verify
+from ...core.verify_findings import FindingCode
 from ..files.atomic import describe, publish_new
 from ..planning.load import LoadedSession
 from ..providers.rewrite_records import RewriteError
@@ -148,7 +149,8 @@ class Publisher:
             try:
                 # apply_plan's bytes (tests/adapters/test_rewrite_lines.py), built from the
                 # loaded session's lines without a second copy of every line.
-                candidate = session.rewriter.apply(plan)
+                overlay = session.rewriter.overlay(plan)
+                candidate = session.rewriter.materialize(overlay)
             except RewriteError as error:
                 raise PublishError(PublishErrorCode.REWRITE_FAILED, str(error)) from None
             size = len(session.source_bytes)
@@ -160,6 +162,12 @@ class Publisher:
                 )
             self.fault("candidate")
             self._require_valid(session, candidate)
+            if session.rewriter.thinking_violation(overlay) is not None:
+                raise PublishError(
+                    PublishErrorCode.VERIFY_FAILED,
+                    "the compacted copy does not verify "
+                    f"({FindingCode.THINKING_AFTER_CHANGE.value})",
+                )
             output = rewrite_identity(session.whole(candidate), session.provider, op.new_id)
             if len(output) >= size:
                 raise PublishError(

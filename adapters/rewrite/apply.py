@@ -103,6 +103,33 @@ def fork_usage_target(plan: CompactionPlan, transcript: Transcript) -> ForkUsage
     return plan.projection.context_tokens_after, following
 
 
+def stubbed(
+    targets: dict[int, ElideEdit], items: dict[int, TranscriptItem], half: RewriteHalf
+) -> list[int]:
+    """The elided lines that get a stub, in order: not those the provider's half leaves
+    out whole (prefix_safe leaves them out, as every record of their kind after the first
+    change)."""
+    left_out = half.LEFT_OUT_KINDS
+    return [
+        index
+        for index in sorted(targets)
+        if not ((item := items.get(index)) is not None and item.kind in left_out and item.elidable)
+    ]
+
+
+def relinked(
+    half: RewriteHalf, records: list[Record], left_out: dict[str, str | None]
+) -> list[Record]:
+    """Appended records hung off the nearest kept ancestor of a record the rewrite left out
+    (prefix_safe)."""
+    if left_out:
+        for record in records:
+            parent = record.get("parentUuid")
+            if type(parent) is str and parent in left_out:
+                record["parentUuid"] = half.kept_ancestor(left_out, parent)
+    return records
+
+
 def checked_edits(
     plan: CompactionPlan, transcript: Transcript, provider: Provider, lines: Sequence[bytes]
 ) -> tuple[list[DigestBlock], dict[int, ElideEdit]]:
@@ -136,14 +163,19 @@ def apply_plan(
     digests, targets = checked_edits(plan, transcript, provider, lines)
     half = provider_half(provider)
     items = {item.line_index: item for item in transcript.items}
-    for index in sorted(targets):
+    for index in stubbed(targets, items, half):
         lines[index] = _elide_line(lines, index, targets[index], items.get(index), half)
+    safe, left_out = half.prefix_safe(lines, min(targets)) if targets else ({}, {})
+    for index, line in safe.items():
+        lines[index] = line
     records: list[Record] = []
     scan = half.CardScan.of(lines, transcript.path) if digests or plan.projection else None
     if digests:
         card = digests[0].render()
         seed = plan_seed(data, provider, plan)
-        records = half.card_records_scanned(scan, lines, transcript, card, seed)
+        records = relinked(
+            half, half.card_records_scanned(scan, lines, transcript, card, seed), left_out
+        )
     target = fork_usage_target(plan, transcript)
     if target is not None:
         replaced, usage = half.fork_usage(scan, lines, target, len(records))

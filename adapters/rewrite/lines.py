@@ -41,6 +41,8 @@ from .apply import (
     checked_edits,
     fork_usage_target,
     provider_half,
+    relinked,
+    stubbed,
 )
 
 
@@ -164,14 +166,22 @@ class SourceRewriter:
         transcript, provider = self.transcript, self.provider
         digests, targets = checked_edits(plan, transcript, provider, self.lines)
         replaced: dict[int, bytes] = {}
-        for index in sorted(targets):
+        if self._items is None:
+            self._items = {item.line_index: item for item in self.transcript.items}
+        for index in stubbed(targets, self._items, self._half):
             replaced[index] = self._elided(index, targets[index])
         candidate = _Candidate(self.lines, replaced)
+        safe, left_out = self._half.prefix_safe(candidate, min(targets)) if targets else ({}, {})
+        replaced.update(safe)
         records: list[Record] = []
         if digests:
             seed = plan_seed_of(self._source_digest(), provider, plan)
-            records = self._half.card_records_scanned(
-                self._card_scan(), candidate, transcript, digests[0].render(), seed
+            records = relinked(
+                self._half,
+                self._half.card_records_scanned(
+                    self._card_scan(), candidate, transcript, digests[0].render(), seed
+                ),
+                left_out,
             )
         target = fork_usage_target(plan, transcript)
         if target is not None:
@@ -191,6 +201,11 @@ class SourceRewriter:
                 f"the result would grow the file by {size - len(self.data)} bytes",
             )
         return Overlay(replaced, appended, size)
+
+    def thinking_violation(self, overlay: Overlay) -> int | None:
+        """The first line of the overlay's fork holding reasoning the provider's prefix
+        check refuses (RewriteHalf.thinking_after_change); None when it passes."""
+        return self._half.thinking_after_change(self.lines, overlay.replaced, overlay.appended)
 
     def apply(self, plan: CompactionPlan) -> bytes:
         """apply_plan(data, provider, plan, transcript)."""
@@ -250,6 +265,8 @@ class SourceRewriter:
                 ending = found
                 break
         last = len(candidate) - 1
+        while last > 0 and not candidate[last]:  # a record the rewrite left out
+            last -= 1
         final_newline = last < 0 or candidate[last].endswith(b"\n")
         if not final_newline:
             if not isinstance(decode_line(candidate[last].strip()), dict):

@@ -32,6 +32,7 @@ __all__ = [
     "PlanMemo",
     "Strategy",
     "UnknownStrategyError",
+    "evaluate_with",
     "get",
     "plan_for",
 ]

@@ -3,7 +3,8 @@
 Live (the host says so, or there are no items): Claude tries cache_edits, then sawtooth;
 Codex uses sawtooth. Idle: cache_aware, scored, elide, compacted, dedupe, micro, middle and
 structured are evaluated; plans admission refuses are dropped, plans that pass the
-minimum-savings gate beat those that do not, and the highest
+minimum-savings gate beat those that do not, forks under the trigger and the client's
+compaction threshold beat the others, and the highest
 savings x (prefix / before)^3 wins (the earlier strategy on a tie). The winner is renamed
 `auto`. The cube rewards leaving the prompt-cache prefix intact.
 
@@ -95,19 +96,27 @@ class Auto:
             return None
         if ctx.live or not transcript.items:
             return self._live(transcript, policy, ctx)
-        # Ranked in the listed order: the order decides ties.
-        best: tuple[tuple[bool, float], Strategy, CompactionPlan] | None = None
+        # Ranked in the listed order: the order decides ties. A fork still over the trigger,
+        # or one the client would compact as it resumes it (its summary, not ours), loses to
+        # one under both.
+        window = transcript.summary.context_window if transcript.summary is not None else None
+        ceiling = policy.fork_ceiling(transcript.provider, window)
+        best: tuple[tuple[bool, bool, float], Strategy, CompactionPlan] | None = None
         for strategy in self.idle:
             plan = evaluate_with(strategy, transcript, policy, ctx)
             if plan is None or not admit_with(plan, transcript, policy, ctx).admitted:
                 continue
             gate = policy.accepts_savings(plan.context_tokens_before, plan.context_tokens_after)
-            key = (gate, cache_preservation_score(plan, transcript))
+            key = (
+                gate,
+                plan.context_tokens_after < ceiling,
+                cache_preservation_score(plan, transcript),
+            )
             if best is None or key > best[0]:
                 best = (key, strategy, plan)
         if best is None:
             return None
-        (_, score), strategy, plan = best
+        (_, _, score), strategy, plan = best
         return plan.model_copy(
             update={
                 "strategy": self.id,

@@ -18,8 +18,9 @@ from ..edits import (
     InjectDigestEdit,
 )
 from ..limits import STUB_BUDGET_BYTES
-from ..model import Transcript, TranscriptItem
+from ..model import ItemKind, Transcript, TranscriptItem
 from ..policy import PolicyConfig
+from ..thinking import in_progress_start, thinking_after
 from ..tokens import estimate_tokens
 from .memo import PlanMemo
 
@@ -68,9 +69,49 @@ def evaluate_with(
 ) -> CompactionPlan | None:
     """strategy.evaluate(...), answered by the context's memo when it holds the answer."""
     memo = ctx.memo_for(transcript)
+
+    def compute() -> CompactionPlan | None:
+        return prefix_safe(strategy.evaluate(transcript, policy, ctx), transcript, ctx)
+
     if memo is None:
-        return strategy.evaluate(transcript, policy, ctx)
-    return memo.plan(strategy, policy, ctx.live, lambda: strategy.evaluate(transcript, policy, ctx))
+        return compute()
+    return memo.plan(strategy, policy, ctx.live, compute)
+
+
+def prefix_safe(
+    plan: CompactionPlan | None, transcript: Transcript, ctx: EvalContext
+) -> CompactionPlan | None:
+    """The plan with the thinking core.thinking's rule leaves out after its first change
+    added to its elided lines, their savings and its card: every strategy's, once, here."""
+    if plan is None or plan.is_control:
+        return plan
+    elides = [edit for edit in plan.edits if isinstance(edit, ElideEdit)]
+    if not elides:
+        return plan
+    elided = set(plan.elided_lines)
+    added = [line for line in thinking_after(transcript, elided) if line not in elided]
+    if not added:
+        return plan
+    items = {item.line_index: item for item in transcript.items}
+    slope = transcript.calibration.slope
+    after = plan.context_tokens_after - sum(elision_savings(items[i], slope) for i in added)
+    first = elides[0]
+    lines = sorted(elided.union(added))
+    own = sorted({*first.line_indexes, *added})
+    edits: list[Edit] = [first.model_copy(update={"line_indexes": own})]
+    for edit in plan.edits:
+        if isinstance(edit, InjectDigestEdit):
+            card = state_card(transcript, lines, ctx)
+            after += card_tokens(transcript, card) - card_tokens(transcript, edit.digest)
+            edits.append(InjectDigestEdit(digest=card))
+        elif edit is not first:
+            edits.append(edit)
+    rationale = (
+        f"{plan.rationale}; {len(added)} thinking records after the first change left out "
+        "(preserved thinking)"
+    )
+    update = {"edits": edits, "context_tokens_after": max(0, after), "rationale": rationale}
+    return plan.model_copy(update=update)
 
 
 def admit_with(
@@ -123,7 +164,7 @@ def candidates(
     """Elidable items outside the protected tail that free something, oldest first (once per
     memo: most strategies start here)."""
     keep = policy.keep_recent_tool_outputs
-    reasoning = policy.drop_old_reasoning
+    reasoning = policy.reasoning_candidates(transcript.provider)
     memo = ctx.memo_for(transcript)
     if memo is None:
         return _candidates(transcript, keep, reasoning)
@@ -135,8 +176,13 @@ def _candidates(
 ) -> list[TranscriptItem]:
     elidable = elidable_items(transcript, reasoning)
     protected = protected_of(elidable, keep_recent_tool_outputs)
+    in_progress = in_progress_start(transcript.items)
     return [
-        item for item in elidable if item.line_index not in protected and elision_savings(item) > 0
+        item
+        for item in elidable
+        if item.line_index not in protected
+        and elision_savings(item) > 0
+        and not (item.kind is ItemKind.REASONING and item.line_index > in_progress)
     ]
 
 

@@ -21,6 +21,7 @@ from gobtui.widgets.record_pairs import clean
 CHANGE_WORDS = {
     RowChange.SAME: "unchanged",
     RowChange.STUBBED: "stubbed",
+    RowChange.LEFT_OUT: "left out of the fork (thinking after its first change)",
     RowChange.CHANGED: "rewritten",
     RowChange.API_DROP: "dropped at the API only, file unchanged",
     RowChange.ADDED: "appended by the plan",

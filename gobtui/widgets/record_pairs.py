@@ -142,6 +142,9 @@ class RecordPairs(LineList):
             label = f"= {clean(row.before.label) if row.before else ''}"
             size = human_bytes(after.size) if after else ""
             return Text(self._right_cells(width, label, size), self._style("muted"))
+        if row.change is RowChange.LEFT_OUT and row.before is not None:
+            label = f"left out, frees {human_bytes(row.before.size)}"
+            return Text(self._right_cells(width, label, "0 B"), self._style("stubbed"))
         if after is None:
             return Text(self._right_cells(width, "(missing from the candidate)", ""))
         if row.change is RowChange.STUBBED:

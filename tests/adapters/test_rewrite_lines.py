@@ -291,7 +291,8 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
                 }
             )
         rows.append(row)
-    return mark_best(rows, policy.min_savings_tokens)
+    window = transcript.summary.context_window if transcript.summary is not None else None
+    return mark_best(rows, policy.min_savings_tokens, policy.fork_ceiling(provider, window))
 
 
 def _without_durations(rows: list[EvalRow]) -> list[EvalRow]:

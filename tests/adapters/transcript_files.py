@@ -21,7 +21,7 @@ from gobtui.adapters.providers.registry import parse_transcript
 from gobtui.adapters.providers.rewrite_records import line_ending, split_lines
 from gobtui.adapters.rewrite.apply import fork_usage_target
 from gobtui.core.edits import CompactionPlan, DigestBlock
-from gobtui.core.model import Provider, Transcript
+from gobtui.core.model import ItemKind, Provider, Transcript
 
 Record = dict[str, Any]
 
@@ -406,26 +406,50 @@ def check_rewritten(
     assert not elided & untouchable
     target = fork_usage_target(plan, before)
     n = len(src)
+    kinds = {item.line_index: item.kind for item in before.items}
+    # Preserved thinking (core.thinking): a Claude fork leaves out each thinking record of
+    # the plan, and holds no thinking from the first changed message on.
+    left_out = {i for i in elided if provider is Provider.CLAUDE and kinds[i] is ItemKind.REASONING}
+    gone = _uuids(src, left_out)
+    kept = [index for index in range(n) if index not in left_out]
+    where = {index: position for position, index in enumerate(kept)}
+    first = min(elided, default=n)
     restated = 0
-    for index in range(n):
-        a, b = src[index], dst[index]
+    for position, index in enumerate(kept):
+        a, b = src[index], dst[position]
+        if index >= first and provider is Provider.CLAUDE:
+            assert not _thinking(decode_line(b.strip())), index
         if index in elided:
             assert len(b.rstrip(b"\r\n")) < len(a.rstrip(b"\r\n")), index
             assert line_ending(b) == line_ending(a) or index == n - 1
             assert decode_line(b.strip()) != decode_line(a.strip())
-        elif index == n - 1 and not line_ending(a) and len(dst) > n and b.rstrip(b"\r\n") == a:
+        elif (
+            index == n - 1
+            and not line_ending(a)
+            and len(dst) > len(kept)
+            and b.rstrip(b"\r\n") == a
+        ):
             pass  # the unterminated last line, now terminated
         elif a != b:
-            assert provider is Provider.CLAUDE and target is not None, index
+            assert provider is Provider.CLAUDE, index
             old, new = decode_line(a.strip()), decode_line(b.strip())
             assert isinstance(old, dict) and isinstance(new, dict)
-            usage = new["message"].pop("usage")
-            old["message"].pop("usage")
-            assert old == new, index
-            assert sum(usage.get(k) or 0 for k in _USAGE_PARTS) == max(1, target[0] - target[1])
-            restated += 1
-    appended = [decode_line(line.strip()) for line in dst[n:]]
+            if old.get("parentUuid") in gone:  # hung off the nearest record kept
+                assert new.get("parentUuid") not in gone, index
+                old["parentUuid"] = new.get("parentUuid")
+            if index >= first and _thinking(old):
+                content = old["message"]["content"]
+                old["message"]["content"] = [b for b in content if b.get("type") not in _THINK]
+            if old != new:
+                assert target is not None, index
+                usage = new["message"].pop("usage")
+                old["message"].pop("usage")
+                assert old == new, index
+                assert sum(usage.get(k) or 0 for k in _USAGE_PARTS) == max(1, target[0] - target[1])
+                restated += 1
+    appended = [decode_line(line.strip()) for line in dst[len(kept) :]]
     assert all(isinstance(record, dict) for record in appended)
+    assert not any(record.get("parentUuid") in gone for record in appended)  # type: ignore[union-attr]
     digest = plan.digest
     if provider is Provider.CODEX and target is not None and appended:
         last = appended[-1]
@@ -453,23 +477,40 @@ def check_rewritten(
         assert after.summary.context_tokens == expected
     else:
         assert after.summary.context_tokens == before.summary.context_tokens
-    old_items = {item.line_index: item for item in before.items}
+    old_items = {item.line_index: item for item in before.items if item.line_index not in left_out}
     new_items = {item.line_index: item for item in after.items}
     for line, item in old_items.items():
-        new = new_items[line]
+        new = new_items[where[line]]
         assert new.active == item.active, line
         assert new.tool_use_ids == item.tool_use_ids, line
         if line in elided:
             assert new.est_tokens < item.est_tokens
-    extra = [item for item in after.items if item.line_index >= n]
+    extra = [item for item in after.items if item.line_index >= len(kept)]
     assert len(extra) == (1 if digest is not None else 0)  # (an event_msg is no item)
     assert all(item.active for item in extra)
 
     calls_before, answers_before = tool_links(data, provider)
     calls_after, answers_after = tool_links(out, provider)
     assert calls_after == calls_before
-    assert answers_after == answers_before
+    assert answers_after == [(where[line], tid) for line, tid in answers_before]
     return after
+
+
+_THINK = frozenset({"thinking", "redacted_thinking"})
+
+
+def _thinking(record: Any) -> bool:
+    """Whether a decoded record holds a thinking block."""
+    message = record.get("message") if isinstance(record, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") in _THINK for b in content
+    )
+
+
+def _uuids(lines: list[bytes], indexes: set[int]) -> set[str]:
+    found = (decode_line(lines[i].strip()) for i in sorted(indexes))
+    return {r["uuid"] for r in found if isinstance(r, dict) and isinstance(r.get("uuid"), str)}
 
 
 _USAGE_PARTS = (

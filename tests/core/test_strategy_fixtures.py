@@ -12,7 +12,7 @@ from gobtui.core.admission import admit
 from gobtui.core.edits import ElideEdit
 from gobtui.core.model import Transcript
 from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies import STRATEGIES, EvalContext, get
+from gobtui.core.strategies import STRATEGIES, EvalContext, evaluate_with, get
 
 LOW = PolicyConfig(
     trigger_tokens=2, floor_tokens=1, keep_recent_tool_outputs=2, min_savings_tokens=0
@@ -41,7 +41,7 @@ def test_every_strategy_on_every_fixture(fixtures_dir: Path) -> None:
         t = parse(fixtures_dir, relative)
         for live in (False, True):
             for strategy_id, strategy in STRATEGIES.items():
-                plan = strategy.evaluate(t, LOW, EvalContext(live=live))
+                plan = evaluate_with(strategy, t, LOW, EvalContext(live=live))
                 if plan is None:
                     continue
                 seen_plans += 1

@@ -11,7 +11,7 @@ from gobtui.core.admission import admit, protected_lines
 from gobtui.core.edits import DigestBlock, ElideEdit
 from gobtui.core.model import Transcript
 from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies import STRATEGIES, EvalContext, plan_for
+from gobtui.core.strategies import STRATEGIES, EvalContext, evaluate_with, plan_for
 from tests.core.transcripts import transcripts
 
 
@@ -40,7 +40,7 @@ def test_every_plan_is_admitted_and_sound(
     protected = protected_lines(transcript, policy.keep_recent_tool_outputs)
     below = transcript.context_tokens() < policy.effective_trigger()
     for strategy_id, strategy in STRATEGIES.items():
-        plan = strategy.evaluate(transcript, policy, EvalContext(live=live))
+        plan = evaluate_with(strategy, transcript, policy, EvalContext(live=live))
         if plan is None:
             continue
         assert not below, strategy_id

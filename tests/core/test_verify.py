@@ -180,7 +180,7 @@ def test_every_code_has_one_fixed_rule() -> None:
     errors = {c.value for c, (severity, _) in RULES.items() if severity is Severity.ERROR}
     assert errors == {
         "transcript_limit", "invalid_utf8", "invalid_record", "ambiguous_json", "invalid_json",
-        "invalid_uuid", "invalid_parent_uuid", "missing_chain_head",
+        "invalid_uuid", "invalid_parent_uuid", "missing_chain_head", "thinking_after_change",
         "duplicate_uuid", "duplicate_tool_call_id", "orphaned_tool_use",
         "invalid_ordinal", "malformed_compacted", "invalid_response_item",
     }  # fmt: skip

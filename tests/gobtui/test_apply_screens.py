@@ -135,7 +135,7 @@ async def test_a_confirms_then_publishes_the_fork(
         assert len(app.screen_stack) == 2
         question = confirm_text(app)
         assert (
-            f"Publish an auto fork of {OVER_TRIGGER} ({session_id[:8]}) — 311k → 171k tokens"
+            f"Publish an auto fork of {OVER_TRIGGER} ({session_id[:8]}) — 311k → 161k tokens"
             in (question)
         )
         assert "new file beside ~/demo/claude/projects/-home-dev-src-ledgerly;" in question
@@ -744,7 +744,7 @@ def test_prepare_apply_matches_the_planner(demo_app_factory: Callable[..., Gobtu
     plan = plan_session(session, strategy, policy).plan
     assert isinstance(plan, CompactionPlan) and request.plan == plan
     assert request.candidate_bytes == len(candidate_bytes(session, plan))
-    assert "1.6 MB → ~1.3 MB" in apply_question(request)
+    assert "1.6 MB → ~1.2 MB" in apply_question(request)
     spotlight = next(s for s in summaries.values() if s.cwd and s.cwd.endswith(BELOW_TRIGGER))
     below = load_session(Path(spotlight.path), spotlight.provider)
     with pytest.raises(NothingToApply, match="below its trigger"):

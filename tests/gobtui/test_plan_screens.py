@@ -96,11 +96,19 @@ async def test_p_opens_the_preview_with_the_services_figures(
         assert f"{before} → {after} tokens" in header
         assert f"−{fmt.tokens(plan.est_savings)}" in header
         assert "admitted" in header and "verify ok" in header
-        assert f"{len(plan.elided_lines)} stubbed" in header
+        left = screen.preview.figures.left_out
+        assert (
+            left and f"{len(plan.elided_lines) - left} stubbed · {left} thinking left out" in header
+        )
         # Every stubbed record of the plan is a stubbed row; folds cover the rest once.
         rows = screen.preview.rows
-        stubbed = [r.before.line for r in rows if r.change is RowChange.STUBBED and r.before]
+        stubbed = [
+            r.before.line
+            for r in rows
+            if r.change in (RowChange.STUBBED, RowChange.LEFT_OUT) and r.before
+        ]
         assert stubbed == sorted(plan.elided_lines)
+        assert any(r.change is RowChange.LEFT_OUT for r in rows)  # the demo's thinking
         covered = sum(r.count for r in rows if r.before is not None)
         assert covered == len(screen.preview.source_lines)
         drawn = rendered_rows(screen.query_one(RecordPairs))

@@ -27,6 +27,9 @@ ITEM_KINDS = frozenset({"user", "assistant", "system", "attachment", "tool_use",
 DEAD_SUFFIX = " (dead branch)"
 _UNKNOWN_TOOL: tuple[str, str, tuple[str, ...], bool] = ("tool", "", (), False)
 SIDECHAIN_SUFFIX = " (sidechain)"
+THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
+"""Content blocks of the model's reasoning (kept by the provider, checked by preserved
+thinking: core.thinking)."""
 
 
 def _collapsed_tail(text: str, limit: int) -> str:
@@ -213,11 +216,16 @@ class ItemBuilder:
         ids: list[str] = []
         calls: list[str] = []
         paths: list[str] = []
+        thinking = others = 0
         if type(content) is list:
             for block in content:
                 if type(block) is not dict:
                     continue
                 btype = block.get("type")
+                if btype in THINKING_TYPES:
+                    thinking += 1
+                    continue
+                others += 1
                 if btype == "text":
                     if not text:
                         value = block.get("text")
@@ -239,15 +247,28 @@ class ItemBuilder:
             summary: str | None = collapse(text, SUMMARY_MAX_CHARS)
         else:
             summary = cut("; ".join(calls), SUMMARY_MAX_CHARS) if calls else None
-        item = TranscriptItem(
-            index,
-            ItemKind.ASSISTANT,
-            self._estimate(record),
-            label="+".join(names) or "assistant",
-            summary=summary,
-            tool_use_ids=tuple(ids),
-            paths=tuple(paths),
-        )
+        est = self._estimate(record)
+        if thinking and not others:
+            # A record of thinking only (the streaming split writes one a block): a fork may
+            # leave the whole record out (core.thinking), so all of it is what it frees.
+            item = TranscriptItem(
+                index,
+                ItemKind.REASONING,
+                est,
+                elidable_bytes=est * CHARS_PER_TOKEN,
+                elidable_parts=1,
+                label="thinking",
+            )
+        else:
+            item = TranscriptItem(
+                index,
+                ItemKind.ASSISTANT,
+                est,
+                label="+".join(names) or "assistant",
+                summary=summary,
+                tool_use_ids=tuple(ids),
+                paths=tuple(paths),
+            )
         siblings = self.siblings
         if type(message) is dict:
             msg_id = message.get("id")

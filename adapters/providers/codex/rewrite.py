@@ -13,13 +13,13 @@ tests/e2e/test_codex_reasoning.py measures what that saves). The card is a user 
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 import orjson
 
 from ....core.limits import ELIDABLE_MIN_BYTES
-from ....core.model import Transcript
+from ....core.model import ItemKind, Transcript
 from ....core.text import utf8_len
 from ...files.jsonl import Record, decode_line
 from ..rewrite_records import (
@@ -293,3 +293,25 @@ def fork_usage(
 
 def _int(value: Any) -> int:
     return value if type(value) is int and value > 0 else 0
+
+
+LEFT_OUT_KINDS: frozenset[ItemKind] = frozenset()
+"""None: an elided reasoning item becomes an event (_as_reasoning_event), its line stays."""
+
+
+def prefix_safe(
+    _lines: Sequence[bytes], _first: int
+) -> tuple[dict[int, bytes], dict[str, str | None]]:
+    """Nothing: the Responses API checks no prefix of the reasoning items sent back (core.
+    thinking)."""
+    return {}, {}
+
+
+def kept_ancestor(_parents: dict[str, str | None], uuid: str | None) -> str | None:
+    return uuid
+
+
+def thinking_after_change(
+    _lines: Sequence[bytes], _replaced: Mapping[int, bytes], _appended: Sequence[bytes]
+) -> int | None:
+    return None
