@@ -264,3 +264,6 @@ class NoPlan(_Strict):
     min_savings_tokens: int
     projected_context_tokens_after: int | None = None
     projected_savings_tokens: int | None = None
+    why: str | None = None
+    """The reason in the user's terms (core.context_words.why_no_plan), when the host knows
+    the session's composition."""

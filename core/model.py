@@ -96,6 +96,8 @@ class TranscriptItem:
     file_view: bool = False
     """A tool result whose calls only showed files (core.paths.is_file_view): its output is
     what the files hold, not what happened."""
+    image_bytes: int = 0
+    """Bytes of the images and documents the item carries (base64), part of its estimate."""
 
     @property
     def elidable(self) -> bool:

@@ -8,6 +8,7 @@ import unicodedata
 
 from rich.cells import cell_len, set_cell_size
 
+from gobtui.core.figures import tokens_words
 from gobtui.core.sanitize import one_line
 
 NO_PLAN_WORDS = {
@@ -30,15 +31,7 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
 
 
 def tokens(n: int | None) -> str:
-    if n is None:
-        return "—"
-    if n < 1000:
-        return str(n)
-    if n < 10_000:
-        return f"{n / 1000:.1f}k"
-    if n < 1_000_000:
-        return f"{n // 1000}k"
-    return f"{n / 1_000_000:.1f}M"
+    return "—" if n is None else tokens_words(n)
 
 
 def duration(secs: float | None) -> str:

@@ -72,6 +72,8 @@ class EvalReady(Message):
     context_tokens: int
     source_bytes: int
     """Size of the file evaluated, to tell a later change from a re-read."""
+    fills: str = ""
+    """What fills its context, by kind (core.context_words.fills_words)."""
 
 
 @dataclass

@@ -42,6 +42,8 @@ def figures_text(view: HeaderView, styles: BandStyles) -> Text:
     if f.no_plan_reason is not None:
         text.append(f"no plan: {fmt.no_plan_words(f.no_plan_reason)}", styles.warn)
         text.append(f" · context {fmt.tokens(f.context_before)}")
+        if f.why:
+            text.append(f"\n{f.why}", styles.muted)
         text.append(f"\n{_trigger_text(view, f)} · {mode} diffs")
         if f.no_plan_reason == "below_trigger" and not view.ignore_trigger:
             text.append("\npress t to plan anyway (trigger lowered to the current context)")
@@ -56,6 +58,8 @@ def figures_text(view: HeaderView, styles: BandStyles) -> Text:
         text.append(f" · recall {f.probes_recalled}/{f.probes_total} ({recall})")
     text.append("\n")
     _verdicts(text, f, styles)
+    if f.fills:
+        text.append(f"\n{f.fills}", styles.muted)
     text.append(f"\n{_trigger_text(view, f)} · {mode} diffs · ")
     text.append(f.rationale, styles.muted)
     return text

@@ -15,8 +15,14 @@ from pathlib import Path
 
 from gobtui import policies
 from gobtui.adapters.config.config_file import ConfigError
-from gobtui.adapters.planning.load import LoadedSession, load_session, plan_session
+from gobtui.adapters.planning.load import (
+    LoadedSession,
+    load_session,
+    plan_session,
+    session_composition,
+)
 from gobtui.core.admission import protected_tail_start
+from gobtui.core.context_words import fills_words
 from gobtui.core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
 from gobtui.core.limits import MAX_POLICY_TOKENS
 from gobtui.core.model import ItemKind, SessionSummary
@@ -98,6 +104,10 @@ class PreviewFigures:
     effective_trigger: int
     context_after: int | None = None
     no_plan_reason: str | None = None
+    why: str | None = None
+    """A no plan's reason in the user's terms (NoPlan.why)."""
+    fills: str = ""
+    """What fills the context, by kind (core.context_words.fills_words)."""
     rationale: str = ""
     control: str | None = None
     """What a control plan asks of the provider (no file is written)."""
@@ -170,6 +180,13 @@ class PreviewPlanner:
         self.source_lines = split_lines(session.data)
         self._probes: list[Probe] | None = None
         self._source_findings: Counter[str] | None = None
+        self._fills: str | None = None
+
+    def fills(self) -> str:
+        """What fills the session's context (computed once a loaded session)."""
+        if self._fills is None:
+            self._fills = fills_words(session_composition(self.session))
+        return self._fills
 
     def _shared_probes(self) -> list[Probe]:
         if self._probes is None:
@@ -197,6 +214,7 @@ class PreviewPlanner:
                 context_before=result.context_tokens_before,
                 effective_trigger=result.effective_trigger_tokens,
                 no_plan_reason=result.reason_code.value,
+                why=result.why,
             )
             rows = build_rows(self.source_lines, self.source_lines, transcript)
             return PlanPreview(figures, rows, self.source_lines, self.source_lines, ignore_trigger)
@@ -257,6 +275,7 @@ class PreviewPlanner:
             card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
             elided=len(plan.elided_lines),
             left_out=len(left_out),
+            fills=self.fills(),
             added_records=max(0, len(candidate_lines) + len(left_out) - len(self.source_lines)),
             client_compacts=plan.projection.client_compacts if plan.projection else None,
         )

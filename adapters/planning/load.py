@@ -28,6 +28,8 @@ from pathlib import Path
 
 from ...core.admission import Admission, admit
 from ...core.calibration import Calibration, calibrate
+from ...core.composition import Composition, composition
+from ...core.context_words import why_no_plan
 from ...core.edits import CompactionPlan, NoPlan, NoPlanReason
 from ...core.limits import (
     DEFAULT_SLOPE,
@@ -194,6 +196,16 @@ def calibration_of(transcript: Transcript, scan: CardScanner) -> Calibration:
     return calibrate(live, usage, DEFAULT_SLOPE[transcript.provider])
 
 
+def session_composition(session: LoadedSession) -> Composition:
+    """What fills the session's context, by kind (core.composition), fitted on its live usage
+    records."""
+    transcript = session.transcript
+    live = {item.line_index for item in transcript.items if item.active}
+    usage = session.card_scan.usage_points(live) if session.card_scan is not None else []
+    reported = transcript.summary.context_tokens if transcript.summary is not None else None
+    return composition(transcript.items, usage, reported)
+
+
 def _read_whole(path: Path) -> tuple[bytes, int]:
     """The file's bytes as of one moment, and its mtime then. A live session grows meanwhile:
     what was appended after that moment is left for the next plan. One that shrank (was
@@ -262,7 +274,8 @@ def plan_session(
     with gc_paused():  # planning allocates much, and cycles none: no need to rescan the heap
         result = plan_for(strategy, session.transcript, policy, ctx)
         if isinstance(result, NoPlan):
-            return PlanOutcome(strategy, result, None)
+            why = why_no_plan(result, session.transcript, policy, session_composition(session))
+            return PlanOutcome(strategy, result.model_copy(update={"why": why}), None)
         return PlanOutcome(strategy, result, admit_with(result, session.transcript, policy, ctx))
 
 

@@ -169,6 +169,11 @@ def build_parser(only_detect: bool = False) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     detect = commands.add_parser("detect", parents=[common], help="one row per session")
     detect.add_argument("--json", action="store_true", help="machine-readable output")
+    detect.add_argument(
+        "--composition",
+        action="store_true",
+        help="with --json: what fills each context, by kind (reads every file whole)",
+    )
     detect.add_argument(  # unset unless given here, like `common` (see _home_options)
         "--no-cache", action="store_true", default=argparse.SUPPRESS, help="read every file afresh"
     )
@@ -247,6 +252,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
     out = [detect_row(r) for r in rows]
     if args.json:
         data = [r.model_dump(mode="json") for r in out]
+        if args.composition:
+            for row, entry in zip(rows, data, strict=True):
+                entry["composition"] = _composition(row.summary)
         write_json(data)
         return 0
     if not out:
@@ -269,6 +277,22 @@ def cmd_detect(args: argparse.Namespace) -> int:
             f"{fmt.duration(r.age_secs):>4}  {human_bytes(r.bytes):>8}  {title}{warn}"
         )
     return 0
+
+
+def _composition(summary: SessionSummary) -> dict[str, object] | None:
+    """detect --json --composition's object for one session (None: it cannot be read)."""
+    from pathlib import Path
+
+    from gobtui.adapters.planning.load import PlanningError, load_session, session_composition
+    from gobtui.core.context_words import composition_object, reclaimable
+
+    try:
+        session = load_session(Path(summary.path), summary.provider)
+    except PlanningError:
+        return None
+    comp = session_composition(session)
+    policy = _session_policies().resolve(summary).policy
+    return composition_object(comp, reclaimable(session.transcript, policy, comp))
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:

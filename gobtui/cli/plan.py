@@ -8,7 +8,7 @@ from typing import Any
 
 from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
-from gobtui.adapters.planning.load import PlanningError
+from gobtui.adapters.planning.load import PlanningError, session_composition
 from gobtui.adapters.publish.events import read_events
 from gobtui.adapters.sessions.select import SelectError, check_selector
 from gobtui.cli.common import (
@@ -26,6 +26,8 @@ from gobtui.cli.common import (
     token_count,
 )
 from gobtui.cli.dispatch import CliError
+from gobtui.core.composition import PartKind
+from gobtui.core.context_words import composition_object, fills_words, reclaimable
 from gobtui.core.edits import CompactionPlan, NoPlan
 from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.core.model import Provider
@@ -83,7 +85,12 @@ def register(
     tune_cmd.add_argument("--json", action="store_true", help="print JSON")
     tune_cmd.set_defaults(handler=cmd_tune)
 
-    explain = commands.add_parser("explain", help="the occupancy model behind the numbers")
+    explain = commands.add_parser(
+        "explain", parents=[common], help="the occupancy model behind the numbers"
+    )
+    explain.add_argument(
+        "session", nargs="?", help="a session (id prefix or path): what fills its context"
+    )
     explain.add_argument(
         "--provider",
         choices=[p.value for p in Provider],
@@ -145,6 +152,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         )
         if result.projected_context_tokens_after is not None:
             print(f"  the proposal reached {fmt.tokens(result.projected_context_tokens_after)}")
+        if result.why:
+            print(f"  {result.why}")
         return 0
     _print_plan(result)
     if outcome.admission and not outcome.admission.admitted:
@@ -214,6 +223,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print_json(rows)
         return 0
     print(_heading(target, live, args.live_secs))
+    print(fills_words(session_composition(session)))
     print(
         f"{'strategy':<12} {'status':<8} {'after':>7} {'saved':>7} {'prefix':>7} "
         f"{'valid':<5} {'recall':>6} {'ms':>7}"
@@ -296,6 +306,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    if args.session:
+        return _explain_session(args)
     provider = Provider(args.provider)
     window = args.window
     if window is None:
@@ -348,6 +360,34 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"  because {reason.value}")
     print("\nrewriting before the prompt-cache prefix invalidates the cache: cache_aware and")
     print("auto prefer plans whose first cut comes late (savings x prefix share cubed).")
+    return 0
+
+
+def _explain_session(args: argparse.Namespace) -> int:
+    """What fills one session's context, by kind, and what a fork could reclaim of it."""
+    target = resolve_target(args, args.session)
+    resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
+    session = load_target(target)
+    comp = session_composition(session)
+    reach = reclaimable(session.transcript, resolved.policy, comp)
+    if args.json:
+        print_json(
+            {"session_id": target.session_id, "composition": composition_object(comp, reach)}
+        )
+        return 0
+    print(f"{target.provider.label} {target.session_id}")
+    fit = "no usage to fit" if comp.fit_error is None else f"fit error {comp.fit_error:.1%}"
+    print(f"  context {comp.reported:,} tokens, {comp.points} usage records ({fit})")
+    for part in comp.parts:
+        share = part.tokens / comp.reported if comp.reported else 0.0
+        where = "no fork reaches it" if not part.reachable else (
+            f"a fork could reclaim {fmt.tokens(reach.get(part.kind, 0))}"
+        )  # fmt: skip
+        cost = "" if part.kind is PartKind.FIXED else f", {part.coefficient:g} per estimated token"
+        print(
+            f"  {part.kind.words:<22} {fmt.tokens(part.tokens):>6} {fmt.percent(share):>5}"
+            f"  {where}{cost}"
+        )
     return 0
 
 

@@ -21,7 +21,8 @@ from textual.worker import get_current_worker
 
 from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
-from gobtui.adapters.planning.load import PlanningError
+from gobtui.adapters.planning.load import PlanningError, session_composition
+from gobtui.core.context_words import fills_words
 from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.core.model import SessionSummary
 from gobtui.eval_rows import (
@@ -94,6 +95,7 @@ class EvalScreen(Screen[None]):
         """False in the demo: timings vary between runs, and screenshots must not."""
         self.sort_key = EvalSort.REGISTRY
         self.rows: list[EvalRow] = []
+        self.fills = ""
         self.error: str | None = None
         self.running = False
         self.changed = False
@@ -154,7 +156,8 @@ class EvalScreen(Screen[None]):
             self.post_message(EvalFailed(request, one_line_error(error)))
             return
         if not worker.is_cancelled:
-            self.post_message(EvalReady(request, rows, context, len(session.source_bytes)))
+            fills = fills_words(session_composition(session))
+            self.post_message(EvalReady(request, rows, context, len(session.source_bytes), fills))
 
     def _progress(self, request: int, done: int, total: int, what: str) -> None:
         if request != self._request or not self.is_attached:  # stale, or the screen closed
@@ -168,6 +171,7 @@ class EvalScreen(Screen[None]):
             return
         self.running = False
         self.rows = message.rows
+        self.fills = message.fills
         self.planned_bytes = message.source_bytes
         self.query_one("#eval-progress-bar").display = False
         self._fill_table()
@@ -215,6 +219,8 @@ class EvalScreen(Screen[None]):
             text.append(
                 f"\n{line} · {len(self.rows)} strategies", styles.ok if best else styles.warn
             )
+            if self.fills:
+                text.append(f"\n{self.fills}", styles.muted)
         self.query_one("#eval-title", Static).update(text)
 
     def _cells(self, row: EvalRow, styles: BandStyles) -> list[Text | str]:

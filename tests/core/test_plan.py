@@ -175,6 +175,7 @@ def test_no_plan_shape() -> None:
         "min_savings_tokens": 4096,
         "projected_context_tokens_after": None,
         "projected_savings_tokens": None,
+        "why": None,
     }
     assert {r.value for r in NoPlanReason} == {
         "below_trigger",

@@ -72,6 +72,9 @@ def test_plan_below_trigger_is_a_no_plan_object(
 ) -> None:
     data = run_json(capsys, "plan", str(claude_home), "--json")
     context = load_session(claude_home, Provider.CLAUDE).transcript.context_tokens()
+    assert isinstance(data, dict)
+    why = data.pop("why")
+    assert why.startswith(f"{context // 1000}k: ") and why.endswith("nothing to do yet")
     assert data == {
         "status": "no_plan",
         "reason_code": "below_trigger",
@@ -293,3 +296,50 @@ def test_explain_uses_the_trigger_plan_uses_for_that_window(
     assert data["provider_compacts_at_tokens"] == 167_000
     assert data["cycle_reclaims_tokens"] == 110_300
     assert data["tuned"]["trigger_tokens"] == 50_000
+
+
+DRIVEN = Path(__file__).resolve().parents[1] / "corpus" / "driven" / "three-prompts.jsonl"
+
+
+def test_explain_a_session_says_what_fills_its_context(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / DRIVEN.name
+    shutil.copyfile(DRIVEN, path)
+    data = run_json(capsys, "explain", str(path), "--json")
+    assert isinstance(data, dict)
+    comp = data["composition"]
+    parts = comp["parts"]
+    assert set(parts) == {
+        "fixed", "reasoning", "tool_outputs", "edit_inputs", "images", "conversation"
+    }  # fmt: skip
+    assert parts["reasoning"]["tokens"] > 0 and parts["reasoning"]["reclaimable_tokens"] > 0
+    assert parts["fixed"]["reachable"] is False and parts["fixed"]["reclaimable_tokens"] == 0
+    total = sum(p["tokens"] for p in parts.values())
+    assert abs(total - comp["reported_tokens"]) < 0.05 * comp["reported_tokens"]
+    assert main(["explain", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "earlier thinking" in text and "no fork reaches it" in text
+    assert "fit error" in text
+
+
+def test_detect_json_carries_the_composition_when_asked(
+    claude_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = run_json(capsys, "detect", "--json", "--all")
+    assert isinstance(plain, list) and plain and "composition" not in plain[0]
+    rows = run_json(capsys, "detect", "--json", "--all", "--composition")
+    assert isinstance(rows, list)
+    comp = rows[0]["composition"]
+    assert comp["fit_points"] > 10 and comp["parts"]["tool_outputs"]["tokens"] > 0
+
+
+def test_a_plan_with_no_plan_says_why(
+    claude_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = run_json(capsys, "plan", SPOTTER[:8], "--strategy", "compacted", "--json")
+    assert isinstance(data, dict) and data["status"] == "no_plan"
+    assert data["reason_code"] == "below_trigger"
+    assert "fixed overhead" in data["why"] and "below the trigger" in data["why"]
+    assert main(["plan", SPOTTER[:8], "--strategy", "compacted"]) == 0
+    assert "fixed overhead" in capsys.readouterr().out

@@ -27,6 +27,7 @@ ITEM_KINDS = frozenset({"user", "assistant", "system", "attachment", "tool_use",
 DEAD_SUFFIX = " (dead branch)"
 _UNKNOWN_TOOL: tuple[str, str, tuple[str, ...], bool] = ("tool", "", (), False)
 SIDECHAIN_SUFFIX = " (sidechain)"
+MEDIA_TYPES = frozenset({"image", "document"})
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 """Content blocks of the model's reasoning (kept by the provider, checked by preserved
 thinking: core.thinking)."""
@@ -64,10 +65,20 @@ def has_tool_result(content: Any) -> bool:
     )
 
 
-def _result_texts(inner: Any) -> tuple[list[str], bool]:
-    """The texts of a tool_result block's (non-string) content, and whether it has an image."""
+def media_bytes(block: Any) -> int:
+    """Bytes of an image or document block's data (its base64), 0 for any other block."""
+    if type(block) is not dict or block.get("type") not in MEDIA_TYPES:
+        return 0
+    source = block.get("source")
+    data = source.get("data") if type(source) is dict else None
+    return len(data) if type(data) is str else 1
+
+
+def _result_texts(inner: Any) -> tuple[list[str], int]:
+    """The texts of a tool_result block's (non-string) content, and the bytes of its images
+    and documents (media_bytes)."""
     texts: list[str] = []
-    image = False
+    media = 0
     if isinstance(inner, list):
         for sub in inner:
             if not isinstance(sub, dict):
@@ -75,9 +86,9 @@ def _result_texts(inner: Any) -> tuple[list[str], bool]:
             kind = sub.get("type")
             if kind == "text" and isinstance(sub.get("text"), str):
                 texts.append(sub["text"])
-            elif kind == "image":
-                image = True
-    return texts, image
+            elif kind in MEDIA_TYPES:
+                media += media_bytes(sub)
+    return texts, media
 
 
 def estimate(record: dict[str, Any]) -> int:
@@ -295,9 +306,13 @@ class ItemBuilder:
         if not results:
             text = user_text(content)
             summary = collapse(text, PROMPT_SUMMARY_CHARS) if text else None
-            return TranscriptItem(index, ItemKind.USER, est, label="user", summary=summary)
+            media = sum(map(media_bytes, content)) if type(content) is list else 0
+            return TranscriptItem(
+                index, ItemKind.USER, est, label="user", summary=summary, image_bytes=media
+            )
         total = parts = 0
         image = False
+        media_total = 0
         payload: list[str | bytes] = []
         ids: list[str] = []
         names: list[str] = []
@@ -334,8 +349,9 @@ class ItemBuilder:
                     total += size
                 output = inner[-window:]
             else:
-                texts, has_image = _result_texts(inner)
-                image = image or has_image
+                texts, media = _result_texts(inner)
+                image = image or media > 0
+                media_total += media
                 size = sum(utf8_len(t) for t in texts)
                 if size:
                     parts += 1
@@ -363,6 +379,7 @@ class ItemBuilder:
             payload_sha256=_sha256(payload) if elidable else None,
             paths=tuple(paths),
             file_view=all(views),
+            image_bytes=media_total,
         )
 
     def _edit_done(self, tid: str, failed: bool) -> None:
