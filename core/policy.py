@@ -74,6 +74,9 @@ class PolicyConfig(BaseModel):
     (the provider counts only its summary, but the client sends it all back and reckons it
     when it decides to compact). Off by default: the real Codex CLI resumes such forks, but
     no offline test can show what the provider's API makes of a history without them."""
+    drop_old_images: bool = True
+    """Images and documents in older prompts and tool results are candidates: a fork holds
+    a line naming each (kind, size, dimensions) instead."""
     drop_old_thinking: bool = True
     """Claude: the thinking of finished turns is a candidate of its own (the provider keeps
     it all in the context: Claude Code asks clear_thinking to keep all). Whatever this says,

@@ -58,9 +58,11 @@ def no_plan_reason(result: NoPlan, strategy: str) -> str:
                 "p previews it, and t there plans anyway"
             )
         case NoPlanReason.MINIMUM_SAVINGS_NOT_MET:
-            return f"{strategy} would save under the minimum of {fmt.tokens(result.min_savings_tokens)}"
+            head = f"{strategy} would save under the minimum of {fmt.tokens(result.min_savings_tokens)}"
+            return f"{head}. {result.why}" if result.why else head
         case NoPlanReason.STRATEGY_RETURNED_NO_PLAN:
-            return f"{strategy} finds nothing to compact at context {before}"
+            head = f"{strategy} finds nothing to compact at context {before}"
+            return f"{head}. {result.why}" if result.why else head
         case _:
             return f"no plan ({result.reason_code.value})"
 

@@ -8,7 +8,7 @@ import unicodedata
 
 from rich.cells import cell_len, set_cell_size
 
-from gobtui.core.figures import tokens_words
+from gobtui.core.figures import bytes_words, tokens_words
 from gobtui.core.sanitize import one_line
 
 NO_PLAN_WORDS = {
@@ -109,16 +109,7 @@ def ellipsize(text: str, width: int) -> str:
 
 
 def human_bytes(n: int) -> str:
-    """812 B, 12.3 KB, 4.1 MB (binary units; no decimal from 100 up)."""
-    sign = "-" if n < 0 else ""
-    value = float(abs(n))
-    if value < 1024:
-        return f"{sign}{int(value)} B"
-    for unit in ("KB", "MB", "GB"):
-        value /= 1024
-        if value < 1024 or unit == "GB":
-            break
-    return f"{sign}{value:.1f} {unit}" if value < 100 else f"{sign}{value:.0f} {unit}"
+    return bytes_words(n)
 
 
 def client_words(compacts: bool, reckons: int, threshold: int) -> str:

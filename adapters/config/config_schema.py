@@ -183,6 +183,7 @@ POLICY_CHECKS |= {
     "adaptive": _boolean,
     "drop_old_reasoning": _boolean,
     "drop_old_thinking": _boolean,
+    "drop_old_images": _boolean,
     "quota_pressure": _quota,
     "keep_score_threshold": lambda v: _number(v, 0.0, 1.0),
 }

@@ -165,14 +165,17 @@ def candidates(
     memo: most strategies start here)."""
     keep = policy.keep_recent_tool_outputs
     reasoning = policy.reasoning_candidates(transcript.provider)
+    images = policy.drop_old_images
     memo = ctx.memo_for(transcript)
     if memo is None:
-        return _candidates(transcript, keep, reasoning)
-    return memo.candidates((keep, reasoning), lambda: _candidates(transcript, keep, reasoning))
+        return _candidates(transcript, keep, reasoning, images)
+    return memo.candidates(
+        (keep, reasoning, images), lambda: _candidates(transcript, keep, reasoning, images)
+    )
 
 
 def _candidates(
-    transcript: Transcript, keep_recent_tool_outputs: int, reasoning: bool
+    transcript: Transcript, keep_recent_tool_outputs: int, reasoning: bool, images: bool
 ) -> list[TranscriptItem]:
     elidable = elidable_items(transcript, reasoning)
     protected = protected_of(elidable, keep_recent_tool_outputs)
@@ -183,6 +186,8 @@ def _candidates(
         if item.line_index not in protected
         and elision_savings(item) > 0
         and not (item.kind is ItemKind.REASONING and item.line_index > in_progress)
+        # the turn in progress keeps its pictures (its prompt's among them)
+        and not (item.image_bytes and (not images or item.line_index >= in_progress))
     ]
 
 

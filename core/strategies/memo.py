@@ -39,7 +39,7 @@ class PlanMemo:
         self.cards = CardMemo(transcript, payloads)
         self._plans: dict[PlanKey, tuple[object, CompactionPlan | None]] = {}
         self._admissions: dict[AdmissionKey, tuple[list[Edit], Admission]] = {}
-        self._candidates: dict[tuple[int, bool], list[TranscriptItem]] = {}
+        self._candidates: dict[tuple[int, bool, bool], list[TranscriptItem]] = {}
         self._scores: dict[ScoresKey, tuple[object, Scores]] = {}
 
     @property
@@ -65,10 +65,11 @@ class PlanMemo:
         return found[1]
 
     def candidates(
-        self, key: tuple[int, bool], compute: Callable[[], list[TranscriptItem]]
+        self, key: tuple[int, bool, bool], compute: Callable[[], list[TranscriptItem]]
     ) -> list[TranscriptItem]:
         """The elision candidates (core.strategies.common.candidates), computed once per
-        (protected-tail size, drop_old_reasoning): the only parts of a policy they read. A
+        (protected-tail size, reasoning and image candidates): the only parts of a policy they
+        read. A
         copy: callers may edit it."""
         found = self._candidates.get(key)
         if found is None:

@@ -616,7 +616,8 @@ def test_title_skips_meta_commands_and_tool_results(tmp_path: Path) -> None:
     assert len(title) == 120 and title.endswith("…")
 
 
-def test_tool_result_with_image_is_not_elidable(tmp_path: Path) -> None:
+def test_tool_result_with_image_is_elidable_image_and_all(tmp_path: Path) -> None:
+    """Its text and its picture go (the picture as a line naming it: claude.media)."""
     path = tmp_path / "s.jsonl"
     call = {
         "type": "assistant",
@@ -646,7 +647,7 @@ def test_tool_result_with_image_is_not_elidable(tmp_path: Path) -> None:
     write(path, [USER, call, result])
     item = parse_transcript(str(path)).items[-1]
     assert item.kind is ItemKind.TOOL_RESULT and item.active
-    assert item.elidable_bytes is None and item.elidable_parts == 0 and not item.elidable
+    assert item.elidable_bytes == 401 and item.image_bytes == 1 and item.elidable
     assert item.label == "Screenshot" and item.summary is not None
     assert item.summary.startswith('Screenshot({"q":1}) => …') and len(item.summary) <= 240
 

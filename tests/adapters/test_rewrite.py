@@ -3,9 +3,11 @@ the state card's records, identity rewrites, payload texts and each refusal."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
+import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ import orjson
 import pytest
 
 from gobtui.adapters.files.jsonl import decode_line
+from gobtui.adapters.providers.claude.media import dimensions
 from gobtui.adapters.providers.codex import rewrite as rewrite_codex
 from gobtui.adapters.providers.registry import parse_transcript
 from gobtui.adapters.providers.rewrite_records import RewriteCode, RewriteError, split_lines
@@ -466,12 +469,45 @@ def test_a_stub_longer_than_every_part_is_refused(tmp_path: Path) -> None:
     assert refused.value.code is RewriteCode.GREW
 
 
-def test_claude_image_output_is_refused(tmp_path: Path) -> None:
-    image = {"type": "image", "source": {"type": "base64", "data": "AAAA"}}
+def test_claude_images_become_a_line_naming_them(tmp_path: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + struct.pack(">II", 1280, 800)
+    data64 = base64.b64encode(png + b"\x00" * 3000).decode()
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": data64},
+    }
     _, data, transcript = _results_line(tmp_path, [[{"type": "text", "text": "q" * 900}, image]])
-    with pytest.raises(RewriteError) as refused:
-        apply_plan(data, Provider.CLAUDE, plan_of(elide([1])), transcript)
-    assert refused.value.code is RewriteCode.IMAGE_OUTPUT
+    assert transcript.items[1].image_bytes == len(data64) and transcript.items[1].elidable
+    out = apply_plan(data, Provider.CLAUDE, plan_of(elide([1], "<{bytes}>")), transcript)
+    [block] = orjson.loads(split_lines(out)[1])["message"]["content"]
+    assert block["content"] == [
+        {"type": "text", "text": "<900>"},
+        {"type": "text", "text": "[image removed by gobtui: image/png, 3.0 KB, 1280x800]"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("head", "size"),
+    [
+        (b"GIF89a" + struct.pack("<HH", 32, 16), (32, 16)),
+        (
+            b"\xff\xd8\xff\xe0\x00\x04ab\xff\xc0\x00\x11\x08"
+            + struct.pack(">HH", 480, 640)
+            + b"\x03",
+            (640, 480),
+        ),
+        (
+            b"RIFF\x00\x00\x00\x00WEBPVP8X"
+            + bytes(8)
+            + (99).to_bytes(3, "little")
+            + (49).to_bytes(3, "little"),
+            (100, 50),
+        ),
+        (b"not a picture", None),
+    ],
+)
+def test_image_dimensions_come_from_the_header(head: bytes, size: tuple[int, int] | None) -> None:
+    assert dimensions(base64.b64encode(head + bytes(64)).decode()) == size
 
 
 # -- refusals ----------------------------------------------------------------------------------

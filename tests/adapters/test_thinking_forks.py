@@ -165,3 +165,48 @@ def test_a_mixed_record_after_the_change_loses_its_thinking_blocks() -> None:
     assert record["parentUuid"] == "u1"
     assert record["message"]["content"] == [{"type": "text", "text": "ok"}]
     assert 0 not in updates and 3 not in updates
+
+
+def test_an_old_prompts_screenshot_goes_and_the_newest_prompts_stays(tmp_path: Path) -> None:
+    shot = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo" + "A" * 4000}
+
+    def prompt(uuid: str, parent: str | None, text: str) -> dict[str, object]:
+        content = [{"type": "text", "text": text}, {"type": "image", "source": shot}]
+        return {
+            "type": "user",
+            "uuid": uuid,
+            "parentUuid": parent,
+            "message": {"role": "user", "content": content},
+        }
+
+    def answer(uuid: str, parent: str, n: int) -> dict[str, object]:
+        usage = {"input_tokens": 10, "cache_read_input_tokens": 3000 * n, "output_tokens": 5}
+        message = {
+            "id": f"m{n}",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": usage,
+        }
+        return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "message": message}
+
+    records = [
+        prompt("u1", None, "look"),
+        answer("a1", "u1", 1),
+        prompt("u2", "a1", "again"),
+        answer("a2", "u2", 2),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    transcript = parse_transcript(Provider.CLAUDE, str(path))
+    policy = PolicyConfig(
+        trigger_tokens=1, floor_tokens=0, min_savings_tokens=0, keep_recent_tool_outputs=0
+    )
+    plan = plan_for("compacted", transcript, policy)
+    assert isinstance(plan, CompactionPlan) and plan.elided_lines == [0]
+    out = split_lines(apply_plan(path.read_bytes(), Provider.CLAUDE, plan, transcript))
+    first = orjson.loads(out[0])["message"]["content"]
+    assert first[0] == {"type": "text", "text": "look"}
+    assert first[1]["text"].startswith("[image removed by gobtui: image/png, 2.9 KB")
+    assert out[2] == path.read_bytes().split(b"\n")[2] + b"\n"  # the newest prompt's picture stays
+    off = policy.model_copy(update={"drop_old_images": False})
+    assert not isinstance(plan_for("compacted", transcript, off), CompactionPlan)

@@ -307,11 +307,18 @@ class ItemBuilder:
             text = user_text(content)
             summary = collapse(text, PROMPT_SUMMARY_CHARS) if text else None
             media = sum(map(media_bytes, content)) if type(content) is list else 0
+            big = media > ELIDABLE_MIN_BYTES  # a pasted screenshot: its picture may go
             return TranscriptItem(
-                index, ItemKind.USER, est, label="user", summary=summary, image_bytes=media
+                index,
+                ItemKind.USER,
+                est,
+                elidable_bytes=media if big else None,
+                elidable_parts=1 if big else 0,
+                label="user",
+                summary=summary,
+                image_bytes=media,
             )
         total = parts = 0
-        image = False
         media_total = 0
         payload: list[str | bytes] = []
         ids: list[str] = []
@@ -350,7 +357,6 @@ class ItemBuilder:
                 output = inner[-window:]
             else:
                 texts, media = _result_texts(inner)
-                image = image or media > 0
                 media_total += media
                 size = sum(utf8_len(t) for t in texts)
                 if size:
@@ -360,7 +366,9 @@ class ItemBuilder:
                 last = texts[-1] if texts else ""
                 output = last[-window:] if len(last) >= window else "".join(texts)[-window:]
             shown.append(f"{name}({given}) => {_collapsed_tail(output, TOOL_OUTPUT_TAIL_CHARS)}")
-        elidable = total > ELIDABLE_MIN_BYTES and not image
+        # An image or document goes as a text stub naming it (adapters.providers.claude.media).
+        elidable = total + media_total > ELIDABLE_MIN_BYTES
+        total += media_total
         answered = tuple(ids)
         if ids:
             siblings = self.siblings

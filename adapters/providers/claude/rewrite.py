@@ -31,6 +31,7 @@ from ..rewrite_records import (
     text_positions,
 )
 from .inputs import stub_content
+from .media import stub_media
 from .state import ClaudeState, usage_of, usage_total
 from .thinking import LEFT_OUT_KINDS as LEFT_OUT_KINDS  # the half's, as the next two
 from .thinking import kept_ancestor as kept_ancestor
@@ -92,15 +93,19 @@ def elide_record(record: Record, stub: StubMaker) -> int:
         return _stub_edit_inputs(record)
     results = _results(record)
     if results is None:
+        message = record.get("message")
+        content = message.get("content") if type(message) is dict else None
+        if record.get("type") == "user" and type(content) is list:  # a prompt's pictures
+            return stub_media(content)
         raise RewriteError(RewriteCode.UNSUPPORTED_SHAPE, "not a user record with tool results")
-    if any(_has_image(block) for block in results):
-        raise RewriteError(RewriteCode.IMAGE_OUTPUT, "a tool result holds an image")
     stubbed = 0
     for block in results:
-        replaced = stub_output(block.get("content"), stub, TEXT_TYPES)
-        if replaced is not None:
-            block["content"] = replaced
-            stubbed += 1
+        inner = block.get("content")
+        replaced = stub_output(inner, stub, TEXT_TYPES)
+        content = inner if replaced is None else replaced
+        pictures = stub_media(content) if type(content) is list else 0  # after: text is kept
+        block["content"] = content
+        stubbed += pictures + (replaced is not None)
     return stubbed
 
 
