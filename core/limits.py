@@ -42,6 +42,9 @@ ELIDABLE_MIN_BYTES = 256
 """Only tool outputs larger than this are elidable."""
 STUB_BUDGET_BYTES = 96
 """What one stub is assumed to cost when estimating elision savings."""
+FILLS_REFRESH_SECS = 30
+"""The detail pane reads a growing session whole again for its Fills line at most this often
+(what fills a context moves slowly; a live file grows every second)."""
 
 # Discovery.
 DISCOVERY_MAX_ENTRIES = 100_000

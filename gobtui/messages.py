@@ -11,6 +11,7 @@ from gobtui.core.model import SessionSummary
 
 if TYPE_CHECKING:  # annotations only: the planning stack loads when a plan screen opens
     from gobtui.apply_flow import ApplyRequest
+    from gobtui.core.composition import Composition
     from gobtui.core.evaluation import EvalRow
     from gobtui.core.receipt import Receipt
     from gobtui.core.vault_model import (
@@ -174,3 +175,12 @@ class RecordPageRead(Message):
 class CardsRecalled(Message):
     request: int
     result: RecallResult
+
+
+@dataclass
+class FillsReady(Message):
+    """What fills one session's context (None: it could not be read), for the detail pane."""
+
+    key: tuple[str, int]
+    """The session's path and size when it was read."""
+    composition: Composition | None

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -28,10 +28,12 @@ from gobtui.core.board import (
     filter_rows,
     sort_rows,
 )
-from gobtui.core.limits import STATUS_ENDED_SECS
+from gobtui.core.composition import Composition
+from gobtui.core.limits import COMPLETE_MAX_BYTES, FILLS_REFRESH_SECS, STATUS_ENDED_SECS
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.sanitize import one_line
 from gobtui.core.status import Status, started_waiting, status_of
+from gobtui.messages import FillsReady
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.publish_bar import PublishBar
@@ -173,6 +175,10 @@ class SessionsScreen(Screen[None]):
         self.painted = False
         self.composed = False
         self.now = 0.0
+        self.fills: dict[str, tuple[int, float, Composition | None]] = {}
+        """What fills each session read whole so far, by path: (its size then, when, what);
+        a grown file is read again FILLS_REFRESH_SECS later at the earliest."""
+        self._fills_pending: tuple[str, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -386,7 +392,43 @@ class SessionsScreen(Screen[None]):
         row = self.selected_row()
         last_fork = getattr(self.app, "last_fork", None)
         receipt = last_fork(row.key) if row is not None and last_fork is not None else None
-        self.query_one(DetailPane).show(row, receipt.resume_command if receipt else None)
+        fills = None
+        if row is not None:
+            key = (row.summary.path, row.summary.bytes)
+            known = self.fills.get(key[0])
+            fills = known[2] if known is not None else None
+            stale = known is None or (
+                known[0] != key[1] and self.clock() - known[1] >= FILLS_REFRESH_SECS
+            )
+            if stale and self._fills_pending is None:
+                self._fills_pending = key
+                self._read_fills(row.summary, key)
+        self.query_one(DetailPane).show(row, receipt.resume_command if receipt else None, fills)
+
+    @work(thread=True, exclusive=True, group="fills")
+    def _read_fills(self, summary: SessionSummary, key: tuple[str, int]) -> None:
+        """The selected session read whole, in the background, for the detail pane's Fills
+        line (core.composition); a file too big to read whole gets none."""
+        if summary.bytes > COMPLETE_MAX_BYTES:
+            self.post_message(FillsReady(key, None))
+            return
+        from pathlib import Path
+
+        from gobtui.adapters.planning.load import PlanningError, load_session, session_composition
+
+        try:
+            comp = session_composition(load_session(Path(summary.path), summary.provider))
+        except (PlanningError, OSError, ValueError):  # unreadable now: the line is left out
+            comp = None
+        self.post_message(FillsReady(key, comp))
+
+    @on(FillsReady)
+    def _fills_ready(self, message: FillsReady) -> None:
+        path, size = message.key
+        self.fills[path] = (size, self.clock(), message.composition)
+        if self._fills_pending == message.key:
+            self._fills_pending = None
+        self._show_selected()
 
     def select_session(self, path: str) -> bool:
         if path not in self.rows:

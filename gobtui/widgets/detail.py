@@ -13,20 +13,29 @@ from textual.widgets import Static
 
 from gobtui import format as fmt
 from gobtui.core.board import BoardRow
+from gobtui.core.composition import Composition
 from gobtui.core.model import ContextState
 from gobtui.core.sanitize import one_line
 from gobtui.format import human_bytes
 from gobtui.widgets.context_chart import ContextChart
+from gobtui.widgets.fills import fills_text
 from gobtui.widgets.palette import BandStyles, band_styles
 
 LABEL_CELLS = 10
 """The facts' label column (8 wide at least) and the gap after it."""
 
 
-def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width: int = 0) -> Table:
-    """At most seven lines (eight after a fork), so the pane fits under the table in an 80x24
+def facts(
+    row: BoardRow,
+    styles: BandStyles,
+    last_fork: str | None = None,
+    width: int = 0,
+    fills: Composition | None = None,
+) -> Table:
+    """At most eight lines (nine after a fork), so the pane fits under the table in an 80x24
     pane. `last_fork` is the resume command of the fork last published from this session;
-    `width` (when known) is the pane's, to which a long path is cut in its middle."""
+    `width` (when known) is the pane's, to which a long path is cut in its middle; `fills`
+    what fills the context, once a worker has read the session whole."""
     s = row.summary
     grid = _Facts()
     state = "" if s.context_state is ContextState.REPORTED else f" ({s.context_state.value})"
@@ -41,6 +50,8 @@ def facts(row: BoardRow, styles: BandStyles, last_fork: str | None = None, width
     if row.over_trigger:
         context.append("  OVER TRIGGER", styles.alert)
     grid.add_row("Context", context)
+    if fills is not None:
+        grid.add_row("Fills", fills_text(fills, styles))
     c = s.components
     if c is not None:
         parts = [
@@ -134,7 +145,9 @@ class DetailPane(Vertical):
         yield Static(id="detail-facts")
         yield ContextChart(id="detail-chart")
 
-    def show(self, row: BoardRow | None, last_fork: str | None = None) -> None:
+    def show(
+        self, row: BoardRow | None, last_fork: str | None = None, fills: Composition | None = None
+    ) -> None:
         self.row = row
         try:
             facts_widget = self.query_one("#detail-facts", Static)
@@ -146,7 +159,7 @@ class DetailPane(Vertical):
             facts_widget.update(Text("No session selected.", style="italic"))
             chart.show(None, None)
             return
-        grid = facts(row, band_styles(self.app), last_fork, self.content_region.width)
+        grid = facts(row, band_styles(self.app), last_fork, self.content_region.width, fills)
         # Shown again every second (the ages move), mostly with the same words: those are
         # not drawn again, and the same session with as many fact lines keeps its height
         # (no layout pass of the whole screen).

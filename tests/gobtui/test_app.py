@@ -605,7 +605,7 @@ async def test_band_styles_follow_a_theme_change(
         assert ansi.alert.color is not None and ansi.alert.color.name == "red"
 
 
-@pytest.mark.parametrize("size", [(80, 16), (80, 24)])
+@pytest.mark.parametrize("size", [(80, 16), (80, 30)])
 async def test_the_table_never_scrolls_sideways(
     demo_app_factory: Callable[..., GobtuiApp], size: tuple[int, int]
 ) -> None:

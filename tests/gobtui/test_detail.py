@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from rich.console import Console
 from rich.style import Style
@@ -10,6 +11,7 @@ from rich.style import Style
 from gobtui import format as fmt
 from gobtui.app import GobtuiApp
 from gobtui.core.board import BoardPolicy, build_row
+from gobtui.core.composition import PartKind
 from gobtui.widgets.detail import DetailPane, facts
 from gobtui.widgets.palette import BandStyles
 from tests.core.test_board import NOW, summary
@@ -94,3 +96,34 @@ async def test_ages_tick_by_themselves_and_the_table_and_detail_agree(
         later, activity = shown()
         assert later != last and f"idle {later} ago" in activity
         assert fmt.duration(now[0] - row.summary.mtime) == later
+
+
+async def test_the_fills_line_says_what_fills_the_selected_context(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """Read whole in a worker, the selected session's context by kind: one bar and a legend
+    whose figures are the composition's."""
+    import asyncio
+
+    from gobtui.adapters.planning.load import load_session, session_composition
+    from tests.gobtui.pilot_helpers import select
+
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        row = await select(app, "ledgerly")
+        for _ in range(3):
+            await asyncio.wait_for(app.workers.wait_for_complete(), timeout=30)
+            await pilot.pause()
+        screen = app.sessions_screen
+        known = screen.fills[row.key]
+        assert known[0] == row.summary.bytes and known[2] is not None
+        comp = session_composition(load_session(Path(row.summary.path), row.summary.provider))
+        assert known[2] == comp
+        pane = screen.query_one(DetailPane)
+        console = Console(width=78, record=True, color_system=None)
+        console.print(facts(row, PLAIN, width=78, fills=known[2]))
+        line = next(x for x in console.export_text().splitlines() if x.startswith("Fills"))
+        assert (
+            "█" * 16 in line and f"think {fmt.tokens(comp.part(PartKind.REASONING).tokens)}" in line
+        )
+        assert pane.row is not None and pane.row.key == row.key

@@ -19,6 +19,13 @@ async def loaded(pilot: Pilot[None]) -> None:
     assert isinstance(app, GobtuiApp)
     await asyncio.wait_for(app.first_paint.wait(), timeout=30)
     await asyncio.wait_for(app.history_complete.wait(), timeout=30)
+    await settled(pilot)
+
+
+async def settled(pilot: Pilot[None]) -> None:
+    """The workers done (the detail pane's Fills line is read in one) and their news shown."""
+    await asyncio.wait_for(pilot.app.workers.wait_for_complete(), timeout=30)
+    await pilot.pause()
     await pilot.pause()
 
 
@@ -40,7 +47,7 @@ def test_sessions_sorted_by_occupancy_second_row(
     async def run_before(pilot: Pilot[None]) -> None:
         await loaded(pilot)
         await pilot.press("s", "down")
-        await pilot.pause()
+        await settled(pilot)
 
     assert snap_compare(demo_app_factory(), terminal_size=size, run_before=run_before)
 
@@ -56,7 +63,7 @@ def test_codex_only_with_text_filter(
         await pilot.press("f", "f", "slash")
         await pilot.press(*"gpt")
         await pilot.press("enter")
-        await pilot.pause()
+        await settled(pilot)
 
     assert snap_compare(demo_app_factory(), terminal_size=size, run_before=run_before)
 
