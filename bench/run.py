@@ -361,6 +361,8 @@ async def main():
         painted = time.perf_counter()
         # The one-time background read of the head+tail summaries is work, not idling.
         await asyncio.wait_for(app.history_complete.wait(), timeout=600)
+        while app.sessions_screen.fills_reading:  # so is the selected session's, read once
+            await asyncio.sleep(0.1)
         completed = time.perf_counter() - painted
         await asyncio.sleep(5)  # the watcher and the one-second tick settle in
         cpu, wall = time.process_time(), time.perf_counter()

@@ -114,18 +114,28 @@ class RewriteHalf(Protocol):
         ...
 
     def prefix_safe(
-        self, lines: Sequence[bytes], first: int
+        self, lines: Sequence[bytes], first: int, marked: Sequence[int] | None = None
     ) -> tuple[dict[int, bytes], dict[str, str | None]]:
         """Lines to replace (b"" to leave a record out) so that the provider's checks of the
         reasoning sent back hold when `first` is the first line a rewrite changed (`lines`
-        with its lines in place); and each left-out record's parent."""
+        with its lines in place; `marked`: thinking_lines() of the source, when kept); and
+        each left-out record's parent."""
         ...
 
     def kept_ancestor(self, parents: dict[str, str | None], uuid: str | None) -> str | None: ...
 
+    def thinking_lines(self, lines: Sequence[bytes]) -> list[int]:
+        """The source lines thinking_after_change must read (found once a source)."""
+        ...
+
     def thinking_after_change(
-        self, lines: Sequence[bytes], replaced: Mapping[int, bytes], appended: Sequence[bytes]
+        self,
+        lines: Sequence[bytes],
+        replaced: Mapping[int, bytes],
+        appended: Sequence[bytes],
+        marked: Sequence[int] | None = None,
     ) -> int | None:
         """The first line of a fork (its source's `lines`, `replaced`, `appended`) whose
-        reasoning the provider's prefix check would refuse; None when it passes."""
+        reasoning the provider's prefix check would refuse; None when it passes. `marked`:
+        thinking_lines(lines), kept by the caller."""
         ...

@@ -160,6 +160,7 @@ class SourceRewriter:
         self._half = provider_half(provider)
         self._items: dict[int, TranscriptItem] | None = None
         self._rewritten: dict[StubKey, bytes | RewriteError] = {}
+        self._thinking: list[int] | None = None
 
     def overlay(self, plan: CompactionPlan) -> Overlay:
         """apply_plan(data, provider, plan, transcript), as an Overlay."""
@@ -171,7 +172,11 @@ class SourceRewriter:
         for index in stubbed(targets, self._items, self._half):
             replaced[index] = self._elided(index, targets[index])
         candidate = _Candidate(self.lines, replaced)
-        safe, left_out = self._half.prefix_safe(candidate, min(targets)) if targets else ({}, {})
+        safe, left_out = (
+            self._half.prefix_safe(candidate, min(targets), self._thinking_lines())
+            if targets
+            else ({}, {})
+        )
         replaced.update(safe)
         records: list[Record] = []
         if digests:
@@ -205,7 +210,15 @@ class SourceRewriter:
     def thinking_violation(self, overlay: Overlay) -> int | None:
         """The first line of the overlay's fork holding reasoning the provider's prefix
         check refuses (RewriteHalf.thinking_after_change); None when it passes."""
-        return self._half.thinking_after_change(self.lines, overlay.replaced, overlay.appended)
+        return self._half.thinking_after_change(
+            self.lines, overlay.replaced, overlay.appended, self._thinking_lines()
+        )
+
+    def _thinking_lines(self) -> list[int]:
+        """The source's lines that may hold thinking: one pass, for every overlay of it."""
+        if self._thinking is None:
+            self._thinking = self._half.thinking_lines(self.lines)
+        return self._thinking
 
     def apply(self, plan: CompactionPlan) -> bytes:
         """apply_plan(data, provider, plan, transcript)."""

@@ -405,6 +405,11 @@ class SessionsScreen(Screen[None]):
                 self._read_fills(row.summary, key)
         self.query_one(DetailPane).show(row, receipt.resume_command if receipt else None, fills)
 
+    @property
+    def fills_reading(self) -> bool:
+        """A session is being read for the detail pane's Fills line."""
+        return self._fills_pending is not None
+
     @work(thread=True, exclusive=True, group="fills")
     def _read_fills(self, summary: SessionSummary, key: tuple[str, int]) -> None:
         """The selected session read whole, in the background, for the detail pane's Fills

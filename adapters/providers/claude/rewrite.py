@@ -37,6 +37,7 @@ from .thinking import LEFT_OUT_KINDS as LEFT_OUT_KINDS  # the half's, as the nex
 from .thinking import kept_ancestor as kept_ancestor
 from .thinking import prefix_safe as prefix_safe
 from .thinking import thinking_after_change as thinking_after_change
+from .thinking import thinking_lines as thinking_lines
 
 TEXT_TYPES = frozenset({"text"})
 INTERRUPTED_RESULT = (

@@ -62,15 +62,18 @@ def _without_thinking(record: Record) -> list[Any] | None:
 
 
 def prefix_safe(
-    lines: Sequence[bytes], first: int
+    lines: Sequence[bytes], first: int, marked: Sequence[int] | None = None
 ) -> tuple[dict[int, bytes], dict[str, str | None]]:
     """The lines to replace (b"" for a record left out) so that no thinking stands at or
     after the message holding line `first`, the first line a rewrite changed; `lines` are
-    the candidate's, with the rewrite's lines in place. Also each left-out uuid's parent."""
+    the candidate's, with the rewrite's lines in place (stubs: they add no thinking), and
+    `marked` thinking_lines() of its source when the caller keeps it. Also each left-out
+    uuid's parent."""
     start = change_start(lines, first)
     updates: dict[int, bytes] = {}
     parents: dict[str, str | None] = {}
-    for index in range(start, len(lines)):
+    suspects = range(start, len(lines)) if marked is None else [i for i in marked if i >= start]
+    for index in suspects:
         line = lines[index]
         if not _THINKING_MARK.search(line):
             continue
@@ -138,13 +141,23 @@ def _seen(line: bytes) -> tuple[bytes, str | None, bool] | None:
     return key, _message_id(record), thinking
 
 
+def thinking_lines(lines: Sequence[bytes]) -> list[int]:
+    """The lines that may hold thinking (a thinking block's type field), in order: what
+    thinking_after_change reads of a source, found once a source."""
+    return [index for index, line in enumerate(lines) if _THINKING_MARK.search(line)]
+
+
 def thinking_after_change(
-    lines: Sequence[bytes], replaced: Mapping[int, bytes], appended: Sequence[bytes]
+    lines: Sequence[bytes],
+    replaced: Mapping[int, bytes],
+    appended: Sequence[bytes],
+    marked: Sequence[int] | None = None,
 ) -> int | None:
     """The first line (a source line index; len(lines) + k for the k-th appended line) of
     a fork, given as its source's `lines` with `replaced` ones (b"": left out) and `appended`
     ones, that holds thinking at or after the first message the model sees changed; None
-    when there is none (verify's thinking_after_change)."""
+    when there is none (verify's thinking_after_change). `marked`: thinking_lines(lines),
+    when the caller keeps it."""
     changed = (i for i in sorted(replaced) if _seen(replaced[i]) != _seen(lines[i]))
     first = next(changed, None)
     if first is None:  # the appended card: nothing is sent after it yet
@@ -157,7 +170,9 @@ def thinking_after_change(
         if earlier is None or earlier[1] != msg_id:
             break
         start -= 1
-    for index in range(start, len(lines)):
+    source = thinking_lines(lines) if marked is None else marked
+    suspects = sorted({*(i for i in source if i >= start), *(i for i in replaced if i >= start)})
+    for index in suspects:
         line = replaced.get(index, lines[index])
         if _THINKING_MARK.search(line) and (seen := _seen(line)) is not None and seen[2]:
             return index

@@ -300,7 +300,7 @@ LEFT_OUT_KINDS: frozenset[ItemKind] = frozenset()
 
 
 def prefix_safe(
-    _lines: Sequence[bytes], _first: int
+    _lines: Sequence[bytes], _first: int, _marked: Sequence[int] | None = None
 ) -> tuple[dict[int, bytes], dict[str, str | None]]:
     """Nothing: the Responses API checks no prefix of the reasoning items sent back (core.
     thinking)."""
@@ -311,7 +311,14 @@ def kept_ancestor(_parents: dict[str, str | None], uuid: str | None) -> str | No
     return uuid
 
 
+def thinking_lines(_lines: Sequence[bytes]) -> list[int]:
+    return []
+
+
 def thinking_after_change(
-    _lines: Sequence[bytes], _replaced: Mapping[int, bytes], _appended: Sequence[bytes]
+    _lines: Sequence[bytes],
+    _replaced: Mapping[int, bytes],
+    _appended: Sequence[bytes],
+    _marked: Sequence[int] | None = None,
 ) -> int | None:
     return None
