@@ -19,7 +19,6 @@ from gobtui.adapters.planning.load import (
     LoadedSession,
     load_session,
     plan_session,
-    session_composition,
 )
 from gobtui.core.admission import protected_tail_start
 from gobtui.core.context_words import fills_words
@@ -180,13 +179,6 @@ class PreviewPlanner:
         self.source_lines = split_lines(session.data)
         self._probes: list[Probe] | None = None
         self._source_findings: Counter[str] | None = None
-        self._fills: str | None = None
-
-    def fills(self) -> str:
-        """What fills the session's context (computed once a loaded session)."""
-        if self._fills is None:
-            self._fills = fills_words(session_composition(self.session))
-        return self._fills
 
     def _shared_probes(self) -> list[Probe]:
         if self._probes is None:
@@ -275,7 +267,7 @@ class PreviewPlanner:
             card_bytes=len(digest.render().encode("utf-8", "surrogatepass")) if digest else 0,
             elided=len(plan.elided_lines),
             left_out=len(left_out),
-            fills=self.fills(),
+            fills=fills_words(session.composition),
             added_records=max(0, len(candidate_lines) + len(left_out) - len(self.source_lines)),
             client_compacts=plan.projection.client_compacts if plan.projection else None,
         )

@@ -122,6 +122,16 @@ class LoadedSession:
         return SourceLines(self.data, self.starts)
 
     @cached_property
+    def composition(self) -> Composition:
+        """What fills the context, by kind (core.composition), fitted on the live usage
+        records; once a session (a plan's no-plan sentence and the faces share it)."""
+        transcript = self.transcript
+        live = {item.line_index for item in transcript.items if item.active}
+        usage = self.card_scan.usage_points(live) if self.card_scan is not None else []
+        reported = transcript.summary.context_tokens if transcript.summary is not None else None
+        return composition(transcript.items, usage, reported)
+
+    @cached_property
     def probes(self) -> list[Probe]:
         """extract_probes() over the payloads, once."""
         return extract_probes(self.transcript, self.payloads)
@@ -196,16 +206,6 @@ def calibration_of(transcript: Transcript, scan: CardScanner) -> Calibration:
     return calibrate(live, usage, DEFAULT_SLOPE[transcript.provider])
 
 
-def session_composition(session: LoadedSession) -> Composition:
-    """What fills the session's context, by kind (core.composition), fitted on its live usage
-    records."""
-    transcript = session.transcript
-    live = {item.line_index for item in transcript.items if item.active}
-    usage = session.card_scan.usage_points(live) if session.card_scan is not None else []
-    reported = transcript.summary.context_tokens if transcript.summary is not None else None
-    return composition(transcript.items, usage, reported)
-
-
 def _read_whole(path: Path) -> tuple[bytes, int]:
     """The file's bytes as of one moment, and its mtime then. A live session grows meanwhile:
     what was appended after that moment is left for the next plan. One that shrank (was
@@ -274,7 +274,7 @@ def plan_session(
     with gc_paused():  # planning allocates much, and cycles none: no need to rescan the heap
         result = plan_for(strategy, session.transcript, policy, ctx)
         if isinstance(result, NoPlan):
-            why = why_no_plan(result, session.transcript, policy, session_composition(session))
+            why = why_no_plan(result, session.transcript, policy, session.composition)
             return PlanOutcome(strategy, result.model_copy(update={"why": why}), None)
         return PlanOutcome(strategy, result, admit_with(result, session.transcript, policy, ctx))
 

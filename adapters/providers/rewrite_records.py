@@ -226,3 +226,12 @@ def derived_uuid(seed: bytes, purpose: str) -> str:
 ForkUsage = tuple[int, int]
 """(the fork's projected context, the part of it after the source's last usage record: the
 records that followed it and the card)."""
+
+
+def kept_ancestor(parents: dict[str, str | None], uuid: str | None) -> str | None:
+    """`uuid`, or when it was left out, its nearest ancestor that was kept."""
+    for _ in range(len(parents) + 1):  # the step bound is the cycle guard
+        if uuid is None or uuid not in parents:
+            return uuid
+        uuid = parents[uuid]
+    return None

@@ -38,6 +38,7 @@ from ..providers.rewrite_records import (
     cut_utf8,
     decode_at,
     encode_line,
+    kept_ancestor,
     line_ending,
     plan_seed,
     require_whole_tail,
@@ -117,16 +118,14 @@ def stubbed(
     ]
 
 
-def relinked(
-    half: RewriteHalf, records: list[Record], left_out: dict[str, str | None]
-) -> list[Record]:
+def relinked(records: list[Record], left_out: dict[str, str | None]) -> list[Record]:
     """Appended records hung off the nearest kept ancestor of a record the rewrite left out
     (prefix_safe)."""
     if left_out:
         for record in records:
             parent = record.get("parentUuid")
             if type(parent) is str and parent in left_out:
-                record["parentUuid"] = half.kept_ancestor(left_out, parent)
+                record["parentUuid"] = kept_ancestor(left_out, parent)
     return records
 
 
@@ -173,9 +172,7 @@ def apply_plan(
     if digests:
         card = digests[0].render()
         seed = plan_seed(data, provider, plan)
-        records = relinked(
-            half, half.card_records_scanned(scan, lines, transcript, card, seed), left_out
-        )
+        records = relinked(half.card_records_scanned(scan, lines, transcript, card, seed), left_out)
     target = fork_usage_target(plan, transcript)
     if target is not None:
         replaced, usage = half.fork_usage(scan, lines, target, len(records))

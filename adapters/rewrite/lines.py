@@ -182,7 +182,6 @@ class SourceRewriter:
         if digests:
             seed = plan_seed_of(self._source_digest(), provider, plan)
             records = relinked(
-                self._half,
                 self._half.card_records_scanned(
                     self._card_scan(), candidate, transcript, digests[0].render(), seed
                 ),

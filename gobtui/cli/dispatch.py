@@ -283,14 +283,14 @@ def _composition(summary: SessionSummary) -> dict[str, object] | None:
     """detect --json --composition's object for one session (None: it cannot be read)."""
     from pathlib import Path
 
-    from gobtui.adapters.planning.load import PlanningError, load_session, session_composition
+    from gobtui.adapters.planning.load import PlanningError, load_session
     from gobtui.core.context_words import composition_object, reclaimable
 
     try:
         session = load_session(Path(summary.path), summary.provider)
     except PlanningError:
         return None
-    comp = session_composition(session)
+    comp = session.composition
     policy = _session_policies().resolve(summary).policy
     return composition_object(comp, reclaimable(session.transcript, policy, comp))
 

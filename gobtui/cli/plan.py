@@ -8,7 +8,7 @@ from typing import Any
 
 from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
-from gobtui.adapters.planning.load import PlanningError, session_composition
+from gobtui.adapters.planning.load import PlanningError
 from gobtui.adapters.publish.events import read_events
 from gobtui.adapters.sessions.select import SelectError, check_selector
 from gobtui.cli.common import (
@@ -223,7 +223,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print_json(rows)
         return 0
     print(_heading(target, live, args.live_secs))
-    print(fills_words(session_composition(session)))
+    print(fills_words(session.composition))
     print(
         f"{'strategy':<12} {'status':<8} {'after':>7} {'saved':>7} {'prefix':>7} "
         f"{'valid':<5} {'recall':>6} {'ms':>7}"
@@ -368,7 +368,7 @@ def _explain_session(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     session = load_target(target)
-    comp = session_composition(session)
+    comp = session.composition
     reach = reclaimable(session.transcript, resolved.policy, comp)
     if args.json:
         print_json(

@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 
 from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
-from gobtui.adapters.planning.load import PlanningError, session_composition
+from gobtui.adapters.planning.load import PlanningError
 from gobtui.core.context_words import fills_words
 from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.core.model import SessionSummary
@@ -156,7 +156,7 @@ class EvalScreen(Screen[None]):
             self.post_message(EvalFailed(request, one_line_error(error)))
             return
         if not worker.is_cancelled:
-            fills = fills_words(session_composition(session))
+            fills = fills_words(session.composition)
             self.post_message(EvalReady(request, rows, context, len(session.source_bytes), fills))
 
     def _progress(self, request: int, done: int, total: int, what: str) -> None:

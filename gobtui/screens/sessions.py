@@ -419,10 +419,10 @@ class SessionsScreen(Screen[None]):
             return
         from pathlib import Path
 
-        from gobtui.adapters.planning.load import PlanningError, load_session, session_composition
+        from gobtui.adapters.planning.load import PlanningError, load_session
 
         try:
-            comp = session_composition(load_session(Path(summary.path), summary.provider))
+            comp = load_session(Path(summary.path), summary.provider).composition
         except (PlanningError, OSError, ValueError):  # unreadable now: the line is left out
             comp = None
         self.post_message(FillsReady(key, comp))

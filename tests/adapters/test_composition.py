@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gobtui.adapters.planning.load import load_session, plan_session, session_composition
+from gobtui.adapters.planning.load import load_session, plan_session
 from gobtui.core.composition import COEFFICIENT_BAND, PartKind, composition
 from gobtui.core.edits import NoPlan, NoPlanReason
 from gobtui.core.model import ItemKind, Provider, TranscriptItem
@@ -48,7 +48,7 @@ def test_without_usage_the_estimates_stand_and_the_rest_is_fixed() -> None:
 
 @pytest.mark.parametrize("path", sorted(DRIVEN.glob("*.jsonl")), ids=lambda p: p.stem)
 def test_a_driven_session_splits_into_thinking_tools_and_overhead(path: Path) -> None:
-    comp = session_composition(load_session(path, Provider.CLAUDE))
+    comp = load_session(path, Provider.CLAUDE).composition
     assert comp.points >= 10 and comp.fit_error is not None and comp.fit_error < 0.05
     low, high = COEFFICIENT_BAND
     assert all(low <= p.coefficient <= high for p in comp.parts)

@@ -105,7 +105,7 @@ async def test_the_fills_line_says_what_fills_the_selected_context(
     whose figures are the composition's."""
     import asyncio
 
-    from gobtui.adapters.planning.load import load_session, session_composition
+    from gobtui.adapters.planning.load import load_session
     from tests.gobtui.pilot_helpers import select
 
     app = demo_app_factory()
@@ -117,7 +117,7 @@ async def test_the_fills_line_says_what_fills_the_selected_context(
         screen = app.sessions_screen
         known = screen.fills[row.key]
         assert known[0] == row.summary.bytes and known[2] is not None
-        comp = session_composition(load_session(Path(row.summary.path), row.summary.provider))
+        comp = load_session(Path(row.summary.path), row.summary.provider).composition
         assert known[2] == comp
         pane = screen.query_one(DetailPane)
         console = Console(width=78, record=True, color_system=None)

@@ -34,7 +34,6 @@ from .inputs import stub_content
 from .media import stub_media
 from .state import ClaudeState, usage_of, usage_total
 from .thinking import LEFT_OUT_KINDS as LEFT_OUT_KINDS  # the half's, as the next two
-from .thinking import kept_ancestor as kept_ancestor
 from .thinking import prefix_safe as prefix_safe
 from .thinking import thinking_after_change as thinking_after_change
 from .thinking import thinking_lines as thinking_lines

@@ -16,7 +16,7 @@ from typing import Any
 
 from ....core.model import ItemKind
 from ...files.jsonl import Record, decode_line
-from ..rewrite_records import encode_line, line_ending
+from ..rewrite_records import encode_line, kept_ancestor, line_ending
 from .items import THINKING_TYPES
 
 LEFT_OUT_KINDS = frozenset({ItemKind.REASONING})
@@ -110,15 +110,6 @@ def _names_any(line: bytes, parents: dict[str, str | None]) -> bool:
         match.group(1).decode("utf-8", "replace") in parents
         for match in _PARENT_FIELD.finditer(line)
     )
-
-
-def kept_ancestor(parents: dict[str, str | None], uuid: str | None) -> str | None:
-    """`uuid`, or when it was left out, its nearest ancestor that was kept."""
-    for _ in range(len(parents) + 1):  # the step bound is the cycle guard
-        if uuid is None or uuid not in parents:
-            return uuid
-        uuid = parents[uuid]
-    return None
 
 
 def _seen(line: bytes) -> tuple[bytes, str | None, bool] | None:

@@ -307,10 +307,6 @@ def prefix_safe(
     return {}, {}
 
 
-def kept_ancestor(_parents: dict[str, str | None], uuid: str | None) -> str | None:
-    return uuid
-
-
 def thinking_lines(_lines: Sequence[bytes]) -> list[int]:
     return []
 
