@@ -87,3 +87,5 @@ class Receipt(BaseModel):
     completed: bool
     created_ts: float
     resume_command: str
+    selected_strategy: str | None = None
+    """The strategy `auto` chose (its plan's strategy is "auto"); None for any other."""

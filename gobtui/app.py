@@ -26,6 +26,7 @@ from textual.worker import get_current_worker
 from gobtui import format as fmt
 from gobtui.adapters.config.paths import Homes, cache_dir, resolve_homes
 from gobtui.adapters.providers.full_parse import gc_paused
+from gobtui.adapters.publish.receipt_feed import ReceiptFeed
 from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.sessions.watcher import watch_changes, watch_roots
@@ -46,7 +47,7 @@ from gobtui.messages import (
     SessionsChanged,
     SessionsScanned,
 )
-from gobtui.published_forks import PublishedForks
+from gobtui.published_forks import CARD_FORK_LABEL, COPY_LABEL, PublishedForks, twin_of
 from gobtui.publishing import PublishController
 from gobtui.resume import ClientRunner, resume_of, run_client
 from gobtui.run_settings import AppConfig
@@ -117,6 +118,8 @@ class GobtuiApp(App[None]):
         """Apply and undo: plans, confirms, publishes forks, keeps the last receipts."""
         self.forks = PublishedForks()
         """The forks gobtui published: their rows say so (gobtui.published_forks)."""
+        self.receipt_feed = ReceiptFeed()
+        """New receipts (of this board or of the CLI beside it), read as they come."""
         self.forks_published: Signal[Receipt] = Signal(self, "forks-published")
         """Every fork an apply or undo published (the detail pane and vault screen listen)."""
         self.auto_prepare = AutoPrepare(
@@ -174,17 +177,8 @@ class GobtuiApp(App[None]):
         except OSError as error:  # a home that vanished or cannot be read
             self.post_message(ScanFailed(str(error)))
             return
-        from gobtui.adapters.files.private_fs import PrivateError
-        from gobtui.adapters.publish.operations import (
-            published_receipts,  # (only once the scan is done)
-        )
-
-        try:
-            for receipt in published_receipts():
-                self.forks.note(receipt)
-        except (PrivateError, OSError) as error:  # checked at start-up; changed since
-            self.post_message(ScanFailed(str(error)))
-        self.post_message(SessionsScanned(summaries))
+        receipts = self.receipt_feed.new()  # (only once the scan is done)
+        self.post_message(SessionsScanned(summaries, receipts=receipts))
 
     @work(thread=True, exclusive=True, group="history")
     def complete_history(self) -> None:
@@ -255,6 +249,8 @@ class GobtuiApp(App[None]):
             self.exit()
             return
         if self.is_running:  # not while shutting down: the screens are being taken apart
+            if self.sessions_screen.loaded:
+                self._read_receipts()
             self.sessions_screen.tick(self.config.clock())
 
     # --- messages --------------------------------------------------------------------------
@@ -267,6 +263,8 @@ class GobtuiApp(App[None]):
             # full collection scanning all of it (a large share of a big board's first paint).
             # Given back to it when the app ends (on_unmount).
             gc.freeze()
+        for receipt in message.receipts:
+            self.forks.note(receipt)
         self.sessions_screen.replace_all(self.forks.mark(message.summaries), self.config.clock())
         if self.config.watch:
             self.watch_sessions()
@@ -279,6 +277,7 @@ class GobtuiApp(App[None]):
 
     @on(SessionsChanged)
     def _changed(self, message: SessionsChanged) -> None:
+        self._know_arrivals(message.summaries)
         crossed, waiting = self.sessions_screen.merge(
             self.forks.mark(message.summaries), message.removed, self.config.clock()
         )
@@ -301,6 +300,45 @@ class GobtuiApp(App[None]):
                 f"{row.project}: {tokens:,} tokens, over its {row.trigger_tokens:,} trigger",
                 severity="warning",
             )
+
+    def _know_arrivals(self, summaries: list[SessionSummary]) -> None:
+        """Sessions that appear while the board runs may be forks published beside it (by
+        the CLI, another board, a client's own fork): known by a receipt (an intent names
+        the fork before it is written), a state card, or their content, before their row is
+        built, so that a fork never shows as a session waiting for its user."""
+        screen = self.sessions_screen
+        if not screen.loaded:
+            return
+        arrivals = [s for s in summaries if s.path not in screen.summaries]
+        if not arrivals:
+            return
+        for receipt in self.receipt_feed.new():
+            self.forks.note(receipt)
+        for summary in arrivals:
+            if self.forks.labels.get(summary.session_id) is not None:
+                continue
+            if summary.has_state_card:
+                self.forks.note_seen(summary, CARD_FORK_LABEL)
+                continue
+            source = twin_of(summary, screen.summaries.values())
+            if source is not None:
+                self.forks.note_seen(summary, COPY_LABEL, source.path)
+
+    def _read_receipts(self) -> None:
+        """New receipts (the CLI published beside the board): their forks' rows relabelled."""
+        noted = self.receipt_feed.new()
+        for receipt in noted:
+            self.forks.note(receipt)
+        if noted:
+            self._relabel({receipt.session_id for receipt in noted})
+
+    def _relabel(self, session_ids: set[str]) -> None:
+        """The rows of these sessions marked again from what is now known of forks."""
+        screen = self.sessions_screen
+        paths = [path for path, s in screen.summaries.items() if s.session_id in session_ids]
+        raw = [summary for path in paths if (summary := self.store.get(path)) is not None]
+        if raw:
+            screen.merge(self.forks.mark(raw), [], self.config.clock())
 
     def alert(
         self, event: AlertEvent, title: str, text: str, *, severity: SeverityLevel = "information"
@@ -357,8 +395,9 @@ class GobtuiApp(App[None]):
 
     @on(ForkPublished)
     def _fork_published(self, message: ForkPublished) -> None:
-        # Before the fork's row arrives (SessionsChanged, posted after this message).
+        # Mostly before the fork's row arrives; when the watcher was quicker, it is relabelled.
         self.forks.note(message.receipt)
+        self._relabel({message.receipt.session_id})
         self.publishing.published(message.receipt, message.source_path)
         self.forks_published.publish(message.receipt)
 
@@ -369,6 +408,14 @@ class GobtuiApp(App[None]):
     def last_fork(self, path: str) -> Receipt | None:
         """The last fork published from the session at `path` in this run, if any."""
         return self.publishing.last_fork(path)
+
+    def fork_line(self, path: str) -> str | None:
+        """The resume command of the last fork of the session at `path`: published by this
+        board, beside it (its receipt), or seen appear as its copy."""
+        receipt = self.publishing.last_fork(path)
+        if receipt is not None:
+            return receipt.resume_command
+        return self.forks.fork_line(path)
 
     # --- actions ---------------------------------------------------------------------------
 

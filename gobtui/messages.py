@@ -31,6 +31,8 @@ class SessionsScanned(Message):
 
     summaries: list[SessionSummary]
     skipped: int = 0
+    receipts: list[Receipt] = field(default_factory=list)
+    """The receipts of the data dir, read after the scan (forks are labelled from them)."""
 
 
 @dataclass

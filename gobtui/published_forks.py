@@ -10,6 +10,7 @@ as the client will see it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,9 @@ if TYPE_CHECKING:  # receipts (and the plan model under them) load once one is r
 
 CARD_FORK_LABEL = "fork"
 """What the board calls a fork known by its state card alone (no receipt here to say more)."""
+COPY_LABEL = "copy"
+"""What the board calls a session that appeared while it runs holding another's records (same
+provider, folder and first record): a fork with no receipt here and no card."""
 
 
 def fork_label(receipt: Receipt) -> str:
@@ -29,7 +33,8 @@ def fork_label(receipt: Receipt) -> str:
         return "restore"
     if receipt.kind == "fork":
         return "fork"
-    return f"{receipt.strategy} fork"
+    # An auto fork is named by what auto chose: that is what it cut.
+    return f"{receipt.selected_strategy or receipt.strategy} fork"
 
 
 class PublishedForks:
@@ -39,12 +44,36 @@ class PublishedForks:
         self.labels: dict[str, str] = {}
         self.sizes: dict[str, int] = {}
         """The size each fork was published at: while it still is, no client has resumed it."""
+        self.last_from: dict[str, Receipt] = {}
+        """The newest fork published from each source path (its Fork line on the board)."""
+        self.copies: dict[str, str] = {}
+        """Source path -> the resume command of a copy of it seen appear (twin_of)."""
         for receipt in receipts:
             self.note(receipt)
 
     def note(self, receipt: Receipt) -> None:
+        """A receipt, an intent included: an intent names its fork before it is written."""
         self.labels[receipt.session_id] = fork_label(receipt)
         self.sizes[receipt.session_id] = receipt.bytes_after
+        last = self.last_from.get(receipt.source_path)
+        if receipt.completed and (last is None or last.created_ts <= receipt.created_ts):
+            self.last_from[receipt.source_path] = receipt
+
+    def note_seen(self, summary: SessionSummary, label: str, source: str | None = None) -> None:
+        """A fork known without a receipt (by its card or its content, copied from the
+        session at `source`), first seen at this size: while it keeps it, no client has
+        resumed it."""
+        self.labels.setdefault(summary.session_id, label)
+        self.sizes.setdefault(summary.session_id, summary.bytes)
+        if source is not None:
+            self.copies[source] = summary.resume_command()
+
+    def fork_line(self, path: str) -> str | None:
+        """The resume command of the newest fork of the session at `path`, if any is known."""
+        receipt = self.last_from.get(path) or self.last_from.get(os.path.realpath(path))
+        if receipt is not None:
+            return receipt.resume_command
+        return self.copies.get(path)
 
     def label_of(self, summary: SessionSummary) -> str | None:
         """What made the session when it is a fork: its receipt's label, else CARD_FORK_LABEL
@@ -70,6 +99,24 @@ class PublishedForks:
             unresumed = self.sizes.get(summary.session_id) == summary.bytes
             marked.append(_titled(summary, label, unresumed))
         return marked
+
+
+def twin_of(summary: SessionSummary, others: Iterable[SessionSummary]) -> SessionSummary | None:
+    """The session `summary` is a copy of, by content: another of the same provider and
+    folder whose first record has the same time (a client's own fork, or one published with
+    another data dir without a card). None when there is none, or the first record has no time."""
+    if summary.first_ts is None:
+        return None
+    for other in others:
+        if (
+            other.first_ts == summary.first_ts
+            and other.path != summary.path
+            and other.session_id != summary.session_id
+            and other.provider is summary.provider
+            and other.cwd == summary.cwd
+        ):
+            return other
+    return None
 
 
 def _titled(summary: SessionSummary, label: str, unresumed: bool) -> SessionSummary:

@@ -248,6 +248,7 @@ class Operation:
         now: float,
         tokens: tuple[int, int] = (0, 0),
         projection: Projection | None = None,
+        selected: str | None = None,
     ) -> Receipt:
         return Receipt(
             operation_id=self.id,
@@ -270,4 +271,5 @@ class Operation:
             completed=False,
             created_ts=now,
             resume_command=resume_command(self.provider, self.new_id),
+            selected_strategy=selected,
         )

@@ -21,6 +21,7 @@ from ...core.edits import CompactionPlan
 from ...core.model import Provider
 from ...core.policy import PolicyConfig
 from ...core.receipt import OperationKind, Receipt, items_covered
+from ...core.strategies.auto import selected_strategy
 from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
 from ...core.vault_model import IndexEntry, VaultError
 from ...core.verify import accepts, added_findings, verify
@@ -178,6 +179,7 @@ class Publisher:
             receipt = op.receipt(
                 plan.strategy, op.target(earlier, now), output, entry.sha256, size,
                 now, (plan.context_tokens_before, plan.context_tokens_after), plan.projection,
+                selected_strategy(plan),
             )  # fmt: skip
             published = self._publish(
                 receipt, op.receipt_path, source, session.source_sha256, output

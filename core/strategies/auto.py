@@ -63,6 +63,22 @@ def select(transcript: Transcript, live: bool) -> str:
     return "structured"
 
 
+SELECTED = "auto: selected "
+DELEGATED = "auto: live session, delegated to "
+"""How an auto plan's rationale names the strategy it chose (selected_strategy reads it)."""
+
+
+def selected_strategy(plan: CompactionPlan) -> str | None:
+    """The strategy an `auto` plan chose, None for a plan of any other strategy."""
+    if plan.strategy != Auto.id:
+        return None
+    for prefix, end in ((SELECTED, " "), (DELEGATED, ";")):
+        if plan.rationale.startswith(prefix):
+            chosen = plan.rationale[len(prefix) :].split(end, 1)[0]
+            return chosen or None
+    return None
+
+
 class Auto:
     id = "auto"
 
@@ -120,8 +136,7 @@ class Auto:
         return plan.model_copy(
             update={
                 "strategy": self.id,
-                "rationale": f"auto: selected {strategy.id} (score {int(score)}); "
-                + plan.rationale,
+                "rationale": f"{SELECTED}{strategy.id} (score {int(score)}); " + plan.rationale,
             }
         )
 
@@ -139,8 +154,7 @@ class Auto:
                 return plan.model_copy(
                     update={
                         "strategy": self.id,
-                        "rationale": f"auto: live session, delegated to {strategy.id}; "
-                        + plan.rationale,
+                        "rationale": f"{DELEGATED}{strategy.id}; " + plan.rationale,
                     }
                 )
         return None

@@ -390,8 +390,8 @@ class SessionsScreen(Screen[None]):
 
     def _show_selected(self) -> None:
         row = self.selected_row()
-        last_fork = getattr(self.app, "last_fork", None)
-        receipt = last_fork(row.key) if row is not None and last_fork is not None else None
+        fork_line = getattr(self.app, "fork_line", None)
+        fork = fork_line(row.key) if row is not None and fork_line is not None else None
         fills = None
         if row is not None:
             key = (row.summary.path, row.summary.bytes)
@@ -403,7 +403,7 @@ class SessionsScreen(Screen[None]):
             if stale and self._fills_pending is None:
                 self._fills_pending = key
                 self._read_fills(row.summary, key)
-        self.query_one(DetailPane).show(row, receipt.resume_command if receipt else None, fills)
+        self.query_one(DetailPane).show(row, fork, fills)
 
     @property
     def fills_reading(self) -> bool:

@@ -167,7 +167,9 @@ async def test_a_confirms_then_publishes_the_fork(
         await until(lambda: receipt.path in app.sessions_screen.rows, pilot)
         forked = app.sessions_screen.rows[receipt.path].summary
         assert forked.session_id == receipt.session_id
-        assert forked.title == f"auto fork · {row.summary.title}"  # told apart from its source
+        # Told apart from its source, by what auto chose (what it cut).
+        assert receipt.strategy == "auto" and receipt.selected_strategy is not None
+        assert forked.title == f"{receipt.selected_strategy} fork · {row.summary.title}"
         assert not app.sessions_screen.rows[receipt.path].live  # nobody writes it
         assert app.sessions_screen.selected_row() is not None
         assert app.sessions_screen.selected_row().key == row.key  # type: ignore[union-attr]
@@ -403,7 +405,9 @@ async def test_undo_from_the_vault_creates_another_fork(
     async with later.run_test(size=(120, 36)) as pilot:
         await later.first_paint.wait()
         rows = later.sessions_screen.rows
-        assert rows[applied.path].summary.title == f"auto fork · {row.summary.title}"
+        chosen = applied.selected_strategy
+        assert chosen is not None and chosen != "auto"
+        assert rows[applied.path].summary.title == f"{chosen} fork · {row.summary.title}"
         assert rows[restored.path].summary.title == f"restore · {row.summary.title}"
 
 
