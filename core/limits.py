@@ -60,7 +60,8 @@ WATCH_INTERVAL_SECS = 30
 STATUS_QUIET_SECS = 30
 """A tool call with no result and no write for this long may be waiting for an approval."""
 STATUS_STALL_SECS = 600
-"""A model that is up and has written nothing for this long is no longer working."""
+"""A model that is up and has written nothing for this long is no longer working (and never
+once the session has left the board's live window: working is always live)."""
 STATUS_WAITING_SECS = 4 * 3600
 """A finished turn (or a call that may wait for an approval) counts as waiting for the user
 this long; idle after."""

@@ -38,11 +38,11 @@ def status_of(turn: TurnState | None, age_secs: float, live: bool) -> Status:
     if turn is TurnState.TURN_ENDED:
         return Status.WAITING if age_secs <= STATUS_WAITING_SECS else Status.IDLE
     if turn is TurnState.TOOL_PENDING:
-        if age_secs < STATUS_QUIET_SECS:
+        if age_secs < STATUS_QUIET_SECS and live:
             return Status.WORKING
         return Status.APPROVAL if age_secs <= STATUS_WAITING_SECS else Status.IDLE
     if turn is TurnState.RESPONDING:
-        return Status.WORKING if age_secs < STATUS_STALL_SECS else Status.IDLE
+        return Status.WORKING if live and age_secs < STATUS_STALL_SECS else Status.IDLE
     return Status.WORKING if live else Status.IDLE
 
 

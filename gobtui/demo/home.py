@@ -98,8 +98,16 @@ def _subagents(s: ClaudeSession, text: Text, count: int) -> list[ClaudeSession]:
 
 
 def codex_script(
-    ids: Ids, clock: Clock, meta: CodexMeta, text: Text, turns: int, *, compact: bool
+    ids: Ids,
+    clock: Clock,
+    meta: CodexMeta,
+    text: Text,
+    turns: int,
+    *,
+    compact: bool,
+    working: bool = False,
 ) -> CodexSession:
+    """`working`: the last turn is still running (its commands ran, no answer yet)."""
     s = CodexSession(ids, clock, meta)
     s.session_meta(INSTRUCTIONS)
     rng, kept = ids.rng, []
@@ -114,9 +122,12 @@ def codex_script(
             s.compacted(kept[-4:], text.codex_summary())
         preamble = (_env_context(meta.cwd), AGENTS_MD) if turn == 0 else ()
         s.turn(prompt, preamble=preamble)
-        for _ in range(rng.randint(2, 6)):
-            text.codex_step(s)
-        s.task_complete(text.sentence())
+        steps = rng.randint(2, 6)
+        for step in range(steps):
+            last = working and turn == turns - 1 and step == steps - 1
+            text.codex_step(s, final=not last)
+        if not (working and turn == turns - 1):
+            s.task_complete(text.sentence())
     return s
 
 
@@ -255,7 +266,9 @@ def _build_codex(home: DemoHome, spec: Spec, ids: Ids, now: float) -> Path:
     clock = Clock(rng, scale=LIVE_CLOCK_SCALE if spec.live else 1.0)
     meta = CodexMeta("", project.cwd, spec.model, CODEX_CLI, branch=project.branch)
     text = Text(rng, project)
-    session = codex_script(ids, clock, meta, text, spec.turns, compact=len(spec.usage) > 1)
+    session = codex_script(
+        ids, clock, meta, text, spec.turns, compact=len(spec.usage) > 1, working=spec.live
+    )
     end = now - spec.idle
     shift = end - clock.t
     start = session.stamps[0][2] + shift

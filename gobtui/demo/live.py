@@ -112,7 +112,9 @@ class DemoAppender:
             session.compact(text.summary())
             fresh = rng.randint(33_000, 39_000)
             targets.append((fresh, fresh + grow))
-        text.claude_step(session, tools=rng.random() < 0.6)
+        # Mid-turn, as an agent writing every second is: its tool results are in, the
+        # answer is still to come (the board reads it working, not waiting).
+        text.claude_step(session, tools=True, final=False)
         data = session.finish(targets, now - clock.t, rng, prev=live.context)
         _append(live.path, data)
         live.leaf = str(session.leaf)
@@ -131,7 +133,7 @@ class DemoAppender:
             session.compacted([text.prompt()], text.codex_summary())
             fresh = rng.randint(38_000, 45_000)
             targets.append((fresh, fresh + grow))
-        text.codex_step(session)
+        text.codex_step(session, final=False)  # mid-turn, as the Claude one
         data = session.finish(targets, now - clock.t, rng, prev=live.context)
         _append(live.path, data)
         live.totals = session.totals

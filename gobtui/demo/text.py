@@ -368,7 +368,9 @@ class Text:
         if tools and final:
             s.call([{"type": "text", "text": self.sentence()}])
 
-    def codex_step(self, s: CodexSession) -> None:
+    def codex_step(self, s: CodexSession, *, final: bool = True) -> None:
+        """One request: reasoning, a message, maybe a patch, commands and their output; then
+        (`final`) the answer."""
         r = self.rng
         gerund = r.choice(("Checking", "Tracing", "Inspecting", "Planning", "Reviewing"))
         s.reasoning(f"**{gerund} the {self._fill('{n} {m}')}**")
@@ -395,5 +397,6 @@ class Text:
                           f"Process exited with code 0\nOutput:\n{out}")  # fmt: skip
             end = {"type": "exec_command_end", "call_id": cid, "command": ["bash", "-lc", cmd]}
             s.event(end | {"aggregated_output": out, "exit_code": 0, "formatted_output": out})
-        s.say(self.sentence(), "final_answer")
-        s.token_count()
+        if final:
+            s.say(self.sentence(), "final_answer")
+            s.token_count()

@@ -10,15 +10,17 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from gobtui.status_legend import status_legend
+
 LEGEND = [
-    ("C / X", "Claude Code / Codex session"),
-    ("● / ○", "live (written in the last 3 minutes) / idle"),
+    ("C / X", "Claude Code / Codex session, then its status:"),
+    *status_legend(),
     ("⚠", "bad lines or a torn last line in the file (counted, never fatal)"),
     ("█░┃", "context used, free, and where the compaction trigger sits"),
     ("colours", "under 50% / 50-80% / over 80% of the window"),
     ("ETA", "time to the trigger at the recent burn rate (live sessions)"),
     ("reset", "compacted (by the provider, or a fork from a): no usage reported since"),
-    ("Fork", "the last fork published from the session (a); its resume command"),
+    ("Fork", "the newest fork of the session (a, or the CLI): its resume command"),
 ]
 
 VAULT_LEGEND = [

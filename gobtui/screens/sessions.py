@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 
 from rich.text import Text
@@ -34,12 +35,22 @@ from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.sanitize import one_line
 from gobtui.core.status import Status, started_waiting, status_of
 from gobtui.messages import FillsReady
+from gobtui.status_legend import STATUS_GLYPHS
+from gobtui.widgets.cells import status_style
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.footer import KeyFooter
+from gobtui.widgets.palette import band_styles
 from gobtui.widgets.publish_bar import PublishBar
 from gobtui.widgets.sessions_table import SessionsTable
 
 TICK_SLACK_SECS = 5.0
+STATUS_PADDING = 2
+"""The status and watcher lines' padding (styles/app.tcss), left and right together."""
+
+
+def _quiet_status(summary: SessionSummary, age: float) -> Status:
+    """The status of a session not written within the live window (build_row's rule)."""
+    return Status.IDLE if summary.fork_as_published else status_of(summary.turn, age, False)
 
 
 class SessionsScreen(Screen[None]):
@@ -237,24 +248,26 @@ class SessionsScreen(Screen[None]):
         return crossed, waiting
 
     def tick(self, now: float) -> None:
-        """The clock moved: ages repaint; live flags and ETAs change only for recent sessions."""
+        """The clock moved: ages repaint, table and detail pane from this one reading;
+        statuses move on with age on their own (working -> approval? -> idle -> ended), as
+        do live flags and ETAs, for files that stopped changing too."""
         if now == self.now:
             return
         self.now = now
-        # Only a session written within the live window (plus slack) can change its live
-        # flag, burn or ETA; a status moves on with age for a day (working -> approval? ->
-        # idle -> ended), checked cheaply. Every other row merely repaints its age.
+        # Only a session written within the live window (plus slack), or still shown live,
+        # can change its live flag, burn or ETA; a status moves on with age for a day,
+        # checked cheaply. Every other row merely repaints its age.
         recent = now - self.policy.hot_secs - TICK_SLACK_SECS
         day = now - STATUS_ENDED_SECS - TICK_SLACK_SECS
         changed: list[BoardRow] = []
         flipped = False
         for path, summary in self.summaries.items():
-            if summary.mtime < day:
-                continue
             old = self.rows[path]
-            if summary.mtime < recent:
+            if summary.mtime < day and old.status is Status.ENDED:
+                continue
+            if summary.mtime < recent and not old.live:
                 age = max(0.0, now - summary.mtime)
-                if status_of(summary.turn, age, old.live) is old.status:
+                if _quiet_status(summary, age) is old.status:
                     continue
             row = build_row(summary, self.policy, now)
             flipped = flipped or row.live != old.live or row.status != old.status
@@ -266,11 +279,12 @@ class SessionsScreen(Screen[None]):
             table = self.query_one(SessionsTable)
         except NoMatches:
             return
+        table.tick(now)
         if flipped:
             self.refresh_table({row.key for row in changed})
         else:
             table.update_rows(changed)
-        key = table.selected_key  # the detail pane shows the age too, whichever way it went
+        key = table.selected_key  # the detail pane shows the age too, from the same reading
         if key in self.summaries:
             self.rows[key] = build_row(self.summaries[key], self.policy, now)
         self._show_selected()
@@ -292,8 +306,12 @@ class SessionsScreen(Screen[None]):
             table = self.query_one(SessionsTable)
         except NoMatches:  # a late worker message while the app shuts down
             return
+        if self.now:
+            table.now = self.now  # the rows were built at this reading: so are their ages
         visible = self.visible_rows()
         table.set_rows(visible, changed)
+        if self.now:
+            table.tick(self.now)
         empty = self.query_one("#empty", Static)
         empty.display = self.loaded and not visible
         if not visible:
@@ -331,7 +349,7 @@ class SessionsScreen(Screen[None]):
             return
         state = state or auto.state
         text = watcher_line(state, compact=False)
-        if text.cell_len > self.size.width:
+        if text.cell_len > self.size.width - STATUS_PADDING:
             text = watcher_line(state, compact=True)
         self.query_one("#watcher", Static).update(text)
 
@@ -341,19 +359,25 @@ class SessionsScreen(Screen[None]):
             auto.toggle()
 
     def _render_status(self, shown: list[BoardRow]) -> None:
-        text = self._status_text(shown, compact=False)
-        if text.cell_len > self.size.width:  # a narrow pane: the short words, so nothing is cut
-            text = self._status_text(shown, compact=True)
+        # A narrow pane: the short words, then the marks alone, so the sort is never cut.
+        room = self.size.width - STATUS_PADDING
+        for level in range(4):
+            text = self._status_text(shown, level)
+            if text.cell_len <= room:
+                break
         self.query_one("#status", Static).update(text)
         self._show_watcher()  # (its words follow the width too)
 
-    def _status_text(self, shown: list[BoardRow], compact: bool) -> Text:
-        """The counts: sessions shown (of all, when filtered); live and over trigger among
-        those shown, so they match what the table lists."""
+    def _status_text(self, shown: list[BoardRow], level: int) -> Text:
+        """The counts: sessions shown (of all, when filtered); live, by status and over
+        trigger among those shown, so they match what the table lists. `level` 0 says it
+        all, 1 in short words, 2 without the live count (the marks say it), 3 the statuses
+        by their marks alone."""
+        compact = level > 0
         total = len(self.rows)
         live = sum(1 for r in shown if r.live)
         over = sum(1 for r in shown if r.over_trigger)
-        waiting = sum(1 for r in shown if r.status is Status.WAITING)
+        counts = Counter(r.status for r in shown)
         text = Text()
         if self.demo:
             text.append(" DEMO ", style="reverse bold")
@@ -371,16 +395,26 @@ class SessionsScreen(Screen[None]):
         if self.loaded:
             if compact:
                 count = f"{len(shown)}/{total}" if filters else f"{total}"
-                text.append(f" · {count} · {live} live")
+                text.append(f" · {count}" + (f" · {live} live" if level < 2 else ""))
             else:
                 count = f"{len(shown)} of {total}" if filters else f"{total}"
                 text.append(f" · {count} sessions · {live} live")
-            if waiting:
-                text.append(f" · {waiting} waiting", "bold")
+            # The marks of the statuses that ask for something, with their words: the
+            # table's legend, at any width (`?` has them all).
+            styles = band_styles(self.app)
+            for status in (Status.WAITING, Status.APPROVAL, Status.WORKING):
+                if counts[status]:
+                    text.append(" · ")
+                    text.append(STATUS_GLYPHS[status], status_style(status, styles))
+                    text.append(" " if level < 3 else "")
+                    words = f" {status.value}" if level < 3 else ""
+                    text.append(f"{counts[status]}{words}", "bold")
             if over:
                 text.append(f" · {over} over" if compact else f" · {over} over trigger", "bold")
         # What narrows the list comes before the sort: a narrow pane cuts the end.
-        order = f"sort {self.sort_key.value}" + (", reversed" if self.sort_reverse else "")
+        order = f"sort {self.sort_key.value}"
+        if self.sort_reverse:
+            order += " rev" if compact else ", reversed"
         text.append(" · " + " · ".join([*filters, order]))
         return text
 

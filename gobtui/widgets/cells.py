@@ -21,6 +21,7 @@ from gobtui import format as fmt
 from gobtui.core.board import BoardRow
 from gobtui.core.model import Provider
 from gobtui.core.status import Status
+from gobtui.status_legend import STATUS_GLYPHS
 from gobtui.widgets.occupancy import occupancy_bar
 from gobtui.widgets.palette import BandStyles
 
@@ -46,15 +47,6 @@ class Cell:
         return isinstance(other, Cell) and self.key == other.key
 
     __hash__ = None  # type: ignore[assignment]
-
-
-STATUS_GLYPHS = {
-    Status.WAITING: "◆",
-    Status.APPROVAL: "?",
-    Status.WORKING: "●",
-    Status.IDLE: "○",
-    Status.ENDED: "·",
-}
 
 
 def status_style(status: Status, styles: BandStyles) -> Style:
@@ -84,12 +76,14 @@ def _ellipsized(text: str, width: int, style: str | Style = "") -> Text:
     return Text(fmt.ellipsize(text, width), style)
 
 
-def _age(clock: Clock, mtime: float, styles: BandStyles) -> Text:
-    return Text(fmt.duration(clock() - mtime), styles.muted, justify="right")
+def age_cell(mtime: float, now: float, styles: BandStyles) -> Cell:
+    """The Last column's cell: the age at the board's clock reading `now`."""
+    age = fmt.duration(now - mtime)
+    return Cell(("last", age, styles), partial(Text, age, styles.muted, justify="right"))
 
 
 def row_cells(
-    row: BoardRow, columns: Sequence[str], widths: dict[str, int], styles: BandStyles, clock: Clock
+    row: BoardRow, columns: Sequence[str], widths: dict[str, int], styles: BandStyles, now: float
 ) -> tuple[Cell, ...]:
     """One Cell per column key, in order."""
     s = row.summary
@@ -133,8 +127,7 @@ def row_cells(
                 (key, row.over_trigger, fmt.duration(row.eta_secs), styles),
                 lambda: _eta(row, styles),
             )
-        else:  # "last": drawn from the clock, so a tick only repaints
-            mtime = s.mtime
-            cell = Cell((key, mtime, styles), partial(_age, clock, mtime, styles))
+        else:  # "last": the age at the board's clock reading
+            cell = age_cell(s.mtime, now, styles)
         cells.append(cell)
     return tuple(cells)

@@ -17,9 +17,8 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
-from gobtui import format as fmt
 from gobtui.core.board import BoardRow
-from gobtui.widgets.cells import BAR_WIDTH, Cell, Clock, row_cells
+from gobtui.widgets.cells import BAR_WIDTH, Cell, Clock, age_cell, row_cells
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.row_keys import row_edge_bindings
 
@@ -81,10 +80,10 @@ class SessionsTable(DataTable[Cell]):
 
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         self._ordered: list[Any] | None = None  # read by DataTable's own __init__
-        self._ages: list[object] = []
-        """The first row on screen and the ages shown from it down, at the last repaint."""
         super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING)
-        self.clock = clock
+        self.now = clock()
+        """The board's one clock reading (SessionsScreen.now): every age shown is from it,
+        as the detail pane's is."""
         self._rows: list[BoardRow] = []
         self._cells: dict[str, tuple[Cell, ...]] = {}
         self._columns: list[Column] = []
@@ -186,20 +185,28 @@ class SessionsTable(DataTable[Cell]):
             if key in self._cells:
                 self._update_row(row, styles)
         self._rows = [index.get(row.key, row) for row in self._rows]
-        # Age cells are drawn from the clock: repaint when one on screen reads differently
-        # (most ages are minutes or days old: a second changes none of them).
-        now = self.clock()
-        top = int(self.scroll_offset.y)
-        shown = self._rows[top : top + max(1, self.size.height)]
-        ages = [top, *(fmt.duration(now - row.summary.mtime) for row in shown)]
-        if ages != self._ages:
-            self._ages = ages
-            self.refresh()
+
+    def tick(self, now: float) -> None:
+        """The board's clock moved: each age that now reads otherwise is drawn again (most
+        are minutes or days old: a second changes none of them)."""
+        self.now = now
+        if "last" not in self._column_keys:
+            return
+        column = self._column_keys.index("last")
+        styles = band_styles(self.app)
+        for row in self._rows:
+            cells = self._cells.get(row.key)
+            if cells is None:
+                continue
+            cell = age_cell(row.summary.mtime, now, styles)
+            if cells[column] != cell:
+                self._cells[row.key] = (*cells[:column], cell, *cells[column + 1 :])
+                self.update_cell(row.key, "last", cell)
 
     def _update_row(self, row: BoardRow, styles: BandStyles) -> tuple[Cell, ...] | None:
         """Draw one row's cells again, in place; for a row new to the table, its cells (to
         add)."""
-        cells = row_cells(row, self._column_keys, self._widths, styles, self.clock)
+        cells = row_cells(row, self._column_keys, self._widths, styles, self.now)
         old = self._cells.get(row.key)
         self._cells[row.key] = cells
         if old is None:

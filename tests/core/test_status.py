@@ -29,6 +29,9 @@ ENDED, PENDING, UP = TurnState.TURN_ENDED, TurnState.TOOL_PENDING, TurnState.RES
         (PENDING, STATUS_WAITING_SECS + 1, False, Status.IDLE),
         (UP, 2, True, Status.WORKING),
         (UP, STATUS_STALL_SECS + 1, False, Status.IDLE),
+        (UP, 9 * 60, False, Status.IDLE),  # quiet past the live window: working is live
+        (UP, 9 * 60, True, Status.WORKING),  # (a longer live window, --live-secs)
+        (PENDING, 2, False, Status.APPROVAL),  # a call left pending, seen after the window
         (None, 2, True, Status.WORKING),
         (None, 400, False, Status.IDLE),
         (ENDED, STATUS_ENDED_SECS, False, Status.ENDED),

@@ -4,14 +4,18 @@ toasts."""
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Callable
 
+from rich.console import Console
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from gobtui.app import GobtuiApp
 from gobtui.core.board import BoardRow
+from gobtui.widgets.detail import DetailPane
 
 
 async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: float = 30.0) -> None:
@@ -44,3 +48,16 @@ class Toasts:
 
     def has(self, text: str) -> bool:
         return any(text in toast for toast in self.seen)
+
+
+def plain(widget: Static) -> str:
+    """What a Static shows (Text or a Rich table) as plain text."""
+    console = Console(width=200, file=io.StringIO(), record=True)
+    console.print(widget.content)
+    return console.export_text()
+
+
+def detail_text(app: GobtuiApp) -> str:
+    """The board's detail pane, as plain text."""
+    pane = app.sessions_screen.query_one(DetailPane)
+    return plain(pane.query_one("#detail-facts", Static))

@@ -18,6 +18,7 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
+from gobtui import format as fmt
 from gobtui.app import GobtuiApp, _terminal_check, make_app
 from gobtui.core.alerts import AlertChannel, AlertEvent, AlertSettings
 from gobtui.core.board import SortKey
@@ -28,7 +29,7 @@ from gobtui.run_settings import AppConfig
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.sessions_table import SessionsTable
-from tests.gobtui.pilot_helpers import Toasts, until
+from tests.gobtui.pilot_helpers import Toasts, detail_text, plain, until
 
 from .conftest import FROZEN_NOW
 
@@ -287,12 +288,12 @@ async def test_filters_sort_and_text_filter(demo_app_factory: Callable[..., Gobt
         assert f"1 of {total} sessions" in status and "“ledger” · sort occupancy" in status
         # The counts are of what is listed: ledgerly is not live, its turn ended (waiting for
         # its user), and it is over its trigger.
-        assert "· 0 live · 1 waiting · 1 over trigger" in status
+        assert "· 0 live · ◆ 1 waiting · 1 over trigger" in status
         await pilot.press("slash", "escape")
         assert table.row_count == total
         status = str(screen.query_one("#status", Static).render())
         assert f" {total} sessions" in status and " of " not in status
-        assert "· 2 live · 6 waiting · 1 over trigger" in status
+        assert "· 2 live · ◆ 5 waiting · ● 1 working · 1 over trigger" in status
         await pilot.press("l")  # the live ones are under their triggers
         status = str(screen.query_one("#status", Static).render())
         assert "2 of" in status and "· 2 live ·" in status and "over" not in status
@@ -558,30 +559,53 @@ def test_the_terminal_check_sees_a_hangup(monkeypatch: pytest.MonkeyPatch) -> No
         os.close(slave)
 
 
-async def test_the_table_repaints_only_when_an_age_reads_differently(
+async def test_the_table_redraws_only_the_ages_that_read_differently(
     demo_app_factory: Callable[..., GobtuiApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Idle, the board costs a repaint a second only while some age is in seconds."""
+    """Idle, the board costs a cell update a second only while some age is in seconds."""
     app = demo_app_factory()
     async with app.run_test(size=(120, 36)) as pilot:
         await app.first_paint.wait()
         table = app.sessions_screen.query_one(SessionsTable)
-        now = [FROZEN_NOW]
-        table.clock = lambda: now[0]
-        table.update_rows([])  # the ages as of now
-        repaints: list[int] = []
-        monkeypatch.setattr(table, "refresh", lambda *a, **k: repaints.append(1))
         newest = max(row.summary.mtime for row in table._rows)
-        now[0] = newest + 3600 + 1  # every age in hours or days
-        table.update_rows([])
-        assert len(repaints) == 1
-        now[0] += 1  # one second on: no age reads differently
-        table.update_rows([])
-        assert len(repaints) == 1
-        now[0] += 3600  # an hour on: the newest session's age does
-        table.update_rows([])
-        assert len(repaints) == 2
+        now = newest + 3600 + 1  # every age in hours or days
+        table.tick(now)
+        updates: list[str] = []
+        real_update = table.update_cell
+
+        def counted(row_key: object, column_key: object, value: object, **kw: object) -> None:
+            updates.append(str(column_key))
+            real_update(row_key, column_key, value)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(table, "update_cell", counted)
+        table.tick(now + 1)  # one second on: no age reads differently
+        assert updates == []
+        table.tick(now + 3600)  # an hour on: the newest session's age does
+        assert updates and set(updates) == {"last"}
+        assert len(updates) < len(table._rows)
         await pilot.pause()
+
+
+async def test_ages_in_the_table_and_the_detail_pane_tick_together(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """One clock: 20 s on with no key pressed, the Last cell and the detail pane say the
+    same age (the table once stayed at its first reading while the pane counted on)."""
+    now = [FROZEN_NOW]
+    app = demo_app_factory(clock=lambda: now[0], demo_ticks=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        screen = app.sessions_screen
+        table = screen.query_one(SessionsTable)
+        row = min(screen.rows.values(), key=lambda r: r.age_secs)
+        assert screen.select_session(row.key)
+        for step in (8, 20):
+            now[0] = FROZEN_NOW + step
+            screen.tick(now[0])
+            await pilot.pause()
+            age = fmt.duration(now[0] - row.summary.mtime)
+            assert table.get_cell(row.key, "last").plain == age
+            assert f" {age} ago" in detail_text(app)
 
 
 async def test_band_styles_follow_a_theme_change(
@@ -724,3 +748,49 @@ async def test_a_theme_picked_in_the_app_is_remembered_for_the_next_run(
         forgetful.theme = "dracula"
         await pilot.pause()
     assert saved_theme() == "gone-in-a-later-textual"  # tests and screenshots never save
+
+
+async def test_statuses_decay_on_their_own_when_files_stop_changing(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """Nine quiet minutes later (one tick, no file written), nothing reads working or live
+    any more, and the header's counts agree with the rows."""
+    now = [FROZEN_NOW]
+    app = demo_app_factory(clock=lambda: now[0], demo_ticks=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        screen = app.sessions_screen
+        assert any(row.status is Status.WORKING for row in screen.rows.values())
+        assert any(row.live for row in screen.rows.values())
+        now[0] = FROZEN_NOW + 9 * 60
+        screen.tick(now[0])
+        await pilot.pause()
+        quiet = [r for r in screen.rows.values() if r.summary.mtime <= FROZEN_NOW]
+        assert not any(row.live for row in quiet)
+        assert not any(row.status is Status.WORKING for row in quiet)
+        assert "· 0 live" in plain(screen.query_one("#status", Static))
+        table = screen.query_one(SessionsTable)
+        for row in quiet:  # the table shows what the rows say
+            assert table.get_cell(row.key, "status").plain == row.status.value
+
+
+async def test_the_header_keeps_the_sort_at_80_columns(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """However much the header has to say in an 80-column pane, the sort is never cut: the
+    words give way to the marks first."""
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.first_paint.wait()
+        screen = app.sessions_screen
+        header = screen.query_one("#status", Static)
+        assert plain(header).rstrip().endswith("sort activity")
+        assert "◆ 5 waiting" in plain(header)  # the marks, with their words when they fit
+        screen.sort_key = SortKey.ATTENTION
+        screen.sort_reverse = True
+        screen.filter_text = "a"
+        await pilot.press("l")
+        await pilot.pause()
+        shown = plain(header).rstrip()
+        assert shown.endswith("sort attention rev"), shown
+        assert len(shown) <= 78

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.console import Console
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, ProgressBar, Static
@@ -43,9 +41,8 @@ from gobtui.screens.vault_recall import RecallScreen
 from gobtui.screens.vault_records import RecordList, VaultRecordsScreen
 from gobtui.screens.vault_viewer import UNTRUSTED, RecordViewerScreen
 from gobtui.vault_rows import diff_order, entry_matches, type_counts
-from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.publish_bar import PublishBar, PublishState
-from tests.gobtui.pilot_helpers import Toasts, select, until
+from tests.gobtui.pilot_helpers import Toasts, detail_text, plain, select, until
 
 from .conftest import FROZEN_NOW
 
@@ -73,18 +70,6 @@ async def apply_and_confirm(app: GobtuiApp, pilot: Pilot[None], row: BoardRow) -
 def confirm_text(app: GobtuiApp) -> str:
     assert isinstance(app.screen, ConfirmScreen)
     return str(app.screen.query_one("#confirm-question", Static).render())
-
-
-def plain(widget: Static) -> str:
-    """What a Static shows (Text or a Rich table) as plain text."""
-    console = Console(width=200, file=io.StringIO(), record=True)
-    console.print(widget.content)
-    return console.export_text()
-
-
-def detail_text(app: GobtuiApp) -> str:
-    pane = app.sessions_screen.query_one(DetailPane)
-    return plain(pane.query_one("#detail-facts", Static))
 
 
 def sha256_of(path: Path) -> str:

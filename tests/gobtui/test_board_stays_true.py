@@ -5,21 +5,18 @@ source a Fork line. The real app, the real watcher, a real home, the real CLI be
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 from textual.widgets import Static
 
 from gobtui.app import GobtuiApp, make_app
 from gobtui.cli.dispatch import main
 from gobtui.core.status import Status
 from gobtui.run_settings import AppConfig
-from gobtui.widgets.detail import DetailPane
 from tests.corpus.sessions import claude_work_session, codex_work_session
-from tests.gobtui.pilot_helpers import until
+from tests.gobtui.pilot_helpers import detail_text, plain, until
 
 LOW = ["--trigger", "20000", "--floor", "5000"]
 IDLE_SINCE = 1_700_000_000
@@ -88,7 +85,7 @@ async def test_forks_published_from_outside_are_labelled_idle_and_linked(
         assert screen.selected_row() is not None
         assert screen.select_session(str(source))
         await pilot.pause()
-        shown = plain(app.query_one(DetailPane).query_one("#detail-facts", Static).content)
+        shown = detail_text(app)
         assert "Fork" in shown and fork.summary.session_id in shown
 
         known.add(fork_path)
@@ -106,10 +103,4 @@ async def test_forks_published_from_outside_are_labelled_idle_and_linked(
         assert screen.rows[restore_path].status is Status.IDLE
         waiting = sum(1 for row in screen.rows.values() if row.status is Status.WAITING)
         assert waiting == 0
-        assert "waiting" not in plain(screen.query_one("#status", Static).content)
-
-
-def plain(renderable: object) -> str:
-    console = Console(width=200, file=io.StringIO(), record=True)
-    console.print(renderable)
-    return console.export_text()
+        assert "waiting" not in plain(screen.query_one("#status", Static))

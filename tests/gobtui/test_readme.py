@@ -21,3 +21,12 @@ def test_the_readme_config_example_loads(tmp_path: Path) -> None:
     pinned = config.resolve(Provider.CLAUDE, "4d5611e5-241a-462a-8d15-5122611a9569", None, None)
     assert (pinned.strategy, pinned.policy.trigger_tokens) == ("elide", 150_000)
     assert config.ui_theme == "ansi-dark" and config.ui_keymap == {"sessions.plan": "P"}
+
+
+def test_the_readme_status_legend_is_the_boards() -> None:
+    """The README's marks table says what `?` and the table say, word for word."""
+    from gobtui.status_legend import status_legend
+
+    text = README.read_text(encoding="utf-8")
+    for mark, meaning in status_legend():
+        assert f"| `{mark}` | {meaning} |" in text

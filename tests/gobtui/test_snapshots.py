@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from gobtui.app import GobtuiApp
@@ -77,6 +78,24 @@ def test_help_screen(
     async def run_before(pilot: Pilot[None]) -> None:
         await loaded(pilot)
         await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(demo_app_factory(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_status_legend(
+    snap_compare: Callable[..., bool],
+    demo_app_factory: Callable[..., GobtuiApp],
+    size: tuple[int, int],
+) -> None:
+    """`?` scrolled to its end: the board's legend, every status mark with its meaning."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await loaded(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        pilot.app.screen.query_one(VerticalScroll).scroll_end(animate=False)
         await pilot.pause()
 
     assert snap_compare(demo_app_factory(), terminal_size=size, run_before=run_before)
