@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
-from textual.app import App, SystemCommand
+from textual.app import App, InvalidThemeError, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -32,6 +32,7 @@ from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.sessions.watcher import watch_changes, watch_roots
 from gobtui.auto_prepare import AutoPrepare
 from gobtui.commands import SessionCommands
+from gobtui.config_reload import ConfigWatch
 from gobtui.core.alerts import AlertChannel, AlertEvent
 from gobtui.core.limits import COMPLETE_MAX_BYTES
 from gobtui.core.model import Coverage, SessionSummary
@@ -118,6 +119,8 @@ class GobtuiApp(App[None]):
         """Apply and undo: plans, confirms, publishes forks, keeps the last receipts."""
         self.forks = PublishedForks()
         """The forks gobtui published: their rows say so (gobtui.published_forks)."""
+        self.config_watch = ConfigWatch(config.config_file) if config.config_file else None
+        """config.toml, compared each second: a change is used at once (_config_changed)."""
         self.receipt_feed = ReceiptFeed()
         """New receipts (of this board or of the CLI beside it), read as they come."""
         self.forks_published: Signal[Receipt] = Signal(self, "forks-published")
@@ -251,6 +254,8 @@ class GobtuiApp(App[None]):
         if self.is_running:  # not while shutting down: the screens are being taken apart
             if self.sessions_screen.loaded:
                 self._read_receipts()
+            if self.config_watch is not None and self.config_watch.changed():
+                self._config_changed()
             self.sessions_screen.tick(self.config.clock())
 
     # --- messages --------------------------------------------------------------------------
@@ -323,6 +328,31 @@ class GobtuiApp(App[None]):
             source = twin_of(summary, screen.summaries.values())
             if source is not None:
                 self.forks.note_seen(summary, COPY_LABEL, source.path)
+
+    def _config_changed(self) -> None:
+        """config.toml was edited: its triggers, keys, alerts and theme are used from now on;
+        a file that does not load is named, and the board keeps what it had."""
+        assert self.config_watch is not None
+        reloaded = self.config_watch.reload(self.sessions_screen.policy)
+        if isinstance(reloaded, str):
+            self.notify(
+                f"{reloaded}. The board keeps the settings it had: fix the file (or restart).",
+                title="config.toml not used",
+                severity="error",
+                timeout=12,
+            )
+            return
+        if reloaded.keymap != self.config.keymap:
+            self.set_keymap(reloaded.keymap)
+        if reloaded.theme and reloaded.theme != self.config.theme:
+            with suppress(InvalidThemeError):
+                self.theme = reloaded.theme
+        self.config.keymap, self.config.alerts = reloaded.keymap, reloaded.alerts
+        self.config.theme, self.config.policy = reloaded.theme or self.config.theme, reloaded.policy
+        self.sessions_screen.set_policy(reloaded.policy)
+        self.notify(
+            "Read again: triggers, keys, alerts and theme follow it now.", title="config.toml"
+        )
 
     def _read_receipts(self) -> None:
         """New receipts (the CLI published beside the board): their forks' rows relabelled."""

@@ -36,3 +36,6 @@ class AppConfig:
     """Binding id -> keys, to remap the dashboard's keys."""
     alerts: AlertSettings = field(default_factory=AlertSettings)
     """Which channels (toast, bell, tmux) tell of a session waiting or over its trigger."""
+    config_file: Path | None = None
+    """The config.toml the policy, keymap, alerts and theme were read from: watched while
+    the app runs, a change is used at once (gobtui.config_reload)."""

@@ -322,6 +322,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         keymap=session_policies.config.ui_keymap,
         alerts=session_policies.config.ui_alerts,
         policy=BoardPolicy(hot_secs=args.live_secs, session_trigger=session_policies.trigger),
+        config_file=config_path(),
     )
     if not demo:
         return _run_dashboard(config)

@@ -224,6 +224,13 @@ class SessionsScreen(Screen[None]):
         self.loaded = True
         self.refresh_table()
 
+    def set_policy(self, policy: BoardPolicy) -> None:
+        """Triggers changed (config.toml edited): every row is built again under them."""
+        self.policy = policy
+        if self.loaded:
+            self.rows = {p: build_row(s, policy, self.now) for p, s in self.summaries.items()}
+            self.refresh_table()
+
     def merge(
         self, summaries: list[SessionSummary], removed: list[str], now: float
     ) -> tuple[list[BoardRow], list[BoardRow]]:

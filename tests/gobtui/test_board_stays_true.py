@@ -16,7 +16,7 @@ from gobtui.cli.dispatch import main
 from gobtui.core.status import Status
 from gobtui.run_settings import AppConfig
 from tests.corpus.sessions import claude_work_session, codex_work_session
-from tests.gobtui.pilot_helpers import detail_text, plain, until
+from tests.gobtui.pilot_helpers import Toasts, detail_text, plain, until
 
 LOW = ["--trigger", "20000", "--floor", "5000"]
 IDLE_SINCE = 1_700_000_000
@@ -104,3 +104,51 @@ async def test_forks_published_from_outside_are_labelled_idle_and_linked(
         waiting = sum(1 for row in screen.rows.values() if row.status is Status.WAITING)
         assert waiting == 0
         assert "waiting" not in plain(screen.query_one("#status", Static))
+
+
+@pytest.mark.timeout(60)
+async def test_config_edited_while_the_board_runs_is_used_at_once(
+    homes: tuple[Path, Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """config.toml changed under a running board: its triggers mark the rows, its keymap
+    moves the keys; a file that does not load is named and the board keeps what it had."""
+    claude, codex, claude_path, _codex_path = homes
+    config = tmp_path / "config.toml"
+    config.write_text("[policy]\ntrigger_tokens = 100000\nfloor_tokens = 40000\n")
+    monkeypatch.setenv("GOBTUI_CONFIG", str(config))
+    from gobtui import policies
+    from gobtui.core.board import BoardPolicy
+
+    toasts = Toasts()
+    app = make_app(
+        AppConfig(
+            claude_home=str(claude),
+            codex_home=str(codex),
+            max_age_secs=None,
+            use_cache=False,
+            watch=False,
+            policy=BoardPolicy(session_trigger=policies.current().trigger),
+            config_file=config,
+        )
+    )
+    async with app.run_test(size=(120, 36), message_hook=toasts) as pilot:
+        await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+        screen = app.sessions_screen
+        key = str(claude_path)
+        assert screen.rows[key].trigger_tokens == 100_000 and not screen.rows[key].over_trigger
+
+        config.write_text(
+            "[policy]\ntrigger_tokens = 30000\nfloor_tokens = 5000\n\n"
+            '[ui]\nkeymap = { "sessions.plan" = "P" }\n'
+        )
+        await until(lambda: screen.rows[key].trigger_tokens == 30_000, pilot, timeout=10)
+        assert screen.rows[key].over_trigger
+        assert toasts.has("config.toml: Read again")
+        plan_keys = {
+            k for k, v in screen.active_bindings.items() if v.binding.id == "sessions.plan"
+        }
+        assert plan_keys == {"P"}
+
+        config.write_text("[policy]\ntrigger_tokens = 'lots'\n")
+        await until(lambda: toasts.has("config.toml not used"), pilot, timeout=10)
+        assert screen.rows[key].trigger_tokens == 30_000  # what it had

@@ -1,0 +1,65 @@
+"""config.toml edited while the board runs: what the app takes from it again.
+
+The plan preview, apply and auto-prepare ask gobtui.policies on every use, so they follow the
+file already; the board's trigger marks, the keymap, the alerts and the theme were read once
+at start. Each second the app compares the file's stamp; on a change it loads the file again
+and hands back the settings to use, or the one-line reason it cannot (the board keeps what it
+had, and says so).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gobtui import policies
+from gobtui.adapters.config.config_file import ConfigError
+from gobtui.core.alerts import AlertSettings
+from gobtui.core.board import BoardPolicy
+
+
+@dataclass(frozen=True)
+class Reloaded:
+    policy: BoardPolicy
+    keymap: dict[str, str]
+    alerts: AlertSettings
+    theme: str | None
+
+
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """What changes when the file is written, replaced or removed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+class ConfigWatch:
+    """Tells when config.toml changed since it was read, and reads it again."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stamp = file_stamp(path)
+
+    def changed(self) -> bool:
+        stamp = file_stamp(self.path)
+        if stamp == self.stamp:
+            return False
+        self.stamp = stamp
+        return True
+
+    def reload(self, policy: BoardPolicy) -> Reloaded | str:
+        """The settings of the file as it is now, or why it cannot be used."""
+        try:
+            current = policies.current()
+        except ConfigError as error:
+            return str(error)
+        config = current.config
+        return Reloaded(
+            policy=replace(policy, session_trigger=current.trigger),
+            keymap=config.ui_keymap,
+            alerts=config.ui_alerts,
+            theme=config.ui_theme,
+        )
