@@ -160,6 +160,7 @@ def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> Board
         if summary.context_state is not ContextState.RESET
         else None
     )
+    over = tokens is not None and tokens >= trigger and not unresumed
     eta: float | None = None
     if live and burn and headroom is not None and headroom > 0:
         eta = headroom / burn * 60.0
@@ -168,14 +169,15 @@ def build_row(summary: SessionSummary, policy: BoardPolicy, now: float) -> Board
         summary=summary,
         project=project_name(summary),
         occupancy=occupancy,
-        band=band_of(occupancy, policy),
+        # Over its trigger is past the line that matters, whatever share of a 1M window.
+        band=Band.ALERT if over else band_of(occupancy, policy),
         trigger_tokens=trigger,
         headroom_tokens=headroom,
         burn_per_min=burn,
         eta_secs=eta,
         live=live,
         age_secs=age,
-        over_trigger=tokens is not None and tokens >= trigger and not unresumed,
+        over_trigger=over,
         status=Status.IDLE if unresumed else status_of(summary.turn, age, live),
     )
 

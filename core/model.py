@@ -6,6 +6,7 @@ in the cache, `detect --json`) is pydantic.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .calibration import Calibration
 from .limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
+from .sanitize import one_line
 
 
 class Provider(StrEnum):
@@ -211,6 +213,16 @@ class SessionSummary(BaseModel):
 
     def resume_command(self) -> str:
         return resume_command(self.provider, self.session_id)
+
+
+def resume_line(command: str, cwd: str | None) -> str:
+    """What a user pastes to resume: the command, from the session's directory when it is
+    known (`cd <dir> && <command>`). A directory whose name holds control or format
+    characters is left out: quoted or not, pasting them is pasting escapes (the command
+    alone still finds the session)."""
+    if not cwd or one_line(cwd) != cwd:
+        return command
+    return f"cd {shlex.quote(cwd)} && {command}"
 
 
 def resume_command(provider: Provider, session_id: str) -> str:

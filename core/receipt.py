@@ -89,3 +89,11 @@ class Receipt(BaseModel):
     resume_command: str
     selected_strategy: str | None = None
     """The strategy `auto` chose (its plan's strategy is "auto"); None for any other."""
+    resume_line: str | None = None
+    """`cd <the session's directory> && <resume_command>`, when the directory is known (what
+    the dashboard's `c` copies); None: resume_command alone."""
+
+    @property
+    def resume_text(self) -> str:
+        """What to paste to resume the fork."""
+        return self.resume_line or self.resume_command

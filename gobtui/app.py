@@ -31,7 +31,7 @@ from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.sessions.watcher import watch_changes, watch_roots
 from gobtui.auto_prepare import AutoPrepare
-from gobtui.commands import SessionCommands
+from gobtui.commands import BindingCommands, SessionCommands
 from gobtui.config_reload import ConfigWatch
 from gobtui.core.alerts import AlertChannel, AlertEvent
 from gobtui.core.limits import COMPLETE_MAX_BYTES
@@ -76,10 +76,16 @@ HISTORY_BATCH_BYTES = 32 * 1024 * 1024
 class GobtuiApp(App[None]):
     CSS_PATH = STYLES / "app.tcss"
     TITLE = "gobtui"
-    COMMANDS = App.COMMANDS | {SessionCommands}
+    COMMANDS = App.COMMANDS | {SessionCommands, BindingCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", tooltip="Quit gobtui", id="app.quit"),
-        Binding("question_mark", "help", "Help", tooltip="This help", id="app.help"),
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            tooltip="Help: every key of this screen, and how to read it",
+            id="app.help",
+        ),
     ]
 
     def __init__(
@@ -449,6 +455,15 @@ class GobtuiApp(App[None]):
 
     # --- actions ---------------------------------------------------------------------------
 
+    def action_help_quit(self) -> None:
+        """ctrl+c: say which key quits (Textual's own hint is markup, and toasts here are
+        plain text)."""
+        quits = [a.binding for a in self.active_bindings.values() if a.binding.action == "quit"]
+        quits.sort(key=lambda binding: binding.id != "app.quit")  # ours (q) before ctrl+q
+        keys = [self.get_key_display(binding) for binding in quits]
+        if keys:
+            self.notify(f"Press {keys[0]} to quit gobtui.", title="Do you want to quit?")
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
@@ -478,41 +493,7 @@ class GobtuiApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        sessions = self.sessions_screen
-        yield SystemCommand(
-            "Cycle provider filter", "All, Claude only, Codex only", sessions.action_cycle_provider
-        )
-        yield SystemCommand(
-            "Toggle live only",
-            "Show only sessions written in the last 3 minutes",
-            sessions.action_toggle_live,
-        )
-        yield SystemCommand(
-            "Cycle sort order",
-            "activity, occupancy, ETA, tokens, project",
-            sessions.action_cycle_sort,
-        )
-        yield SystemCommand(
-            "Copy resume command", "Of the selected session (OSC 52)", sessions.action_copy_resume
-        )
-        yield SystemCommand(
-            "Plan preview",
-            "The selected session's compaction plan, record by record",
-            sessions.action_plan,
-        )
-        yield SystemCommand(
-            "Eval all strategies", "Every strategy on the selected session", sessions.action_eval
-        )
-        yield SystemCommand(
-            "Apply the plan",
-            "Publish a compacted fork of the selected session (asks first)",
-            sessions.action_apply,
-        )
-        yield SystemCommand(
-            "Open the vault",
-            "Snapshots: history, records, search, diff, undo, recall",
-            sessions.action_vault,
-        )
+        # The board's own actions are its bindings (commands.BindingCommands).
         yield SystemCommand("Rescan sessions", "Read the homes again", self.scan_sessions)
 
     # --- keys typed ahead of a question -----------------------------------------------------

@@ -12,7 +12,7 @@ published is a toast with its resume command.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,16 @@ if TYPE_CHECKING:
     from gobtui.watching import HeadlessWatch
 
 PREPARED = (WatchCode.PUBLISHED, WatchCode.ALREADY_PUBLISHED)
+SKIP_WORDS = {
+    WatchCode.NO_PLAN: "nothing to cut",
+    WatchCode.REFUSED: "plan refused",
+    WatchCode.HELD: "published lately",
+    WatchCode.RETRY_WAIT: "retry later",
+    WatchCode.UNRESUMED_FORK: "unresumed fork",
+    WatchCode.WOULD_PUBLISH: "dry run",
+    WatchCode.FAILED: "failed",
+}
+"""Why a session over its trigger got no fork in a pass, in the watcher line's words."""
 
 
 @dataclass
@@ -46,6 +56,8 @@ class WatcherState:
     """Forks this dashboard published since auto-prepare was turned on."""
     failed: int = 0
     error: str = ""
+    skipped: dict[WatchCode, int] = field(default_factory=dict)
+    """Over their trigger, neither ready nor live, in the last pass: how many, by why."""
 
 
 def watcher_line(state: WatcherState, compact: bool) -> Text:
@@ -71,16 +83,21 @@ def watcher_line(state: WatcherState, compact: bool) -> Text:
             text.append(f" · {when} · {state.over} over · {state.ready} ready · {state.live} live")
         else:
             text.append(
-                f" · {when}: {state.over} over trigger, {state.ready} with a fork ready, "
-                f"{state.live} live (their agent compacts)"
+                f" · {when}: {state.over} over trigger, {state.ready} fork ready, {state.live} live"
             )
+        skipped = sum(state.skipped.values())
+        if skipped and compact:
+            text.append(f" · {skipped} skipped")
+        elif skipped:
+            why = ", ".join(f"{n} {SKIP_WORDS[code]}" for code, n in sorted(state.skipped.items()))
+            text.append(f" · skipped: {why}")
         if state.prepared:
             text.append(f" · {state.prepared} prepared", "bold")
         if state.failed:
             text.append(f" · {state.failed} failed", "bold")
     if state.running and state.last_pass is not None:
         text.append(" · pass running…")
-    text.append(" · A: off" if compact else f" · every {WATCH_INTERVAL_SECS} s · A turns it off")
+    text.append(" · A: off" if compact else " · A turns it off")
     return text
 
 
@@ -172,6 +189,10 @@ class AutoPrepare:
         state.over = len(current)
         state.ready = sum(1 for d in current if d.decision in PREPARED)
         state.live = sum(1 for d in current if d.decision is WatchCode.PROVIDER_COMPACT)
+        state.skipped = {}
+        for d in current:
+            if d.decision in SKIP_WORDS:
+                state.skipped[d.decision] = state.skipped.get(d.decision, 0) + 1
         for decision in news:
             if decision.decision is WatchCode.PUBLISHED:
                 state.prepared += 1

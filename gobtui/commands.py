@@ -1,5 +1,5 @@
-"""Command palette: find a session by project, title or id; plan preview commands; the
-actions a screen lists in PALETTE_ACTIONS (the vault screens)."""
+"""Command palette: find a session by project, title or id; every binding of the screen in
+front; the plan preview's strategies; the actions a screen lists in PALETTE_ACTIONS."""
 
 from __future__ import annotations
 
@@ -119,15 +119,32 @@ class PlanCommands(ActionCommands):
                 found.append(
                     (f"Strategy: {name}", partial(set_strategy, name), "Plan with this strategy")
                 )
-        for label, action, help_text in (
-            ("Toggle split diff", "toggle_split", "Record diffs: split or unified"),
-            ("Toggle ignore trigger", "toggle_trigger", "Plan at the current context anyway"),
-            ("Re-plan", "replan", "Read the session again and plan"),
-            ("Apply this plan", "apply", "Publish it as a new fork (asks first)"),
-        ):
-            method = getattr(screen, f"action_{action}", None)
-            if method is not None:
-                found.append((label, method, help_text))
+        return found  # (its keys are in the palette as bindings: BindingCommands)
+
+
+EDGE_KEYS = (".first", ".last", ".down", ".up")
+"""Cursor bindings: moving through rows is no command."""
+
+
+class BindingCommands(ActionCommands):
+    """Every binding of the screen in front (its own, its focused widget's, the app's): the
+    palette is built from the bindings, so its words and keys cannot drift from them."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        found: list[tuple[str, Callable[[], object], str]] = []
+        seen: set[str] = set()
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            if binding.id is None or binding.id.endswith(EDGE_KEYS) or binding.action in seen:
+                continue
+            label = one_line(binding.tooltip or binding.description)
+            if not label or not active.enabled:
+                continue
+            seen.add(binding.action)
+            shown = self.app.get_key_display(binding) or key
+            found.append(
+                (label, partial(self.app.run_action, binding.action, active.node), f"key: {shown}")
+            )
         return found
 
 

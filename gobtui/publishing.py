@@ -204,7 +204,7 @@ class PublishController:
         self._receipts[source_path] = receipt
         self._receipts[receipt.source_path] = receipt
         self.app.notify(
-            f"Already published from these bytes — resume: {receipt.resume_command}",
+            f"Already published from these bytes — resume: {receipt.resume_text}",
             title=fmt_title(receipt),
             timeout=12,
             markup=False,
@@ -304,8 +304,9 @@ class PublishController:
         from gobtui.adapters.publish.publisher import Publisher, PublishError
 
         publisher = Publisher(self.open_vault(), clock=self.host.config.clock)
+        row = self.host.sessions_screen.rows.get(source_path)
         try:
-            receipt = publisher.undo(entry.sha256)
+            receipt = publisher.undo(entry.sha256, row.summary.cwd if row is not None else None)
         except PublishError as error:
             self.app.post_message(PublishFailed("Undo failed", str(error), error.code.value))
             return
@@ -333,7 +334,7 @@ class PublishController:
         self._receipts[receipt.source_path] = receipt
         verb = "Fork published" if receipt.kind.value == "apply" else "Snapshot restored"
         self.app.notify(
-            f"{verb} — resume: {receipt.resume_command}",
+            f"{verb} — resume: {receipt.resume_text}",
             title=fmt_title(receipt),
             timeout=12,
             markup=False,

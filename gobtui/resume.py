@@ -10,15 +10,13 @@ is reported by its own first error line rather than a bare exit code.
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gobtui.core.model import SessionSummary
-from gobtui.core.sanitize import one_line
+from gobtui.core.model import SessionSummary, resume_line
 
 STDERR_KEEP_BYTES = 16 * 1024
 """Of a client's standard error, this much of the start is kept for its error line."""
@@ -38,13 +36,9 @@ class Resume:
         return " ".join(self.argv)
 
     def copy_text(self) -> str:
-        """What `c` copies: the command, from the session's directory when it is known. A
-        directory whose name holds control or format characters is left out: quoted or not,
-        pasting them is pasting escapes (the command alone still finds the session)."""
-        where = self.cwd or self.gone
-        if not where or one_line(where) != where:
-            return self.command
-        return f"cd {shlex.quote(where)} && {self.command}"
+        """What `c` copies: the command, from the session's directory when it is known
+        (core.model.resume_line)."""
+        return resume_line(self.command, self.cwd or self.gone)
 
 
 def resume_of(summary: SessionSummary) -> Resume:

@@ -20,7 +20,7 @@ import orjson
 
 from ...core.edits import Edit
 from ...core.limits import RECEIPT_MAX_BYTES
-from ...core.model import Provider, resume_command
+from ...core.model import Provider, resume_command, resume_line
 from ...core.projection import Projection
 from ...core.receipt import OperationKind, Receipt, fork_session_id, operation_id
 from ...core.vault_model import VaultErrorCode
@@ -249,6 +249,7 @@ class Operation:
         tokens: tuple[int, int] = (0, 0),
         projection: Projection | None = None,
         selected: str | None = None,
+        cwd: str | None = None,
     ) -> Receipt:
         return Receipt(
             operation_id=self.id,
@@ -272,4 +273,7 @@ class Operation:
             created_ts=now,
             resume_command=resume_command(self.provider, self.new_id),
             selected_strategy=selected,
+            resume_line=resume_line(resume_command(self.provider, self.new_id), cwd)
+            if cwd
+            else None,
         )

@@ -179,7 +179,7 @@ class Publisher:
             receipt = op.receipt(
                 plan.strategy, op.target(earlier, now), output, entry.sha256, size,
                 now, (plan.context_tokens_before, plan.context_tokens_after), plan.projection,
-                selected_strategy(plan),
+                selected_strategy(plan), _cwd_of(session),
             )  # fmt: skip
             published = self._publish(
                 receipt, op.receipt_path, source, session.source_sha256, output
@@ -189,8 +189,9 @@ class Publisher:
 
     # --- undo and fork ---------------------------------------------------------------------
 
-    def undo(self, manifest_sha256: str) -> Receipt:
-        """Restore a verified snapshot into a new fork beside the file it was taken from."""
+    def undo(self, manifest_sha256: str, cwd: str | None = None) -> Receipt:
+        """Restore a verified snapshot into a new fork beside the file it was taken from
+        (`cwd`: the session's directory, for the receipt's resume line, when known)."""
         started = time.perf_counter()
         try:
             entry = self.vault.find(manifest_sha256)
@@ -218,8 +219,9 @@ class Publisher:
             else:
                 now = self.clock()
                 receipt = op.receipt(
-                    "undo", op.target(earlier, now), output, entry.sha256, entry.bytes, now
-                )
+                    "undo", op.target(earlier, now), output, entry.sha256, entry.bytes, now,
+                    cwd=cwd,
+                )  # fmt: skip
                 receipt = self._publish(
                     receipt, op.receipt_path, None, None, output, _written(entry)
                 )
@@ -260,8 +262,9 @@ class Publisher:
             output = rewrite_identity(source, session.provider, op.new_id)
             now = self.clock()
             receipt = op.receipt(
-                "fork", op.target(earlier, now), output, entry.sha256, len(source), now
-            )
+                "fork", op.target(earlier, now), output, entry.sha256, len(source), now,
+                cwd=_cwd_of(session),
+            )  # fmt: skip
             return self._publish(
                 receipt, op.receipt_path, session.path, session.source_sha256, output
             )
@@ -403,6 +406,11 @@ class Publisher:
                 ),
                 self.root,
             )
+
+
+def _cwd_of(session: LoadedSession) -> str | None:
+    summary = session.transcript.summary
+    return summary.cwd if summary is not None else None
 
 
 def _written(entry: IndexEntry) -> float:

@@ -28,7 +28,7 @@ from gobtui.cli.common import (
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
 from gobtui.cli.vault import vault_exit
-from gobtui.core.edits import NoPlan
+from gobtui.core.edits import NoPlan, NoPlanReason
 from gobtui.core.receipt import Receipt
 from gobtui.core.vault_model import IndexEntry, VaultError
 from gobtui.format import human_bytes
@@ -54,7 +54,8 @@ def register(
         "fork", parents=[common], help="copy a session under a new id (no compaction)"
     )
     fork.add_argument("session", help="session id prefix or transcript path")
-    fork.add_argument("--json", action="store_true", help="print JSON")
+    fork.add_argument("--yes", action="store_true", help="do not ask before writing")
+    fork.add_argument("--json", action="store_true", help="print the receipt as JSON")
     fork.set_defaults(handler=cmd_fork)
 
     undo = commands.add_parser(
@@ -86,6 +87,9 @@ def _confirm(question: str, yes: bool) -> None:
 
 def _print_receipt(receipt: Receipt, as_json: bool, earlier: bool = False) -> None:
     """The receipt; `earlier` when an earlier run published it and nothing was written."""
+    strategy = receipt.strategy
+    if receipt.selected_strategy:  # auto: what it chose
+        strategy += f": {receipt.selected_strategy}"
     if as_json:
         print_json(receipt)
         return
@@ -97,7 +101,7 @@ def _print_receipt(receipt: Receipt, as_json: bool, earlier: bool = False) -> No
     else:
         print(f"published {receipt.path}")
     print(
-        f"  {receipt.kind.value} of {receipt.source_session_id} ({receipt.strategy}): "
+        f"  {receipt.kind.value} of {receipt.source_session_id} ({strategy}): "
         f"{receipt.bytes_before:,} -> {receipt.bytes_after:,} bytes{change}"
     )
     print(f"  snapshot {receipt.snapshot_manifest_sha256[:16]}  source untouched")
@@ -107,7 +111,7 @@ def _print_receipt(receipt: Receipt, as_json: bool, earlier: bool = False) -> No
               f"{fmt.tokens(projection.context_tokens_after)} tokens (projected); "
               + fmt.client_words(projection.client_compacts, projection.client_context_tokens,
                                  projection.client_threshold_tokens))  # fmt: skip
-    print(f"  resume with: {receipt.resume_command}")
+    print(f"  resume with: {receipt.resume_text}")
 
 
 def _publish_error(error: PublishError) -> CliError:
@@ -120,6 +124,12 @@ def _publish_error(error: PublishError) -> CliError:
     return CliError(f"{error} [{error.code.value}]", code)
 
 
+def below_trigger_step(context_tokens: int) -> tuple[int, int]:
+    """A trigger under the session's context (and a floor under it) that plans it now."""
+    trigger = max(1_000, (context_tokens - 1_000) // 1_000 * 1_000)
+    return trigger, trigger // 2
+
+
 def cmd_apply(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     require_direct(target)
@@ -128,11 +138,19 @@ def cmd_apply(args: argparse.Namespace) -> int:
     outcome = planned.outcome
     result = outcome.result
     if isinstance(result, NoPlan):
-        raise CliError(
+        said = (
             f"nothing to apply: no plan ({result.reason_code.value}); context "
-            f"{result.context_tokens_before:,}, trigger {result.effective_trigger_tokens:,}",
-            EXIT_REFUSED,
+            f"{result.context_tokens_before:,}, trigger {result.effective_trigger_tokens:,}"
         )
+        if result.reason_code is NoPlanReason.BELOW_TRIGGER:
+            trigger, floor = below_trigger_step(result.context_tokens_before)
+            said += (
+                f"; to compact it now anyway: gobtui apply {target.session_id} "
+                f"--trigger {trigger} --floor {floor}"
+            )
+        elif result.why:
+            said += f"; {result.why}"
+        raise CliError(said, EXIT_REFUSED)
     if outcome.plan is None:
         message = outcome.admission.message if outcome.admission else "refused"
         raise CliError(f"plan refused by admission: {message}", EXIT_REFUSED)
@@ -176,6 +194,11 @@ def cmd_fork(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     require_direct(target)
     session = load_target(target)
+    _confirm(
+        f"copy session {session.session_id} under a new id beside {target.path} "
+        "(the original is snapshotted and left untouched)?",
+        args.yes,
+    )
     try:
         receipt = Publisher(open_vault()).fork(session)
     except PublishError as error:
@@ -220,11 +243,20 @@ def cmd_undo(args: argparse.Namespace) -> int:
         args.yes,
     )
     try:
-        receipt = Publisher(vault).undo(entry.sha256)
+        receipt = Publisher(vault).undo(entry.sha256, _cwd_of_file(args, entry.path))
     except PublishError as error:
         raise _publish_error(error) from None
     _print_receipt(receipt, args.json)
     return 0
+
+
+def _cwd_of_file(args: argparse.Namespace, path: str) -> str | None:
+    """The working directory of the session at `path`, when it is still there to say."""
+    try:
+        target = resolve_target(args, path)
+    except CliError:
+        return None
+    return target.summary.cwd if target.summary is not None else None
 
 
 def _pick_snapshot(history: list[IndexEntry], sha: str) -> IndexEntry:

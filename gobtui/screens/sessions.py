@@ -18,7 +18,6 @@ from textual.widgets import DataTable, Input, Static
 
 from gobtui import format as fmt
 from gobtui.auto_prepare import AutoPrepare, WatcherState, watcher_line
-from gobtui.commands import ScreenCommands
 from gobtui.core.board import (
     COLUMN_SORTS,
     BoardPolicy,
@@ -56,14 +55,6 @@ def _quiet_status(summary: SessionSummary, age: float) -> Status:
 class SessionsScreen(Screen[None]):
     """Holds the board: summaries in, rows out; the app feeds it from its workers."""
 
-    COMMANDS = {ScreenCommands}
-    PALETTE_ACTIONS = [
-        (
-            "Toggle auto-prepare forks",
-            "toggle_auto_prepare",
-            "Off by default: a verified fork for each idle session over its trigger",
-        ),
-    ]
     BINDINGS = [
         Binding(
             "slash",
@@ -349,6 +340,11 @@ class SessionsScreen(Screen[None]):
             "Point at other homes with --claude-home DIR and --codex-home DIR "
             "(or CLAUDE_CONFIG_DIR, CODEX_HOME); --all shows older sessions, --demo a demo home."
         )
+
+    def on_resize(self) -> None:
+        """The header and watcher words follow the pane's width."""
+        if self.composed:
+            self._render_status(self.visible_rows())
 
     def _show_watcher(self, state: WatcherState | None = None) -> None:
         auto = getattr(self.app, "auto_prepare", None)

@@ -37,6 +37,13 @@ class RecallScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "close", "Back", tooltip="Back to the vault", id="recall.close"),
         Binding(
+            "slash",
+            "query",
+            "Query",
+            tooltip="Back to the query: new words, enter to recall again",
+            id="recall.query",
+        ),
+        Binding(
             "down",
             "results",
             "Results",
@@ -110,6 +117,7 @@ class RecallScreen(Screen[None]):
             options.highlighted = 0
             if self._focus_results:  # a submitted query moves on to its results
                 options.focus()
+                self.call_after_refresh(self._render_title)  # (which then says `/`)
         self._focus_results = False
         self._render_title()
 
@@ -163,6 +171,8 @@ class RecallScreen(Screen[None]):
                 text.append(f" (best {len(r.results)} shown)")
             if not r.results:
                 text.append(" · none (cards live in forks)", styles.muted)
+            if self.focused is not self.query_one("#recall-query", Input):
+                text.append(" · / new query", styles.muted)
         self.query_one("#recall-title", Static).update(text)
 
     @on(Input.Submitted, "#recall-query")
@@ -172,6 +182,11 @@ class RecallScreen(Screen[None]):
 
     def action_results(self) -> None:
         self.query_one(OptionList).focus()
+
+    def action_query(self) -> None:
+        box = self.query_one("#recall-query", Input)
+        self.set_focus(box)  # now: the words typed right after `/` must reach the box
+        box.select_all()
 
     @on(OptionList.OptionSelected, "#recall-results")
     def _open(self, event: OptionList.OptionSelected) -> None:

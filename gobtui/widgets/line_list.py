@@ -48,8 +48,8 @@ class LineList(ScrollView, can_focus=True):
         Binding("down,j", "cursor(1)", "Down", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(0)", "First", show=False),
-        Binding("end", "edge(1)", "Last", show=False),
+        Binding("home,g", "edge(0)", "First", show=False),
+        Binding("end,G", "edge(1)", "Last", show=False),
     ]
     """Subclasses with a cursor bind enter to `select_row` under their own description."""
 

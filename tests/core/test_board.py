@@ -213,3 +213,13 @@ def test_a_fork_not_yet_resumed_is_not_live_nor_over_and_sorts_after_its_source(
     # once a client writes to it, it is a session like any other
     resumed = fork.model_copy(update={"fork_as_published": False})
     assert build_row(resumed, BoardPolicy(), NOW).live
+
+
+def test_a_1m_session_over_its_trigger_is_in_the_alert_band() -> None:
+    """31 % of a 1M window is little, but over the trigger is past the line that matters."""
+    policy = BoardPolicy()
+    row = build_row(summary(tokens=311_000, window=1_000_000), policy, NOW)
+    assert row.over_trigger and row.occupancy is not None and row.occupancy < 0.5
+    assert row.band is Band.ALERT
+    under = build_row(summary(tokens=100_000, window=1_000_000), policy, NOW)
+    assert not under.over_trigger and under.band is Band.OK

@@ -166,7 +166,7 @@ def publish(home: Home, path: Path, variant: str, context: int) -> dict[str, Any
     floor = max(1_000, int(context * FLOOR_SHARE))
     limits = ["--trigger", str(floor + 1), "--floor", str(floor)]
     if variant == "fork":
-        return dict(home.gobtui("fork", str(path)))
+        return dict(home.gobtui("fork", str(path), "--yes"))
     if variant == "undo":
         home.gobtui("snapshot", str(path))
         return dict(home.gobtui("undo", str(path), "--yes"))

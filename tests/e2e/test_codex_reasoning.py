@@ -55,7 +55,7 @@ def _publish(home: Home, path: Path, context: int, policy: str) -> dict[str, Any
     except GobtuiRefused as refused:
         if "nothing to apply: no plan" not in refused.message:
             raise
-        return dict(home.gobtui("fork", str(path)))
+        return dict(home.gobtui("fork", str(path), "--yes"))
 
 
 @pytest.mark.parametrize(

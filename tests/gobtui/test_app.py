@@ -794,3 +794,51 @@ async def test_the_header_keeps_the_sort_at_80_columns(
         shown = plain(header).rstrip()
         assert shown.endswith("sort attention rev"), shown
         assert len(shown) <= 78
+
+
+async def test_the_palette_is_built_from_the_bindings(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """Every binding of the board is a palette command, in its own words with its key; one
+    runs as its key does."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        board = app.sessions_screen
+        wanted = {
+            b.binding.id: b.binding.tooltip
+            for b in board.active_bindings.values()
+            if b.binding.id and not b.binding.id.endswith((".first", ".last", ".down", ".up"))
+        }
+        for binding_id in ("sessions.read", "sessions.jump", "sessions.resume", "app.help"):
+            assert binding_id in wanted
+        assert "attention" in str(wanted["sessions.sort"])
+        for binding_id, tooltip in wanted.items():
+            await pilot.press("ctrl+p")
+            await until(lambda: isinstance(app.screen, CommandPalette), pilot)
+            await pilot.press(*str(tooltip)[:14])
+            await pilot.pause(0.3)
+            shown = [str(o.prompt) for o in app.screen.query_one(CommandList).options]
+            assert any(str(tooltip) in text for text in shown), (binding_id, shown)
+            await pilot.press("escape")
+            await until(lambda: app.screen is board, pilot)
+        await pilot.press("ctrl+p")
+        await until(lambda: isinstance(app.screen, CommandPalette), pilot)
+        await pilot.press(*"Only live sessions")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(lambda: board.live_only, pilot)
+
+
+async def test_ctrl_c_says_which_key_quits_in_plain_words(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    toasts = Toasts()
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24), message_hook=toasts) as pilot:
+        await app.first_paint.wait()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        assert toasts.has("Do you want to quit?: Press q to quit gobtui."), toasts.seen
+        assert not any("[b]" in toast for toast in toasts.seen)

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.content import Content
 from textual.pilot import Pilot
-from textual.widgets import DataTable, ProgressBar, Static
+from textual.widgets import DataTable, Input, OptionList, ProgressBar, Static
 
 from gobtui import format as fmt
 from gobtui.adapters.providers.registry import parse_transcript
@@ -148,7 +148,9 @@ async def test_a_confirms_then_publishes_the_fork(
         assert progress == [(1024 * 1024, len(before)), (len(before), len(before))]
         assert not app.sessions_screen.query_one(PublishBar).display
         # On screen: the toast, the fork as a board row, "last fork" in the detail pane.
-        assert toasts.has(f"Fork published — resume: claude --resume {receipt.session_id}")
+        # Resumed from the session's folder, as `c` copies it.
+        resume = f"cd {row.summary.cwd} && claude --resume {receipt.session_id}"
+        assert toasts.has(f"Fork published — resume: {resume}")
         await until(lambda: receipt.path in app.sessions_screen.rows, pilot)
         forked = app.sessions_screen.rows[receipt.path].summary
         assert forked.session_id == receipt.session_id
@@ -164,7 +166,7 @@ async def test_a_confirms_then_publishes_the_fork(
         listing = sorted(source.parent.iterdir())
         await pilot.press("a")
         await until(lambda: toasts.has("Already published from these bytes"), pilot)
-        assert toasts.has(f"resume: claude --resume {receipt.session_id}")
+        assert toasts.has(f"&& claude --resume {receipt.session_id}")
         assert not isinstance(app.screen, ConfirmScreen) and not app.publishing.busy
         assert sorted(source.parent.iterdir()) == listing and len(Vault().entries()) == 2
         # Once the fork is gone, the same plan is asked about and published again.
@@ -381,7 +383,7 @@ async def test_undo_from_the_vault_creates_another_fork(
         # The restored fork is the original transcript under a new identity: same size.
         assert fork.stat().st_size == len(original)
         assert source.read_bytes() == original and Path(applied.path).is_file()
-        assert toasts.has(f"resume: claude --resume {restored.session_id}")
+        assert toasts.has(f"resume: cd {row.summary.cwd} && claude --resume {restored.session_id}")
         await until(lambda: restored.path in app.sessions_screen.rows, pilot)
         assert app.screen is vault
         title = app.sessions_screen.rows[restored.path].summary.title
@@ -706,6 +708,15 @@ async def test_recall_lists_the_cards_of_a_fork_snapshot(
         await until(lambda: screen.result is not None and screen.query_text == goal, pilot)
         assert screen.result is not None and screen.result.results
         assert all(hit.hits > 0 for hit in screen.result.results)
+        # On the results, the title says how to get back to the query; `/` goes there.
+        await until(
+            lambda: "/ new query" in plain(screen.query_one("#recall-title", Static)), pilot
+        )
+        await pilot.press("slash", *goal[:3])  # the old words are selected: typing replaces them
+        assert screen.query_one("#recall-query", Input).value == goal[:3]
+        await pilot.press(*goal[3:], "enter")
+        await until(lambda: screen.result is not None and screen.query_text == goal, pilot)
+        await until(lambda: isinstance(app.focused, OptionList), pilot)
         await pilot.press("enter")  # the first card: its snapshot's records, at the card
         browser = app.screen
         assert isinstance(browser, VaultRecordsScreen)
@@ -775,7 +786,7 @@ async def test_the_palette_opens_the_vault_and_its_actions(
         snapshot_file(
             Path(row.summary.path), Provider.CLAUDE, row.summary.session_id, "manual", FROZEN_NOW
         )
-        await pilot.press("ctrl+p", *"Open the vault")
+        await pilot.press("ctrl+p", *"Snapshot vault")
         await pilot.pause(0.5)
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, VaultScreen), pilot)

@@ -72,3 +72,25 @@ async def test_the_palette_turns_it_on_and_a_failing_pass_says_why(
         await until(lambda: bool(app.auto_prepare.state.error), pilot)
         assert "pass failed" in line(app)
         assert app.is_running
+
+
+async def test_the_line_says_why_sessions_over_their_trigger_got_no_fork(
+    demo_app_factory: Callable[..., GobtuiApp], frozen_home: Path
+) -> None:
+    """A pass that prepares nothing for a session over its trigger says why, in words (and
+    in short at 80 columns)."""
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text("[policy]\nmin_savings_tokens = 900000\n")
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.first_paint.wait()
+        before = files(frozen_home / "demo")
+        await pilot.press("A")
+        await until(lambda: app.auto_prepare.state.last_pass is not None, pilot)
+        state = app.auto_prepare.state
+        assert (state.over, state.ready, state.prepared) == (1, 0, 0)
+        assert "skipped: 1 nothing to cut" in line(app), line(app)
+        assert files(frozen_home / "demo") == before
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert "1 skipped" in line(app), line(app)

@@ -89,7 +89,7 @@ async def test_forks_published_from_outside_are_labelled_idle_and_linked(
         assert "Fork" in shown and fork.summary.session_id in shown
 
         known.add(fork_path)
-        await cli("fork", session_id, *home_args)
+        await cli("fork", session_id, "--yes", *home_args)
         await until(lambda: len(new_rows(app, known)) == 1, pilot, timeout=30)
         (copy_path,) = new_rows(app, known)
         await until(lambda: labelled(copy_path, "fork"), pilot, timeout=10)

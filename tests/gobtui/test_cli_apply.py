@@ -76,7 +76,7 @@ def test_apply_text_names_the_fork_and_resume_command(
 ) -> None:
     assert main(["apply", str(source), "--strategy", "elide", *LOW, "--yes"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("published ") and "resume with: claude --resume " in out
+    assert out.startswith("published ") and " && claude --resume " in out  # (from its folder)
     assert "source untouched" in out
     assert re.search(r"bytes \(-[0-9.]+ (B|KB|MB)\)", out)  # what it saved
     # The same plan of the same bytes again: nothing is asked (no --yes) and nothing written.
@@ -86,7 +86,7 @@ def test_apply_text_names_the_fork_and_resume_command(
 
 
 def test_fork_text_shows_no_saving(source: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["fork", str(source)]) == 0
+    assert main(["fork", str(source), "--yes"]) == 0
     out = capsys.readouterr().out
     size = source.stat().st_size
     assert f"{size:,} -> " in out and "(-" not in out  # a plain copy saves nothing
@@ -105,7 +105,33 @@ def test_apply_below_trigger_has_nothing_to_apply(
     source: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["apply", SPOTTER, "--yes"]) == 1
-    assert "no plan (below_trigger)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no plan (below_trigger)" in err and err.count("\n") == 1
+    # ... and says what would plan it now; that step does publish a fork.
+    step = re.search(
+        r"to compact it now anyway: gobtui (apply \S+ --trigger \d+ --floor \d+)$", err.strip()
+    )
+    assert step is not None, err
+    assert main([*step.group(1).split(), "--yes"]) == 0
+    assert "resume with: " in capsys.readouterr().out
+
+
+def test_fork_asks_first_and_prints_where_to_resume(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fork is asked as apply and undo are (--yes answers), and its receipt says how to
+    resume it from the session's directory, as the board's `c` copies it."""
+    assert main(["fork", SPOTTER]) == 2  # off a terminal, nothing asked: nothing written
+    assert "add --yes" in capsys.readouterr().err
+    assert sorted(p.name for p in source.parent.iterdir()) == [source.name]
+    assert main(["fork", SPOTTER, "--yes"]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "resume with:" in line)
+    forked = receipt_of(capsys, "fork", SPOTTER, "--yes", "--json")  # the same: answered again
+    cwd = parse_transcript(Provider.CLAUDE, str(source)).summary
+    assert cwd is not None and cwd.cwd
+    assert forked["resume_line"] == f"cd {cwd.cwd} && claude --resume {forked['session_id']}"
+    assert line.strip() == f"resume with: {forked['resume_line']}"
 
 
 def test_apply_of_a_control_strategy_is_refused(
@@ -116,7 +142,7 @@ def test_apply_of_a_control_strategy_is_refused(
 
 
 def test_fork_copies_under_a_new_id(source: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    forked = receipt_of(capsys, "fork", SPOTTER, "--json")
+    forked = receipt_of(capsys, "fork", SPOTTER, "--yes", "--json")
     path = Path(str(forked["path"]))
     assert forked["kind"] == "fork" and path.is_file()
     text = path.read_bytes().replace(str(forked["session_id"]).encode(), SPOTTER.encode())
@@ -252,7 +278,7 @@ def test_a_resumed_fork_is_left_alone_and_the_error_says_what_to_do(
         f"itself: gobtui apply {fork_id} [needs_recovery]\n"
     )
     assert fork.read_bytes() == resumed
-    forked = receipt_of(capsys, "fork", fork_id, "--json")  # the way forward works
+    forked = receipt_of(capsys, "fork", fork_id, "--yes", "--json")  # the way forward works
     assert forked["source_session_id"] == fork_id and Path(str(forked["path"])).is_file()
 
 

@@ -81,7 +81,7 @@ def test_reading_commands_show_nothing_raw(home: Home) -> None:
 def test_publishing_and_the_vault_show_nothing_raw(home: Home) -> None:
     for path in (home.claude_path, home.codex_path):
         clean_run(home, "apply", str(path), "--strategy", "compacted", *LOW, "--yes")
-        clean_run(home, "fork", str(path))
+        clean_run(home, "fork", str(path), "--yes")
         clean_run(home, "snapshot", str(path))
         clean_run(home, "undo", str(path), "--yes")
         clean_run(home, "history", str(path))

@@ -488,7 +488,7 @@ async def test_palette_switches_strategy_and_opens_the_preview(
     async with app.run_test(size=(120, 36)) as pilot:
         await select(app, OVER_TRIGGER)
         await pilot.press("ctrl+p")
-        await pilot.press(*"Plan preview")
+        await pilot.press(*"Preview the compaction plan")
         await pilot.pause(0.5)
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, PlanPreviewScreen), pilot)
@@ -517,3 +517,23 @@ async def test_plan_keys_can_be_remapped_by_binding_id(
         assert screen.split
         await pilot.press("u")
         assert not screen.split
+
+
+async def test_g_and_shift_g_go_to_the_first_and_the_very_last_row(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """`G` reaches the plan's last row (what the fork appends), on screen; `g` comes back."""
+    app = demo_app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_preview(app, pilot, OVER_TRIGGER)
+        records = screen.query_one(RecordPairs)
+        assert screen.preview is not None and records.rows == screen.preview.rows
+        assert len(records.rows) > records.page_rows  # more than one page
+        await pilot.press("G")
+        await pilot.pause()
+        assert records.cursor == len(records.rows) - 1
+        top = int(records.scroll_offset.y)
+        assert top <= records.cursor < top + records.page_rows
+        await pilot.press("g")
+        await pilot.pause()
+        assert records.cursor == 0 and int(records.scroll_offset.y) == 0
