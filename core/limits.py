@@ -14,8 +14,11 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 """A line longer than this is counted as bad (too_long) and skipped unparsed."""
 READ_CHUNK_BYTES = 4 * 1024 * 1024
 """Incremental reads pull at most this much at a time."""
+HEAD_FIRST_BYTES = 8 * 1024
+"""Cold summaries read this much of a big file's head first: most name their session,
+folder and title there."""
 HEAD_SCAN_BYTES = 32 * 1024
-"""Cold summaries read this much of a big file's head (identity, cwd, title)."""
+"""... and up to this much when they do not (identity, cwd, title)."""
 TAIL_SCAN_BYTES = 32 * 1024
 """Cold summaries read this much of a big file's tail first (latest usage)."""
 TAIL_SCAN_MAX_BYTES = 16 * 1024 * 1024

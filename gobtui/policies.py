@@ -19,10 +19,13 @@ from gobtui.core.model import SessionSummary
 @dataclass
 class SessionPolicies:
     config: LoadedConfig
-    _resolved: dict[tuple[str, str], ResolvedPolicy] = field(default_factory=dict)
+    _resolved: dict[tuple[str, str | None], ResolvedPolicy] = field(default_factory=dict)
 
     def resolve(self, summary: SessionSummary) -> ResolvedPolicy:
-        key = (summary.provider.value, summary.session_id)
+        # A session without a table of its own has its provider's policy: resolved once
+        # (a board of 2,000 sessions asks for every row).
+        own = summary.session_id in self.config.tables.sessions
+        key = (summary.provider.value, summary.session_id if own else None)
         found = self._resolved.get(key)
         if found is None:
             found = self.config.resolve(summary.provider, summary.session_id, None, None)

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Protocol, cast
 from ...core.limits import (
     FINGERPRINT_WINDOW_BYTES,
     FULL_READ_MAX_BYTES,
+    HEAD_FIRST_BYTES,
     HEAD_SCAN_BYTES,
     READ_CHUNK_BYTES,
     TAIL_SCAN_BYTES,
@@ -30,7 +31,7 @@ from ...core.model import BadLine, Coverage, Provider, SessionSummary
 from ..files.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from .full_parse import Summarising
 
-PARSER_VERSION = 6
+PARSER_VERSION = 7
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 
@@ -44,6 +45,11 @@ class TailState(Summarising, Protocol):
     def __init__(self, path: str) -> None: ...
 
     def feed(self, record: Record, line_len: int) -> None: ...
+
+    @property
+    def head_known(self) -> bool:
+        """What only a file's head says (its id, folder, title) is known."""
+        ...
 
     @classmethod
     def from_json(cls, path: str, data: dict[str, Any]) -> TailState: ...
@@ -200,8 +206,13 @@ def _cold_read(
         seen = _read_to_end(fd, cursor, st.st_size)
     else:
         _no_readahead(fd)
-        head = _read_range(fd, 0, HEAD_SCAN_BYTES)
+        # The head a little at a time: most say their id, folder and title in a few KB.
+        head = _read_range(fd, 0, HEAD_FIRST_BYTES)
         cursor.feed(head, at_eof=False)
+        if not cursor.state.head_known:
+            more = _read_range(fd, len(head), HEAD_SCAN_BYTES)
+            cursor.feed(more, at_eof=False)
+            head += more
         seen = [(0, head)]
         head_end = cursor.lines.offset
         tail_start, tail = _tail(fd, st.st_size, head_end, cursor.state.tail_marker)

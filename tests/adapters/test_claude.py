@@ -755,3 +755,28 @@ def test_a_session_past_200k_has_the_1m_window(tmp_path: Path) -> None:
 
     small = claude_context_window("claude-opus-4-6", 150_000)
     assert (small, claude_context_window("claude-opus-4-6[1m]")) == (200_000, 1_000_000)
+
+
+@pytest.mark.parametrize("before_prompt", [0, 20_000])
+def test_a_cold_head_reads_on_until_it_knows_the_title(
+    tmp_path: Path, before_prompt: int
+) -> None:
+    """A big file's head is read a little first (HEAD_FIRST_BYTES), and further only while
+    its id, folder and title are not known: a prompt after 20 KB of snapshots still titles
+    it, as the full parse does."""
+    from tests.corpus.sessions import claude_work_session
+
+    session = claude_work_session(120_000, "head")
+    lines = session.text().splitlines(keepends=True)
+    filler = {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"x": "y" * 900}}
+    padding = "".join(json.dumps(filler) + "\n" for _ in range(before_prompt // 920))
+    path = tmp_path / f"{session.session_id}.jsonl"
+    path.write_text(padding + "".join(lines))
+    assert path.stat().st_size > FULL_READ_MAX_BYTES
+    cursor = open_cursor(str(path), Provider.CLAUDE, ClaudeState)
+    assert cursor.coverage is Coverage.HEAD_TAIL
+    whole = parse_transcript(str(path)).summary
+    assert whole is not None and whole.title
+    got = cursor.summary()
+    assert (got.title, got.cwd, got.session_id) == (whole.title, whole.cwd, whole.session_id)
+    assert got.context_tokens == whole.context_tokens

@@ -145,6 +145,10 @@ class ClaudeState:
         self.state_card = False
         """A user record of the main chain was a state card: the file is a fork gobtui made."""
 
+    @property
+    def head_known(self) -> bool:
+        return self.title is not None and self.session_id is not None and self.cwd is not None
+
     # -- feeding -------------------------------------------------------------------------
 
     def feed(self, record: Record, line_len: int) -> None:

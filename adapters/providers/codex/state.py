@@ -108,6 +108,11 @@ class CodexState:
         "window",
     )
 
+    @property
+    def head_known(self) -> bool:
+        # The typed prompt (an event), not an injected message standing in for it.
+        return self.title_event is not None and self.session_id is not None and bool(self.cwd)
+
     def __init__(self, path: str) -> None:
         self.path = path
         self.session_id: str | None = None
