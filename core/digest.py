@@ -51,7 +51,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .edits import CARD_MARKERS, DigestBlock
+from .card_text import CARD_MARKERS
+from .edits import DigestBlock
 from .limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,

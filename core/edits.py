@@ -13,14 +13,12 @@ from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from .card_text import CARD_MARKER as CARD_MARKER
+from .card_text import CARD_MARKERS as CARD_MARKERS
+from .card_text import REFERENCE_CARD_MARKER as REFERENCE_CARD_MARKER
 from .limits import DIGEST_FRAMING_BYTES
 from .projection import Projection
 from .tokens import estimate_tokens
-
-CARD_MARKER = "[gobtui state card]"
-REFERENCE_CARD_MARKER = "[gobstopper state card]"
-"""Cards written by the reference parse too, so recall reads both."""
-CARD_MARKERS = (CARD_MARKER, REFERENCE_CARD_MARKER)
 
 DEFAULT_STUB = "[output elided by gobtui: {bytes} bytes]"
 INPUT_STUB = "[finished edit elided by gobtui: {bytes} bytes; the file holds the result]"

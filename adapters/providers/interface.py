@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...core.model import ItemKind, Provider, Transcript
 from ..files.jsonl import Record
 from .reader import TailState
-from .rewrite_records import ForkUsage, StubMaker
+
+if TYPE_CHECKING:  # annotations only: a summary reader never loads the rewriting stack
+    from .rewrite_records import ForkUsage, StubMaker
 
 
 class ProviderPackage(Protocol):

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.model import Provider, Transcript
 from . import claude, codex
-from .interface import ProviderPackage
 from .reader import TailState
+
+if TYPE_CHECKING:  # the package contract, for annotations (it names the rewriting stack)
+    from .interface import ProviderPackage
 
 _PACKAGES: dict[Provider, ProviderPackage] = {Provider.CLAUDE: claude, Provider.CODEX: codex}
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
+from ...core.card_text import CARD_PREFILTER, card_text_of
 from ...core.edits import DigestBlock
 from ...core.recall.model import Archive, CardSeen
 from ...core.vault_model import IndexEntry
-from ...core.vault_records import CARD_PREFILTER, card_text_of
 from ..config.paths import data_dir
 from ..files.private_fs import PrivateError, open_private
 from ..publish.events import read_events

@@ -11,6 +11,7 @@ import hashlib
 
 import orjson
 
+from ...core.card_text import CARD_PREFILTER, card_text_of
 from ...core.edits import DigestBlock
 from ...core.limits import (
     VAULT_QUERY_MAX_BYTES,
@@ -34,9 +35,7 @@ from ...core.vault_model import (
     require_sha256,
 )
 from ...core.vault_records import (
-    CARD_PREFILTER,
     card_hits,
-    card_text_of,
     count_string_matches,
     may_match,
     rank_recall,

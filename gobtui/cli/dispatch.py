@@ -237,16 +237,20 @@ def cmd_detect(args: argparse.Namespace) -> int:
     session_trigger = _detect_triggers()  # before the scan: a bad file fails fast
     now = time.time()
     cache = None if args.no_cache else SummaryCache(cache_dir() / "cursors")
+    from gobtui.adapters.providers.full_parse import gc_paused
+
     try:
         store = SessionStore(homes, cache, max_age_secs=_max_age(args))
-        summaries = store.scan(now)
+        with gc_paused():  # thousands of summaries, all kept: nothing for the GC to find
+            summaries = store.scan(now)
     finally:
         if cache is not None:
             cache.close()
-    from gobtui.adapters.publish.operations import published_receipts
+    from gobtui.adapters.publish.receipt_feed import ReceiptFeed
     from gobtui.published_forks import PublishedForks
 
-    summaries = PublishedForks(published_receipts()).mark(summaries)  # as the board shows them
+    # As the board shows them (the receipt model loads only when there are receipts).
+    summaries = PublishedForks(ReceiptFeed().new()).mark(summaries)
     policy = BoardPolicy(hot_secs=args.live_secs, session_trigger=session_trigger)
     rows = sort_rows(build_board(summaries, policy, now), SortKey(args.sort))
     out = [detect_row(r) for r in rows]

@@ -758,9 +758,7 @@ def test_a_session_past_200k_has_the_1m_window(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("before_prompt", [0, 20_000])
-def test_a_cold_head_reads_on_until_it_knows_the_title(
-    tmp_path: Path, before_prompt: int
-) -> None:
+def test_a_cold_head_reads_on_until_it_knows_the_title(tmp_path: Path, before_prompt: int) -> None:
     """A big file's head is read a little first (HEAD_FIRST_BYTES), and further only while
     its id, folder and title are not known: a prompt after 20 KB of snapshots still titles
     it, as the full parse does."""

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from gobtui.core.card_text import card_text_of
 from gobtui.core.edits import CARD_MARKER, REFERENCE_CARD_MARKER, DigestBlock
 from gobtui.core.limits import VAULT_CHUNK_BYTES, VAULT_INDEX_LINE_MAX_BYTES
 from gobtui.core.model import Provider
@@ -34,7 +35,6 @@ from gobtui.core.vault_model import (
 )
 from gobtui.core.vault_records import (
     card_hits,
-    card_text_of,
     count_string_matches,
     diff_records,
     may_match,

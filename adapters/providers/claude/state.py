@@ -15,6 +15,7 @@ from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
+from ....core.card_text import card_text_of
 from ....core.limits import (
     COMPACTION_EVENTS_MAX,
     RECENT_LINK_WINDOW,
@@ -30,7 +31,6 @@ from ....core.model import (
     claude_context_window,
 )
 from ....core.text import collapse
-from ....core.vault_records import card_text_of
 from ...files.jsonl import Record
 from ...files.timefmt import parse_ts
 from ..full_parse import file_facts

@@ -12,10 +12,10 @@ import re
 from collections import deque
 from typing import Any, ClassVar
 
+from ....core.card_text import card_text_of
 from ....core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from ....core.model import ContextState, Coverage, Provider, SessionSummary, TurnState
 from ....core.text import collapse
-from ....core.vault_records import card_text_of
 from ...files.jsonl import Record
 from ...files.timefmt import parse_ts
 from ..full_parse import file_facts
