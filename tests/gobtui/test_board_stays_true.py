@@ -152,3 +152,31 @@ async def test_config_edited_while_the_board_runs_is_used_at_once(
         config.write_text("[policy]\ntrigger_tokens = 'lots'\n")
         await until(lambda: toasts.has("config.toml not used"), pilot, timeout=10)
         assert screen.rows[key].trigger_tokens == 30_000  # what it had
+
+
+@pytest.mark.timeout(60)
+async def test_a_copy_that_appears_is_known_by_its_content(
+    homes: tuple[Path, Path, Path, Path],
+) -> None:
+    """A session copied under another id by something else (no receipt here, no card): the
+    board calls it a copy of its source, reads it idle, and the source's pane names it."""
+    claude, codex, claude_path, _ = homes
+    app = app_on(claude, codex)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await asyncio.wait_for(app.first_paint.wait(), timeout=30)
+        screen = app.sessions_screen
+        source = screen.rows[str(claude_path)].summary
+        await asyncio.sleep(0.3)  # let the watcher start
+        copy_id = "0c0c0c0c-1111-4222-8333-444455556666"
+        copy = claude_path.with_name(f"{copy_id}.jsonl")
+        copy.write_bytes(
+            claude_path.read_bytes().replace(source.session_id.encode(), copy_id.encode())
+        )
+        os.utime(copy, (IDLE_SINCE, IDLE_SINCE))
+        await until(lambda: str(copy) in screen.rows, pilot, timeout=20)
+        row = screen.rows[str(copy)]
+        assert (row.summary.title or "").startswith("copy · ")
+        assert row.status is Status.IDLE and not row.over_trigger
+        assert screen.select_session(str(claude_path))
+        await pilot.pause()
+        assert f"last fork: claude --resume {copy_id}" in detail_text(app)
