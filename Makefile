@@ -6,6 +6,9 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
+# bench/ and screenshots/ are folders too: without this, make calls those targets done.
+.PHONY: run demo lint test bench screenshots clean
+
 # `make run` installs what running needs; the other targets add the test tools.
 $(RUN_STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "python3 (>= 3.11) is required"; exit 1; }
