@@ -46,6 +46,19 @@ def status_of(turn: TurnState | None, age_secs: float, live: bool) -> Status:
     return Status.WORKING if live else Status.IDLE
 
 
+def status_limits(hot_secs: float) -> list[float]:
+    """The ages at which status_of, or the board's live flag (`hot_secs`), may read
+    otherwise, in order: between two of them, a session's status holds."""
+    limits = {
+        STATUS_QUIET_SECS,
+        hot_secs,
+        STATUS_STALL_SECS,
+        STATUS_WAITING_SECS,
+        STATUS_ENDED_SECS,
+    }
+    return sorted(limits)
+
+
 def started_waiting(before: Status | None, after: Status) -> bool:
     """True when an update makes a session wait for its user (for a one-off alert)."""
     waits = (Status.WAITING, Status.APPROVAL)

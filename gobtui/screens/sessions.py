@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 from collections import Counter
 from collections.abc import Callable
@@ -29,10 +30,10 @@ from gobtui.core.board import (
     sort_rows,
 )
 from gobtui.core.composition import Composition
-from gobtui.core.limits import COMPLETE_MAX_BYTES, FILLS_REFRESH_SECS, STATUS_ENDED_SECS
+from gobtui.core.limits import COMPLETE_MAX_BYTES, FILLS_REFRESH_SECS
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.sanitize import one_line
-from gobtui.core.status import Status, started_waiting, status_of
+from gobtui.core.status import Status, started_waiting, status_limits
 from gobtui.messages import FillsReady
 from gobtui.status_legend import STATUS_GLYPHS
 from gobtui.widgets.cells import status_style
@@ -42,14 +43,10 @@ from gobtui.widgets.palette import band_styles
 from gobtui.widgets.publish_bar import PublishBar
 from gobtui.widgets.sessions_table import SessionsTable
 
-TICK_SLACK_SECS = 5.0
+LIMIT_MARGIN_SECS = 0.5
+"""A row is looked at again this long after its age crosses a limit (past it, not on it)."""
 STATUS_PADDING = 2
 """The status and watcher lines' padding (styles/app.tcss), left and right together."""
-
-
-def _quiet_status(summary: SessionSummary, age: float) -> Status:
-    """The status of a session not written within the live window (build_row's rule)."""
-    return Status.IDLE if summary.fork_as_published else status_of(summary.turn, age, False)
 
 
 class SessionsScreen(Screen[None]):
@@ -181,6 +178,9 @@ class SessionsScreen(Screen[None]):
         """What fills each session read whole so far, by path: (its size then, when, what);
         a grown file is read again FILLS_REFRESH_SECS later at the earliest."""
         self._fills_pending: tuple[str, int] | None = None
+        self._status_due: list[tuple[float, str, float]] = []
+        """(when a row's status may next change, its path, the mtime that is of): a heap."""
+        self._status_mtime: dict[str, float] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -212,6 +212,9 @@ class SessionsScreen(Screen[None]):
         self.summaries = {s.path: s for s in summaries}
         self.now = now
         self.rows = {s.path: build_row(s, self.policy, now) for s in summaries}
+        self._status_due, self._status_mtime = [], {}
+        for summary in summaries:
+            self._schedule_status(summary, now)
         self.loaded = True
         self.refresh_table()
 
@@ -242,35 +245,46 @@ class SessionsScreen(Screen[None]):
                 waiting.append(row)
             self.summaries[summary.path] = summary
             self.rows[summary.path] = row
+            self._schedule_status(summary, now)
         self.refresh_table({s.path for s in summaries})
         return crossed, waiting
+
+    def _schedule_status(self, summary: SessionSummary, now: float, again: bool = False) -> None:
+        """When the row's status or live flag may next read otherwise (tick): just past the
+        next limit its age crosses; never once it has ended."""
+        if not again and self._status_mtime.get(summary.path) == summary.mtime:
+            return
+        self._status_mtime[summary.path] = summary.mtime
+        age = now - summary.mtime
+        for limit in status_limits(self.policy.hot_secs):
+            if age < limit + LIMIT_MARGIN_SECS:
+                when = summary.mtime + limit + LIMIT_MARGIN_SECS
+                heapq.heappush(self._status_due, (when, summary.path, summary.mtime))
+                return
 
     def tick(self, now: float) -> None:
         """The clock moved: ages repaint, table and detail pane from this one reading;
         statuses move on with age on their own (working -> approval? -> idle -> ended), as
-        do live flags and ETAs, for files that stopped changing too."""
+        do live flags, for files that stopped changing too. Each row is looked at again only
+        when its age crosses one of the limits that decide them (a heap of when), so a
+        second costs the rows due, not a look at every row."""
         if now == self.now:
             return
         self.now = now
-        # Only a session written within the live window (plus slack), or still shown live,
-        # can change its live flag, burn or ETA; a status moves on with age for a day,
-        # checked cheaply. Every other row merely repaints its age.
-        recent = now - self.policy.hot_secs - TICK_SLACK_SECS
-        day = now - STATUS_ENDED_SECS - TICK_SLACK_SECS
         changed: list[BoardRow] = []
         flipped = False
-        for path, summary in self.summaries.items():
+        due = self._status_due
+        while due and due[0][0] <= now:
+            _, path, mtime = heapq.heappop(due)
+            summary = self.summaries.get(path)
+            if summary is None or summary.mtime != mtime:
+                continue  # gone, or written since: its newer entry stands
             old = self.rows[path]
-            if summary.mtime < day and old.status is Status.ENDED:
-                continue
-            if summary.mtime < recent and not old.live:
-                age = max(0.0, now - summary.mtime)
-                if _quiet_status(summary, age) is old.status:
-                    continue
             row = build_row(summary, self.policy, now)
             flipped = flipped or row.live != old.live or row.status != old.status
             self.rows[path] = row
             changed.append(row)
+            self._schedule_status(summary, now, again=True)
         if not self.composed:
             return
         try:

@@ -76,6 +76,15 @@ def _ellipsized(text: str, width: int, style: str | Style = "") -> Text:
     return Text(fmt.ellipsize(text, width), style)
 
 
+def next_age_change(mtime: float, now: float) -> float:
+    """When the age of something written at `mtime` next reads otherwise (fmt.duration
+    counts seconds for a minute, then minutes, hours, days)."""
+    age = max(0, int(now - mtime))
+    unit = 1 if age < 60 else 60 if age < 3600 else 3600 if age < 86_400 else 86_400
+    when = mtime + (age // unit + 1) * unit
+    return when if when > now else now + unit  # (float rounding: always later than now)
+
+
 def age_cell(mtime: float, now: float, styles: BandStyles) -> Cell:
     """The Last column's cell: the age at the board's clock reading `now`."""
     age = fmt.duration(now - mtime)

@@ -72,3 +72,17 @@ def test_attention_puts_waiting_first_then_the_newest() -> None:
         "/h/idle.jsonl",
         "/h/gone.jsonl",
     ]
+
+
+def test_between_two_limits_a_status_holds() -> None:
+    """The board looks at a row again only when its age crosses a limit: between two of
+    them, status_of and the live flag give the same answer at every age."""
+    from gobtui.core.limits import HOT_SECS
+    from gobtui.core.status import status_limits
+
+    limits = [0.0, *status_limits(HOT_SECS), 2 * STATUS_ENDED_SECS]
+    for turn in (ENDED, PENDING, UP, None):
+        for low, high in zip(limits, limits[1:], strict=False):
+            ages = [low + 0.6, (low + high) / 2, high - 0.01]
+            seen = {(status_of(turn, a, a <= HOT_SECS), a <= HOT_SECS) for a in ages if a > low}
+            assert len(seen) == 1, (turn, low, high, seen)

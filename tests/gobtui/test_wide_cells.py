@@ -52,3 +52,15 @@ def test_tmux_draws_each_fitted_title_as_wide_as_rich_counts_it(server: Server) 
                 break
             time.sleep(0.05)
         assert x == cell_len(shown), (title, shown)
+
+
+def test_next_age_change_is_when_the_age_reads_otherwise() -> None:
+    from gobtui.widgets.cells import next_age_change
+
+    mtime = 1_795_000_000.25
+    for age in (0, 1.5, 59.9, 60, 61, 3599, 3600, 86_399, 86_400, 900_000):
+        now = mtime + age
+        when = next_age_change(mtime, now)
+        assert when > now
+        assert fmt.duration(when - mtime) != fmt.duration(now - mtime)
+        assert fmt.duration((when - 0.01) - mtime) == fmt.duration(now - mtime)
