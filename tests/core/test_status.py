@@ -3,6 +3,8 @@ written (core.status), and the board's attention order."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
@@ -82,7 +84,7 @@ def test_between_two_limits_a_status_holds() -> None:
 
     limits = [0.0, *status_limits(HOT_SECS), 2 * STATUS_ENDED_SECS]
     for turn in (ENDED, PENDING, UP, None):
-        for low, high in zip(limits, limits[1:], strict=False):
+        for low, high in itertools.pairwise(limits):
             ages = [low + 0.6, (low + high) / 2, high - 0.01]
             seen = {(status_of(turn, a, a <= HOT_SECS), a <= HOT_SECS) for a in ages if a > low}
             assert len(seen) == 1, (turn, low, high, seen)
