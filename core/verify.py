@@ -45,6 +45,17 @@ __all__ = [
 ]
 
 
+class FindingGroup(BaseModel):
+    """Findings of one severity, code and message: how many, on which lines (0-based)."""
+
+    severity: Severity
+    code: FindingCode
+    message: str
+    count: int
+    first_line: int | None
+    last_line: int | None
+
+
 class VerifyReport(BaseModel):
     """The findings of one transcript, sorted by line with whole-file findings (line None) last.
 
@@ -64,6 +75,43 @@ class VerifyReport(BaseModel):
     def ok(self) -> bool:
         """No error: a restore may proceed."""
         return self.errors == 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def groups(self) -> list[FindingGroup]:
+        """The findings grouped by severity, code and message: how many, first and last
+        line (a 2 MB Codex file can hold hundreds of one warning)."""
+        found: dict[tuple[str, str, str], FindingGroup] = {}
+        for f in self.findings:
+            key = (f.severity.value, f.code.value, f.message)
+            group = found.get(key)
+            if group is None:
+                found[key] = FindingGroup(
+                    severity=f.severity, code=f.code, message=f.message, count=1,
+                    first_line=f.line_index, last_line=f.line_index,
+                )  # fmt: skip
+            else:
+                group.count += 1
+                if f.line_index is not None:
+                    group.last_line = f.line_index
+        return list(found.values())
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def resume_verdict(self) -> str:
+        """One sentence: whether the file is safe to resume, and why."""
+        if self.errors:
+            codes = sorted({f.code.value for f in self.findings if f.severity is Severity.ERROR})
+            return (
+                f"not safe to resume: {self.errors} error(s) ({', '.join(codes)}) would break "
+                "the resume or lose context"
+            )
+        if self.warnings:
+            return (
+                f"safe to resume: {self.warnings} warning(s), none of which stops the client "
+                "from resuming it"
+            )
+        return "safe to resume: no finding"
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from .limits import VERIFY_MAX_CONTEXT_ITEMS
 from .verify_claude import valid_id
-from .verify_findings import FindingCode, FindingSink, LimitKind
+from .verify_findings import FindingCode, FindingSink, LimitKind, item_type
 
 Record = dict[str, Any]
 
@@ -235,7 +235,7 @@ def _check_effective(effective: list[Entry], sink: FindingSink) -> None:
     outputs: dict[str, int] = {}  # output id -> line of its first output
     for position, (line, supported, kind, tool_id) in enumerate(effective):
         if not supported:
-            add(FindingCode.UNSUPPORTED_RESPONSE_ITEM, line)
+            add(FindingCode.UNSUPPORTED_RESPONSE_ITEM, line, item_type(kind))
         if tool_id is None:
             continue
         if kind in CALL_TYPES:

@@ -107,7 +107,7 @@ RULES: dict[FindingCode, tuple[Severity, str]] = {
     C.NON_MONOTONIC_ORDINAL: (_W, "ordinal is lower than the ordinal on line {0}"),
     C.MALFORMED_COMPACTED: (_E, "compacted record has no replacement_history array"),
     C.INVALID_RESPONSE_ITEM: (_E, "response_item payload must be a JSON object"),
-    C.UNSUPPORTED_RESPONSE_ITEM: (_W, "response item shape is outside the supported set"),
+    C.UNSUPPORTED_RESPONSE_ITEM: (_W, "a {0} response item of a shape outside the supported set"),
     C.DUPLICATE_TOOL_RESULT: (_W, "tool output id already answered on line {0}"),
     C.UNPAIRED_TOOL_CALL: (_W, "tool call has no later output in the live context"),
 }
@@ -125,9 +125,26 @@ class Finding(BaseModel):
     message: str
 
 
-Detail = int | LimitKind
+Detail = int | LimitKind | str
+"""A str detail is an item type a transcript names, always passed through `item_type`."""
 RawFinding = tuple[int | None, FindingCode, tuple[Detail, ...]]
 """(line, code, detail) as a FindingSink holds it."""
+
+
+ITEM_TYPE_MAX_CHARS = 40
+_ITEM_TYPE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def item_type(value: object) -> str:
+    """An item type a transcript names, fit to appear in a finding: a short identifier as
+    it is, anything else (text, markup, control characters) as "unnamed"."""
+    if (
+        isinstance(value, str)
+        and 0 < len(value) <= ITEM_TYPE_MAX_CHARS
+        and _ITEM_TYPE_CHARS.issuperset(value)
+    ):
+        return value
+    return "unnamed"
 
 
 class FindingSink:

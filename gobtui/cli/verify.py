@@ -6,7 +6,6 @@ Exit status: 1 when any finding is an error, 0 otherwise (warnings included), 2 
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from pathlib import Path
 
 from gobtui import format as fmt
@@ -66,17 +65,21 @@ def _verify_file(path: Path, provider: Provider) -> VerifyReport:
 
 
 def render(report: VerifyReport, name: str) -> list[str]:
-    """One line per finding (`line N  severity  code  message`, `(×n)` when one line has it
-    n times), then a summary line."""
+    """One line per group of like findings (`line N  severity  code  message`; a repeated one
+    `lines A–B  severity  code ×n  message`), the counts, then whether it is safe to resume."""
     lines = []
-    # One line for a finding repeated on one line (a record with five odd items, say).
-    repeats = Counter(
-        (f.line_index, f.severity.value, f.code.value, f.message) for f in report.findings
-    )
-    for (index, severity, code, message), count in repeats.items():
-        where = "-" if index is None else str(index)
-        times = f" (×{count})" if count > 1 else ""
-        lines.append(f"line {where:<6} {severity:<7}  {code}  {message}{times}")
+    for group in report.groups:
+        if group.count == 1:
+            where = "-" if group.first_line is None else str(group.first_line)
+            lines.append(
+                f"line {where:<6} {group.severity.value:<7}  {group.code.value}  {group.message}"
+            )
+            continue
+        span = "-" if group.first_line is None else f"{group.first_line}–{group.last_line}"
+        lines.append(
+            f"lines {span:<5} {group.severity.value:<7}  {group.code.value} ×{group.count}  "
+            f"{group.message}"
+        )
     if report.errors:
         verdict = "errors: a resume would break or lose context"
     elif report.findings:
@@ -88,4 +91,5 @@ def render(report: VerifyReport, name: str) -> list[str]:
         f"{fmt.plural(report.bytes, 'byte')}: {fmt.plural(report.errors, 'error')}, "
         f"{fmt.plural(report.warnings, 'warning')} ({verdict})"
     )
+    lines.append(report.resume_verdict)
     return lines

@@ -211,7 +211,7 @@ def test_report_json_shape() -> None:
     report = verify(jsonl(user("u", "gone")), CLAUDE)
     data = orjson.loads(report.model_dump_json())
     assert set(data) == {"provider", "findings", "errors", "warnings", "records", "bytes", "ok",
-                         "clean"}  # fmt: skip
+                         "clean", "groups", "resume_verdict"}  # fmt: skip
     assert data["findings"] == [
         {
             "severity": "warning",
@@ -371,3 +371,22 @@ def test_helpers_build_what_the_checks_read() -> None:
                  CODEX) == []  # fmt: skip
     assert check(jsonl(assistant("a", None, tool_use("t")), user("u", "a", tool_result("t"))),
                  CLAUDE) == []  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("web_search_call", "web_search_call"),
+        ("\x1b[31mred", "unnamed"),
+        ("[@click=app.quit]", "unnamed"),
+        ("x" * 41, "unnamed"),
+        (7, "unnamed"),
+        (None, "unnamed"),
+    ],
+)
+def test_a_finding_names_an_item_type_only_when_it_is_an_identifier(
+    value: object, shown: str
+) -> None:
+    from gobtui.core.verify_findings import item_type
+
+    assert item_type(value) == shown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from gobtui.cli.dispatch import main
 from gobtui.core.verify import VerifyReport
 
 Run = Callable[..., tuple[int, str, str]]
+MESSAGE = "a custom_tool_call_output response item of a shape outside the supported set"
 
 
 @pytest.fixture
@@ -33,10 +35,10 @@ def test_clean_transcript_exits_0(run: Run, fixture_copy: Callable[..., Path]) -
     path = fixture_copy("oracle/claude-branch.jsonl")
     code, out, err = run(str(path))
     assert (code, err) == (0, "")
-    assert (
-        out
-        == "claude-branch.jsonl: Claude, 10 records, 1,790 bytes: 0 errors, 0 warnings (clean)\n"
-    )
+    assert out.splitlines() == [
+        "claude-branch.jsonl: Claude, 10 records, 1,790 bytes: 0 errors, 0 warnings (clean)",
+        "safe to resume: no finding",
+    ]
 
 
 def test_warnings_only_exit_0(run: Run, fixture_copy: Callable[..., Path]) -> None:
@@ -45,35 +47,50 @@ def test_warnings_only_exit_0(run: Run, fixture_copy: Callable[..., Path]) -> No
     assert code == 0
     assert out.splitlines() == [
         "line 9      warning  unsupported_response_item  "
-        "response item shape is outside the supported set",
+        "a custom_tool_call_output response item of a shape outside the supported set",
         "codex-window.jsonl: Codex, 11 records, 2,862 bytes: 0 errors, 1 warning "
         "(ok, with warnings)",
+        "safe to resume: 1 warning(s), none of which stops the client from resuming it",
     ]
 
 
-def test_a_finding_repeated_on_one_line_is_one_line(
+def test_repeated_findings_are_one_line_with_their_count_and_lines(
     run: Run, fixture_copy: Callable[..., Path]
 ) -> None:
+    """A genuine Codex file with 40 warnings of a few kinds: one line per kind, naming the
+    item type, how many and from which line to which; then whether it is safe to resume."""
     path = fixture_copy(
         "codex/madshn__localpush__rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
     )
     code, out, _ = run(str(path))
     lines = out.splitlines()
-    assert code == 0 and lines[-1].endswith("0 errors, 40 warnings (ok, with warnings)")
-    assert [line for line in lines if line.startswith("line 1787 ")] == [
-        "line 1787   warning  unsupported_response_item  "
-        "response item shape is outside the supported set (×5)"
-    ]
-    assert len(lines) == len(set(lines))
+    assert code == 0 and lines[-2].endswith("0 errors, 40 warnings (ok, with warnings)")
+    assert (
+        lines[-1]
+        == "safe to resume: 40 warning(s), none of which stops the client from resuming it"
+    )
+    grouped = lines[:-2]
+    assert len(grouped) < 40 and len(grouped) == len(set(grouped))
+    counts = [int(m.group(1)) if (m := re.search(r" ×(\d+)  ", line)) else 1 for line in grouped]
+    assert sum(counts) == 40
+    for line in grouped:
+        assert re.match(
+            r"lines? \S+ +warning  unsupported_response_item( ×\d+)?  a \w+ response item", line
+        ), line
+    data = orjson.loads(run(str(path), "--json")[1])
+    assert len(data["findings"]) == 40  # the JSON keeps every finding, and the groups
+    assert sum(g["count"] for g in data["groups"]) == 40
+    assert data["resume_verdict"] == lines[-1]
 
 
 def test_an_error_finding_exits_1(run: Run, fixture_copy: Callable[..., Path]) -> None:
     path = fixture_copy("codex/kvsankar__agent-history__session_with_compaction.jsonl")
     code, out, _ = run(str(path))
     assert code == 1
-    first, summary = out.splitlines()
+    first, summary, verdict = out.splitlines()
     assert first.split()[2:4] == ["error", "malformed_compacted"]
     assert summary.endswith("1 error, 0 warnings (errors: a resume would break or lose context)")
+    assert verdict.startswith("not safe to resume: 1 error(s) (malformed_compacted)")
 
 
 def test_json_report(run: Run, fixture_copy: Callable[..., Path]) -> None:
@@ -88,7 +105,7 @@ def test_json_report(run: Run, fixture_copy: Callable[..., Path]) -> None:
                 "severity": "warning",
                 "line_index": 9,
                 "code": "unsupported_response_item",
-                "message": "response item shape is outside the supported set",
+                "message": MESSAGE,
             }
         ],
         "errors": 0,
@@ -97,6 +114,18 @@ def test_json_report(run: Run, fixture_copy: Callable[..., Path]) -> None:
         "bytes": path.stat().st_size,
         "ok": True,
         "clean": False,
+        "groups": [
+            {
+                "severity": "warning",
+                "code": "unsupported_response_item",
+                "message": MESSAGE,
+                "count": 1,
+                "first_line": 9,
+                "last_line": 9,
+            }
+        ],
+        "resume_verdict": "safe to resume: 1 warning(s), none of which stops the client from "
+        "resuming it",
     }
     assert VerifyReport.model_validate(data).findings[0].line_index == 9
 
