@@ -105,6 +105,10 @@ class RewriteHalf(Protocol):
 
     def rewrite_identity_record(self, record: Record, new_id: str) -> bool: ...
 
+    def record_id(self, record: Record) -> str | None:
+        """The record's own id, the same in a fork of its file (None: the format has none)."""
+        ...
+
     def rewrite_identity_bytes(self, line: bytes, new_id: str) -> bytes:
         """rewrite_identity_record() on a line's bytes, for a record orjson cannot write."""
         ...

@@ -42,6 +42,7 @@ from gobtui.cli.common import (
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
 from gobtui.cli.safe_output import write_json
+from gobtui.core.fork_changes import ForkChanges
 from gobtui.core.limits import (
     VAULT_PRUNE_KEEP_DEFAULT,
     VAULT_READ_DEFAULT_BYTES,
@@ -473,20 +474,48 @@ def _entry_for(vault: Vault, args: argparse.Namespace, text: str) -> IndexEntry:
 @_handles_vault_errors
 def cmd_diff(args: argparse.Namespace) -> int:
     vault = _vault()
+    from gobtui.adapters.vault.fork_diff import fork_changes_of
+
     a, b = vault.find(args.a).sha256, vault.find(args.b).sha256
     diff = vault.diff(a, b)
-    if args.json:
-        return _dump(diff)
+    changes = fork_changes_of(vault, a, b)
+    if args.json:  # the byte-for-byte record diff, and what b changed with identity set aside
+        return _dump(diff.model_dump(mode="json") | {"changes": changes.model_dump(mode="json")})
     print(
         f"{a[:12]} ({diff.records_a} records) -> {b[:12]} ({diff.records_b} records): "
         f"+{diff.records_added} added, -{diff.records_removed} removed, "
-        f"{diff.unchanged} unchanged"
+        f"{diff.unchanged} unchanged byte for byte"
     )
     for kind in sorted(diff.types_a.keys() | diff.types_b.keys()):
         before, after = diff.types_a.get(kind, 0), diff.types_b.get(kind, 0)
         delta = f"{after - before:+d}" if after != before else ""
         print(f"  {before:>7} {after:>7} {delta:>6}  {_safe(kind)}")
+    for line in changes_lines(changes):
+        print(line)
     return 0
+
+
+CHANGES_SHOWN = 200
+"""At most this many changed records are listed (--json has them all)."""
+
+
+def changes_lines(changes: ForkChanges) -> list[str]:
+    """What b changed, identity set aside: the counts, then each changed record (numbered
+    from 1, as in the files)."""
+    if changes.unpaired:
+        return [f"what b changed: cannot pair the records: {changes.unpaired}"]
+    counts = ", ".join(f"{n} {change.value}" for change, n in changes.counts.items())
+    lines = [
+        f"what b changed (session ids set aside): {changes.kept} records kept as they were"
+        + (f"; {counts}" if counts else "; nothing else")
+    ]
+    for c in changes.changes[:CHANGES_SHOWN]:
+        where_a = "-" if c.record_a is None else str(c.record_a)
+        where_b = "-" if c.record_b is None else str(c.record_b)
+        lines.append(f"  rec {where_a:>6} -> {where_b:<6} {c.change.value:<9} {_safe(c.kind)}")
+    if len(changes.changes) > CHANGES_SHOWN:
+        lines.append(f"  … {len(changes.changes) - CHANGES_SHOWN} more (--json lists them all)")
+    return lines
 
 
 @_handles_vault_errors
@@ -588,7 +617,7 @@ def cmd_read(args: argparse.Namespace) -> int:
 # --- output ----------------------------------------------------------------------------------
 
 
-def _dump(value: BaseModel | list[Any]) -> int:
+def _dump(value: BaseModel | list[Any] | dict[str, Any]) -> int:
     data = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
     write_json(data)
     return 0

@@ -391,3 +391,32 @@ def test_recall_finds_the_card_of_each_published_fork_without_a_manual_snapshot(
         assert main(["history", str(fork["session_id"]), "--json"]) == 0
         (entry,) = orjson.loads(capsys.readouterr().out)
         assert entry["strategy"] == "published" and entry["path"] == fork["path"]
+
+
+def test_diff_of_a_source_and_its_fork_lists_what_the_fork_changed(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every record carries the session id the fork renamed, so byte for byte almost all
+    differ; with the identity set aside, the diff lists only what the fork changed."""
+    applied = receipt_of(capsys, "apply", SPOTTER, "--strategy", "elide", *LOW, "--yes", "--json")
+    vault_rows = orjson.loads(_run(capsys, "vault", "--json"))
+    by_label = {row["strategy"]: row["sha256"] for row in vault_rows}
+    src, fork = by_label["elide"], by_label["published"]
+    data = orjson.loads(_run(capsys, "diff", src[:12], fork[:12], "--json"))
+    changes = data["changes"]
+    assert changes["unpaired"] is None
+    assert data["unchanged"] < changes["kept"]  # identity set aside, far more pair up
+    assert changes["counts"].get("stubbed", 0) > 0
+    changed = len(changes["changes"])
+    assert changed == sum(changes["counts"].values())
+    assert changes["kept"] + changed >= changes["records_b"]
+    assert changes["kept"] > changed  # an elide changes few records
+    text = _run(capsys, "diff", src[:12], fork[:12])
+    assert f"what b changed (session ids set aside): {changes['kept']} records kept" in text
+    assert " stubbed " in text
+    assert applied["session_id"] not in text  # records are numbered, never quoted
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 0, capsys.readouterr().err
+    return capsys.readouterr().out

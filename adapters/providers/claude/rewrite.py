@@ -120,6 +120,12 @@ def payload_text(record: Record) -> str | None:
     return "\n".join(text for text in texts if text) or None
 
 
+def record_id(record: Record) -> str | None:
+    """The record's own id, which a fork keeps (its uuid)."""
+    uuid = record.get("uuid")
+    return uuid if type(uuid) is str and uuid else None
+
+
 def rewrite_identity_record(record: Record, new_id: str) -> bool:
     if "sessionId" not in record or record["sessionId"] == new_id:
         return False

@@ -150,6 +150,11 @@ def payload_text(record: Record) -> str | None:
     return "\n".join(_unwrapped(text) for _entry, text in _large_outputs(history)) or None
 
 
+def record_id(record: Record) -> str | None:
+    """Codex records carry no id of their own (a fork's are paired by content and order)."""
+    return None
+
+
 def rewrite_identity_record(record: Record, new_id: str) -> bool:
     payload = record.get("payload")
     if record.get("type") != "session_meta" or type(payload) is not dict:
