@@ -114,8 +114,8 @@ def fork_changes(
     unpaired = None
     if facts_a and facts_b and kept == 0:
         unpaired = (
-            "no record of b holds what a record of a holds, identity set aside: b is not a "
-            "fork of a (another session, or another provider)"
+            "no record of B holds what a record of A holds, session ids set aside: B is not "
+            "a fork of A"
         )
     return ForkChanges(
         a=a,

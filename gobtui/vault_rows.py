@@ -164,6 +164,17 @@ class ChangedRecords:
     removed_total: int
 
 
+def rows_at(vault: Vault, sha: str, numbers: set[int]) -> dict[int, RecordRow]:
+    """The rows of the records numbered so (1-based, as core.fork_changes numbers them)."""
+    found: dict[int, RecordRow] = {}
+    if not numbers:
+        return found
+    for index, line in vault.iter_records(sha):
+        if index + 1 in numbers:
+            found[index + 1] = record_row(index, line)
+    return found
+
+
 def changed_records(
     vault: Vault,
     diff: SnapshotDiff,

@@ -43,6 +43,6 @@ def fork_changes_of(vault: Vault, a: str, b: str) -> ForkChanges:
     facts_b = record_facts(vault, entry_b.sha256, entry_b.provider)
     changes = fork_changes(entry_a.sha256, entry_b.sha256, facts_a, facts_b)
     if entry_a.provider is not entry_b.provider:
-        why = f"a is a {entry_a.provider.label} transcript and b a {entry_b.provider.label} one"
+        why = f"A is a {entry_a.provider.label} transcript and B a {entry_b.provider.label} one"
         return changes.model_copy(update={"unpaired": why})
     return changes

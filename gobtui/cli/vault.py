@@ -503,10 +503,10 @@ def changes_lines(changes: ForkChanges) -> list[str]:
     """What b changed, identity set aside: the counts, then each changed record (numbered
     from 1, as in the files)."""
     if changes.unpaired:
-        return [f"what b changed: cannot pair the records: {changes.unpaired}"]
+        return [f"what B changed: cannot pair the records: {changes.unpaired}"]
     counts = ", ".join(f"{n} {change.value}" for change, n in changes.counts.items())
     lines = [
-        f"what b changed (session ids set aside): {changes.kept} records kept as they were"
+        f"what B changed (session ids set aside): {changes.kept} records kept as they were"
         + (f"; {counts}" if counts else "; nothing else")
     ]
     for c in changes.changes[:CHANGES_SHOWN]:

@@ -28,12 +28,22 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from gobtui import format as fmt
+from gobtui.adapters.vault.fork_diff import fork_changes_of
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.fork_changes import ForkChanges, RecordChange
 from gobtui.core.vault_model import IndexEntry, SnapshotDiff, VaultError
 from gobtui.format import human_bytes
 from gobtui.messages import VaultFailed
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
-from gobtui.vault_rows import ChangedRecords, RecordRow, age, changed_records, type_counts
+from gobtui.vault_rows import (
+    ChangedRecords,
+    RecordRow,
+    age,
+    changed_records,
+    rows_at,
+    type_counts,
+)
 from gobtui.widgets.line_list import LineList, fit, text_strip
 from gobtui.widgets.palette import BandStyles, band_styles
 
@@ -49,6 +59,7 @@ DIFF_LEGEND = [
     ("unchanged", "records of B whose hash is also in A"),
     ("Δ", "change in the number of records of that type"),
     ("+ / −", "an added record (rec: its line in B) / a removed one (its line in A)"),
+    ("~ ≠", "a fork's diff (session ids set aside): a record it stubbed, one it rewrote"),
 ]
 
 
@@ -60,6 +71,17 @@ def _signed(n: int) -> str:
 class ChangedScanned(Message):
     request: int
     changed: ChangedRecords
+    fork: ForkChanges | None = None
+    """What B changed with the session ids set aside (two sessions only)."""
+    fork_rows: list[tuple[str, bool, RecordRow]] | None = None
+
+
+CHANGE_MARKS = {
+    RecordChange.STUBBED: "~",
+    RecordChange.REWRITTEN: "≠",
+    RecordChange.REMOVED: "−",
+    RecordChange.APPENDED: "+",
+}
 
 
 class ChangedList(LineList):
@@ -81,10 +103,10 @@ class ChangedList(LineList):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.rows: list[tuple[bool, RecordRow]] = []
-        """(added, row): added rows are records of B, the others of A."""
+        self.rows: list[tuple[str, bool, RecordRow]] = []
+        """(mark, of B, row): a record of B, else of A."""
 
-    def set_rows(self, rows: list[tuple[bool, RecordRow]]) -> None:
+    def set_rows(self, rows: list[tuple[str, bool, RecordRow]]) -> None:
         self.rows = rows
         self.rows_changed()
 
@@ -92,7 +114,7 @@ class ChangedList(LineList):
         return len(self.rows)
 
     def _index_width(self) -> int:
-        return max(3, *(len(str(row.index)) for _, row in self.rows)) if self.rows else 3
+        return max(3, *(len(str(row.index)) for _, _, row in self.rows)) if self.rows else 3
 
     def render_header(self, width: int) -> Strip:
         index_width = self._index_width()
@@ -103,15 +125,14 @@ class ChangedList(LineList):
         return text_strip(Text(line, style), width, self.rich_style, self)
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
-        added, row = self.rows[index]
+        mark, _, row = self.rows[index]
         styles = band_styles(self.app)
         index_width = self._index_width()
         preview = max(0, width - 2 - index_width - 2 - TYPE_WIDTH - 1 - SIZE_WIDTH)
         muted = self.get_component_rich_style("changed-list--muted", partial=True)
         text = Text()
-        text.append(
-            "+ " if added else "− ", (styles.ok if added else styles.alert) + Style(bold=True)
-        )
+        tone = styles.alert if mark == "−" else styles.ok if mark == "+" else styles.warn
+        text.append(f"{mark} ", tone + Style(bold=True))
         text.append(f"{row.index:>{index_width}}  {fit(row.kind, TYPE_WIDTH)} ")
         text.append(fit(row.preview, preview), muted)  # (one_line'd by vault_text)
         text.append(f"{human_bytes(row.size):>{SIZE_WIDTH}}")
@@ -151,6 +172,7 @@ class DiffSummaryScreen(Screen[None]):
         same = older.session_id == newer.session_id
         self.newer_project = project if same and newer_project is None else newer_project
         self.changed: ChangedRecords | None = None
+        self.fork: ForkChanges | None = None
 
     @property
     def two_sessions(self) -> bool:
@@ -188,15 +210,28 @@ class DiffSummaryScreen(Screen[None]):
         except VaultError as error:
             self.post_message(VaultFailed(0, "diff", str(error), error.code, error.damaged))
             return
+        fork, fork_rows = None, None
+        if changed is not None and self.two_sessions and not worker.is_cancelled:
+            try:
+                fork = fork_changes_of(vault, self.older.sha256, self.newer.sha256)
+                if fork.unpaired is None:
+                    fork_rows = _fork_rows(vault, fork)
+            except VaultError as error:
+                self.post_message(VaultFailed(0, "diff", str(error), error.code, error.damaged))
+                return
         if changed is not None and not worker.is_cancelled:
-            self.post_message(ChangedScanned(0, changed))
+            self.post_message(ChangedScanned(0, changed, fork, fork_rows))
 
     @on(ChangedScanned)
     def _scanned(self, message: ChangedScanned) -> None:
         self.changed = changed = message.changed
+        self.fork = message.fork
         records = self.query_one(ChangedList)
         records.loading = False
-        rows = [(True, row) for row in changed.added] + [(False, row) for row in changed.removed]
+        rows = message.fork_rows
+        if rows is None:
+            rows = [("+", True, row) for row in changed.added]
+            rows += [("−", False, row) for row in changed.removed]
         records.set_rows(rows)
         records.focus()
         self.query_one("#vdiff-summary", Static).update(self._summary(band_styles(self.app)))
@@ -213,8 +248,8 @@ class DiffSummaryScreen(Screen[None]):
     def _open(self, event: LineList.Selected) -> None:
         from gobtui.screens.vault_viewer import RecordViewerScreen
 
-        added, row = self.query_one(ChangedList).rows[event.index]
-        entry, project = (self.newer, self.newer_project) if added else (self.older, self.project)
+        _, of_b, row = self.query_one(ChangedList).rows[event.index]
+        entry, project = (self.newer, self.newer_project) if of_b else (self.older, self.project)
         self.app.push_screen(RecordViewerScreen(entry, row, project))
 
     # --- drawing -------------------------------------------------------------------------
@@ -254,14 +289,21 @@ class DiffSummaryScreen(Screen[None]):
         text.append(f" · {d.unchanged:,} unchanged")
         if not d.added and not d.removed:
             text.append("\nthe same records (by hash) on both sides", styles.muted)
-        elif self.two_sessions:
+        elif self.two_sessions and self.fork is not None and self.fork.unpaired is None:
             # A restore or a fork holds its source's records under a new session id, which
-            # every record carries: by hash, all of them differ.
+            # every record carries: by hash all differ; with the ids set aside, a few do.
+            f = self.fork
+            counts = " · ".join(f"{n:,} {change.value}" for change, n in f.counts.items())
+            text.append("\nwhat B changed, session ids set aside: ", style="bold")
+            text.append(f"{f.kept:,} kept" + (f" · {counts}" if counts else " · nothing else"))
+        elif self.two_sessions:
             text.append(
                 "\ntwo sessions: records carry their session id, so equal content counts"
                 " as added and removed",
                 styles.muted,
             )
+            if self.fork is not None and self.fork.unpaired:
+                text.append("; none pairs with the session ids set aside either", styles.muted)
         changed = self.changed
         if changed is not None and (
             len(changed.added) < changed.added_total or len(changed.removed) < changed.removed_total
@@ -283,3 +325,18 @@ class DiffSummaryScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _fork_rows(vault: Vault, fork: ForkChanges) -> list[tuple[str, bool, RecordRow]]:
+    """A row per record the fork changed (the first CHANGED_LISTED), read from its side."""
+    shown = fork.changes[:CHANGED_LISTED]
+    in_b = {c.record_b for c in shown if c.record_b is not None}
+    in_a = {c.record_a for c in shown if c.record_b is None and c.record_a is not None}
+    rows_b, rows_a = rows_at(vault, fork.b, in_b), rows_at(vault, fork.a, in_a)
+    out: list[tuple[str, bool, RecordRow]] = []
+    for c in shown:
+        if c.record_b is not None and c.record_b in rows_b:
+            out.append((CHANGE_MARKS[c.change], True, rows_b[c.record_b]))
+        elif c.record_a is not None and c.record_a in rows_a:
+            out.append((CHANGE_MARKS[c.change], False, rows_a[c.record_a]))
+    return out

@@ -36,7 +36,7 @@ from gobtui.screens.confirm import ConfirmScreen
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
 from gobtui.screens.vault import VaultScreen
-from gobtui.screens.vault_diff import DiffSummaryScreen
+from gobtui.screens.vault_diff import ChangedList, DiffSummaryScreen
 from gobtui.screens.vault_recall import RecallScreen
 from gobtui.screens.vault_records import RecordList, VaultRecordsScreen
 from gobtui.screens.vault_viewer import UNTRUSTED, RecordViewerScreen
@@ -660,6 +660,37 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         assert app.screen is app.sessions_screen
 
 
+async def test_a_diff_of_a_fork_and_its_source_sets_the_session_ids_aside(
+    demo_app_factory: Callable[..., GobtuiApp],
+) -> None:
+    """d on a source's snapshot and its fork's: the records the fork changed, each with its
+    mark (~ stubbed, ≠ rewritten, − removed, + appended); enter reads one."""
+    app = demo_app_factory()
+    async with app.run_test(size=(120, 36)) as pilot:
+        row = await select(app, OVER_TRIGGER)
+        receipt = await apply_and_confirm(app, pilot, row)
+        await open_vault(app, pilot)
+        vault = app.screen
+        assert isinstance(vault, VaultScreen)
+        await until(lambda: vault.loaded, pilot)
+        await pilot.press("home", "m", "down", "m", "d")
+        await until(lambda: isinstance(app.screen, DiffSummaryScreen), pilot)
+        screen = app.screen
+        assert isinstance(screen, DiffSummaryScreen)
+        await until(lambda: screen.fork is not None, pilot)
+        await pilot.pause()
+        fork = screen.fork
+        assert fork is not None and fork.unpaired is None and fork.kept > len(fork.changes) > 0
+        shown = screen.query_one(ChangedList).rows
+        assert len(shown) == len(fork.changes)
+        assert {mark for mark, _, _ in shown} <= {"~", "≠", "−", "+"} and "~" in {
+            m for m, _, _ in shown
+        }
+        summary = plain(screen.query_one("#vdiff-summary", Static))
+        assert "what B changed, session ids set aside: " in summary
+        assert receipt.session_id  # (the fork published, above)
+
+
 async def test_a_diff_across_two_sessions_says_why_every_record_differs(
     demo_app_factory: Callable[..., GobtuiApp],
 ) -> None:
@@ -683,8 +714,15 @@ async def test_a_diff_across_two_sessions_says_why_every_record_differs(
         direct = Vault().diff(a, b)
         # (file-history-snapshot records carry no session id: those stay unchanged)
         assert direct.records_added == direct.records_removed > 10 * direct.unchanged > 0
-        summary = str(screen.query_one("#vdiff-summary", Static).render())
-        assert "two sessions: records carry their session id" in summary
+        # ... and with the session ids set aside, the copy changed nothing: it says so.
+        await until(lambda: screen.fork is not None, pilot)
+        await pilot.pause()
+        summary = plain(screen.query_one("#vdiff-summary", Static))
+        assert (
+            f"what B changed, session ids set aside: {direct.records_b:,} kept · nothing else"
+            in summary
+        )
+        assert screen.query_one(ChangedList).rows == []
 
 
 async def test_recall_lists_the_cards_of_a_fork_snapshot(

@@ -412,7 +412,7 @@ def test_diff_of_a_source_and_its_fork_lists_what_the_fork_changed(
     assert changes["kept"] + changed >= changes["records_b"]
     assert changes["kept"] > changed  # an elide changes few records
     text = _run(capsys, "diff", src[:12], fork[:12])
-    assert f"what b changed (session ids set aside): {changes['kept']} records kept" in text
+    assert f"what B changed (session ids set aside): {changes['kept']} records kept" in text
     assert " stubbed " in text
     assert applied["session_id"] not in text  # records are numbered, never quoted
 

@@ -171,7 +171,7 @@ async def test_enter_on_an_added_record_opens_it(
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await diff_of_marked(pilot)
         records = screen.query_one(ChangedList)
-        assert [(added, row.index) for added, row in records.rows] == [(True, 913)]
+        assert [(mark, of_b, row.index) for mark, of_b, row in records.rows] == [("+", True, 913)]
         assert "+ 913  user" in "\n".join(screen_lines(pilot))
         await pilot.press("enter")
         viewer = pilot.app.screen
@@ -194,7 +194,7 @@ async def test_enter_on_a_removed_record_opens_it_in_the_older_snapshot(
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await diff_of_marked(pilot)  # the newest two: A has the record, B not
         records = screen.query_one(ChangedList)
-        assert [(added, row.index) for added, row in records.rows] == [(False, 913)]
+        assert [(mark, of_b, row.index) for mark, of_b, row in records.rows] == [("−", False, 913)]
         await pilot.press("enter")
         viewer = pilot.app.screen
         assert isinstance(viewer, RecordViewerScreen) and viewer.entry == screen.older
