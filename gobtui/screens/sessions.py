@@ -236,6 +236,7 @@ class SessionsScreen(Screen[None]):
         for path in removed:
             self.summaries.pop(path, None)
             self.rows.pop(path, None)
+            self._status_mtime.pop(path, None)  # (back later, it is scheduled afresh)
         for summary in summaries:
             row = build_row(summary, self.policy, now)
             before = self.rows.get(summary.path)
