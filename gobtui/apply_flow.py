@@ -111,10 +111,14 @@ def session_label(summary: SessionSummary) -> str:
 
 
 def apply_question(request: ApplyRequest) -> str:
+    from gobtui.core.strategies.auto import selected_strategy
+
     plan = request.plan
     where = fmt.display_path(str(Path(request.summary.path).parent))
+    chosen = selected_strategy(plan)  # auto: what it chose, which is what the fork cuts
+    name = f"{plan.strategy} ({chosen})" if chosen else plan.strategy
     question = (
-        f"Publish {_article(plan.strategy)} {plan.strategy} fork of "
+        f"Publish {_article(plan.strategy)} {name} fork of "
         f"{session_label(request.summary)} — "
         f"{fmt.tokens(plan.context_tokens_before)} → {fmt.tokens(plan.context_tokens_after)} "
         f"tokens, {human_bytes(request.source_bytes)} → ~{human_bytes(request.candidate_bytes)} "

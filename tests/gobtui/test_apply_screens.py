@@ -120,7 +120,7 @@ async def test_a_confirms_then_publishes_the_fork(
         assert len(app.screen_stack) == 2
         question = confirm_text(app)
         assert (
-            f"Publish an auto fork of {OVER_TRIGGER} ({session_id[:8]}) — 311k → 161k tokens"
+            f"Publish an auto (middle) fork of {OVER_TRIGGER} ({session_id[:8]}) — 311k → 161k tokens"
             in (question)
         )
         assert "new file beside ~/demo/claude/projects/-home-dev-src-ledgerly;" in question
