@@ -101,11 +101,8 @@ def fork_changes(
         change = RecordChange.STUBBED if stubbed else RecordChange.REWRITTEN
         changes.append(ChangedRecord(change=change, kind=fact.kind, record_a=match + 1,
                                      record_b=j + 1))  # fmt: skip
-    paired = taken | {
-        i for i in open_a if facts_a[i].record_id and facts_a[i].record_id not in by_id
-    }
-    for i in open_a:
-        if i not in paired:
+    for i in open_a:  # (taken: every record of a paired, by id or by place)
+        if i not in taken:
             changes.append(ChangedRecord(change=RecordChange.REMOVED, kind=facts_a[i].kind,
                                          record_a=i + 1, record_b=None))  # fmt: skip
     changes.sort(key=lambda c: (c.record_b if c.record_b is not None else c.record_a or 0,

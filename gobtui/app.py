@@ -31,7 +31,7 @@ from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.sessions.watcher import watch_changes, watch_roots
 from gobtui.auto_prepare import AutoPrepare
-from gobtui.commands import BindingCommands, SessionCommands
+from gobtui.commands import EDGE_KEYS, BindingCommands, SessionCommands
 from gobtui.config_reload import ConfigWatch
 from gobtui.core.alerts import AlertChannel, AlertEvent
 from gobtui.core.limits import COMPLETE_MAX_BYTES
@@ -323,8 +323,7 @@ class GobtuiApp(App[None]):
         arrivals = [s for s in summaries if s.path not in screen.summaries]
         if not arrivals:
             return
-        for receipt in self.receipt_feed.new():
-            self.forks.note(receipt)
+        self._read_receipts()  # (rows of others they name, already shown, relabelled too)
         for summary in arrivals:
             if self.forks.labels.get(summary.session_id) is not None:
                 continue
@@ -448,10 +447,7 @@ class GobtuiApp(App[None]):
     def fork_line(self, path: str) -> str | None:
         """The resume command of the last fork of the session at `path`: published by this
         board, beside it (its receipt), or seen appear as its copy."""
-        receipt = self.publishing.last_fork(path)
-        if receipt is not None:
-            return receipt.resume_command
-        return self.forks.fork_line(path)
+        return self.forks.fork_line(path)  # (this board's forks are noted there too)
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -477,7 +473,7 @@ class GobtuiApp(App[None]):
             # Ours all carry an id; the table's cursor keys are summed up in the first rows.
             if binding.id is None or not binding.description:
                 continue
-            if binding.id.endswith((".first", ".last", ".down", ".up")):
+            if binding.id.endswith(EDGE_KEYS):
                 if not edges:
                     edges = True
                     rows.append(("home g, end G", f"The first, the last of the {things}"))

@@ -2,14 +2,13 @@
 
 The plan preview, apply and auto-prepare ask gobtui.policies on every use, so they follow the
 file already; the board's trigger marks, the keymap, the alerts and the theme were read once
-at start. Each second the app compares the file's stamp; on a change it loads the file again
+at start. Each second the app compares the file's stamp (the one gobtui.policies keys on); on a change it loads the file again
 and hands back the settings to use, or the one-line reason it cannot (the board keeps what it
 had, and says so).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from gobtui import policies
 from gobtui.adapters.config.config_file import ConfigError
 from gobtui.core.alerts import AlertSettings
 from gobtui.core.board import BoardPolicy
+from gobtui.policies import file_stamp
 
 
 @dataclass(frozen=True)
@@ -25,15 +25,6 @@ class Reloaded:
     keymap: dict[str, str]
     alerts: AlertSettings
     theme: str | None
-
-
-def file_stamp(path: Path) -> tuple[int, int] | None:
-    """What changes when the file is written, replaced or removed."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size)
 
 
 class ConfigWatch:

@@ -37,21 +37,24 @@ class SessionPolicies:
         return self.resolve(summary).policy.effective_trigger()
 
 
-_current: tuple[Path, int, SessionPolicies] | None = None
+_current: tuple[Path, tuple[int, int] | None, SessionPolicies] | None = None
 
 
-def _stamp(path: Path) -> int:
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """What changes when the file is written, replaced or removed (two writes within one
+    tick of the clock that stamps files differ in size, mostly)."""
     try:
-        return os.stat(path).st_mtime_ns
+        st = os.stat(path)
     except OSError:
-        return 0
+        return None
+    return (st.st_mtime_ns, st.st_size)
 
 
 def current() -> SessionPolicies:
     """The policies of the config file in effect now (ConfigError if it is broken)."""
     global _current
     path = config_path()
-    stamp = _stamp(path)
+    stamp = file_stamp(path)
     if _current is None or _current[0] != path or _current[1] != stamp:
         _current = (path, stamp, SessionPolicies(load_config(path)))
     return _current[2]

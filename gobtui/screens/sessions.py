@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 import os
 from collections import Counter
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from gobtui.core.limits import COMPLETE_MAX_BYTES, FILLS_REFRESH_SECS
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.sanitize import one_line
 from gobtui.core.status import Status, started_waiting, status_limits
+from gobtui.due_times import DueTimes
 from gobtui.messages import FillsReady
 from gobtui.status_legend import STATUS_GLYPHS
 from gobtui.widgets.cells import status_style
@@ -178,9 +178,8 @@ class SessionsScreen(Screen[None]):
         """What fills each session read whole so far, by path: (its size then, when, what);
         a grown file is read again FILLS_REFRESH_SECS later at the earliest."""
         self._fills_pending: tuple[str, int] | None = None
-        self._status_due: list[tuple[float, str, float]] = []
-        """(when a row's status may next change, its path, the mtime that is of): a heap."""
-        self._status_mtime: dict[str, float] = {}
+        self._status_due = DueTimes()
+        """When each row's status may next read otherwise (tick)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -212,7 +211,7 @@ class SessionsScreen(Screen[None]):
         self.summaries = {s.path: s for s in summaries}
         self.now = now
         self.rows = {s.path: build_row(s, self.policy, now) for s in summaries}
-        self._status_due, self._status_mtime = [], {}
+        self._status_due = DueTimes()
         for summary in summaries:
             self._schedule_status(summary, now)
         self.loaded = True
@@ -236,7 +235,7 @@ class SessionsScreen(Screen[None]):
         for path in removed:
             self.summaries.pop(path, None)
             self.rows.pop(path, None)
-            self._status_mtime.pop(path, None)  # (back later, it is scheduled afresh)
+            self._status_due.forget(path)
         for summary in summaries:
             row = build_row(summary, self.policy, now)
             before = self.rows.get(summary.path)
@@ -253,14 +252,13 @@ class SessionsScreen(Screen[None]):
     def _schedule_status(self, summary: SessionSummary, now: float, again: bool = False) -> None:
         """When the row's status or live flag may next read otherwise (tick): just past the
         next limit its age crosses; never once it has ended."""
-        if not again and self._status_mtime.get(summary.path) == summary.mtime:
+        if not again and self._status_due.scheduled(summary.path, summary.mtime):
             return
-        self._status_mtime[summary.path] = summary.mtime
         age = now - summary.mtime
         for limit in status_limits(self.policy.hot_secs):
             if age < limit + LIMIT_MARGIN_SECS:
                 when = summary.mtime + limit + LIMIT_MARGIN_SECS
-                heapq.heappush(self._status_due, (when, summary.path, summary.mtime))
+                self._status_due.add(summary.path, summary.mtime, when, again=again)
                 return
 
     def tick(self, now: float) -> None:
@@ -274,9 +272,7 @@ class SessionsScreen(Screen[None]):
         self.now = now
         changed: list[BoardRow] = []
         flipped = False
-        due = self._status_due
-        while due and due[0][0] <= now:
-            _, path, mtime = heapq.heappop(due)
+        for path, mtime in self._status_due.pop_due(now):
             summary = self.summaries.get(path)
             if summary is None or summary.mtime != mtime:
                 continue  # gone, or written since: its newer entry stands

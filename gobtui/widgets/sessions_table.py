@@ -7,7 +7,6 @@ change of width (which drops or restores columns) rebuilds the columns.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -19,6 +18,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
 from gobtui.core.board import BoardRow
+from gobtui.due_times import DueTimes
 from gobtui.widgets.cells import BAR_WIDTH, Cell, Clock, age_cell, next_age_change, row_cells
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.row_keys import row_edge_bindings
@@ -82,10 +82,8 @@ class SessionsTable(DataTable[Cell]):
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
         self._ordered: list[Any] | None = None  # read by DataTable's own __init__
         super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING)
-        self._due: list[tuple[float, str, float]] = []
-        """(when the age next reads otherwise, row key, the mtime it is of): a heap."""
-        self._mtimes: dict[str, float] = {}
-        """The mtime each row's scheduled age is of (a newer one outdates the entry)."""
+        self._due = DueTimes()
+        """When each row's age next reads otherwise (tick)."""
         self.now = clock()
         """The board's one clock reading (SessionsScreen.now): every age shown is from it,
         as the detail pane's is."""
@@ -196,29 +194,25 @@ class SessionsTable(DataTable[Cell]):
         are due in time order (a heap of when each next reads otherwise), so a second costs
         the few in seconds, not a look at every row."""
         self.now = now
-        due = self._due
-        if "last" not in self._column_keys or not due or due[0][0] > now:
+        due = self._due.pop_due(now)
+        if not due or "last" not in self._column_keys:
             return
         column = self._column_keys.index("last")
         styles = band_styles(self.app)
-        while due and due[0][0] <= now:
-            _, key, mtime = heapq.heappop(due)
+        for key, mtime in due:
             cells = self._cells.get(key)
-            if cells is None or self._mtimes.get(key) != mtime:
-                continue  # gone, or written since: its newer entry stands
+            if cells is None:
+                continue  # not in the table now
             cell = age_cell(mtime, now, styles)
             if cells[column] != cell:
                 self._cells[key] = (*cells[:column], cell, *cells[column + 1 :])
                 self.update_cell(key, "last", cell)
-            heapq.heappush(due, (next_age_change(mtime, now), key, mtime))
+            self._due.add(key, mtime, next_age_change(mtime, now), again=True)
 
     def _schedule(self, row: BoardRow) -> None:
         """When the row's age next reads otherwise (tick)."""
         mtime = row.summary.mtime
-        if self._mtimes.get(row.key) == mtime:
-            return
-        self._mtimes[row.key] = mtime
-        heapq.heappush(self._due, (next_age_change(mtime, self.now), row.key, mtime))
+        self._due.add(row.key, mtime, next_age_change(mtime, self.now))
 
     def _update_row(self, row: BoardRow, styles: BandStyles) -> tuple[Cell, ...] | None:
         """Draw one row's cells again, in place; for a row new to the table, its cells (to
@@ -243,7 +237,7 @@ class SessionsTable(DataTable[Cell]):
         for key in [k for k in self._cells if k not in wanted]:
             self.remove_row(key)
             del self._cells[key]
-            self._mtimes.pop(key, None)
+            self._due.forget(key)
         new: list[tuple[str, tuple[Cell, ...]]] = []
         for row in rows:
             if changed is None or row.key in changed or row.key not in self._cells:
