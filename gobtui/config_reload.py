@@ -2,9 +2,9 @@
 
 The plan preview, apply and auto-prepare ask gobtui.policies on every use, so they follow the
 file already; the board's trigger marks, the keymap, the alerts and the theme were read once
-at start. Each second the app compares the file's stamp (the one gobtui.policies keys on); on a change it loads the file again
-and hands back the settings to use, or the one-line reason it cannot (the board keeps what it
-had, and says so).
+at start. Each second the app compares the file's stamp (the one gobtui.policies keys on); on
+a change it loads the file again and hands back the settings to use, or the one-line reason it
+cannot (the board keeps what it had, and says so).
 """
 
 from __future__ import annotations
