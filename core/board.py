@@ -22,9 +22,9 @@ from .limits import (
     HOT_SECS,
 )
 from .model import ContextState, Provider, SessionSummary, UsageSample
-from .policy import trigger_cap
 from .sanitize import one_line
 from .status import Status, status_of
+from .thresholds import trigger_cap
 
 
 @dataclass(frozen=True, slots=True)

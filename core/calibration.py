@@ -11,16 +11,14 @@ tokens saves about slope x N provider tokens.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from pydantic import BaseModel, ConfigDict
+from dataclasses import dataclass, replace
 
 from .limits import CALIBRATION_MAX_SLOPE, CALIBRATION_MIN_SLOPE
 
 
-class Calibration(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Calibration:
     """Provider tokens = base + slope x estimated tokens, fitted on one session."""
-
-    model_config = ConfigDict(frozen=True)
 
     slope: float = 1.0
     base: int = 0
@@ -69,7 +67,7 @@ def calibrate(
     calibration = fit(points_of(estimates, usage), default_slope)
     last = usage[-1][0] if usage else -1
     tail = sum(tokens for line, tokens in estimates if line > last)
-    return calibration.model_copy(update={"tail_tokens": calibration.tokens(tail)})
+    return replace(calibration, tail_tokens=calibration.tokens(tail))
 
 
 def points_of(

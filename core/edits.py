@@ -18,12 +18,9 @@ from .card_text import CARD_MARKERS as CARD_MARKERS
 from .card_text import REFERENCE_CARD_MARKER as REFERENCE_CARD_MARKER
 from .limits import DIGEST_FRAMING_BYTES
 from .projection import Projection
+from .stubs import DEFAULT_STUB as DEFAULT_STUB
+from .stubs import INPUT_STUB as INPUT_STUB
 from .tokens import estimate_tokens
-
-DEFAULT_STUB = "[output elided by gobtui: {bytes} bytes]"
-INPUT_STUB = "[finished edit elided by gobtui: {bytes} bytes; the file holds the result]"
-"""What replaces the content of a finished edit's input (TranscriptItem.elides_input); the
-call's file path stays beside it (a patch keeps its file lines)."""
 
 # str.splitlines() breaks on all of these; a card field must hold none of them, or its
 # rendering would not parse back.

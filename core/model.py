@@ -1,7 +1,8 @@
 """Normalized transcript model shared by every provider.
 
-Hot-path records (TranscriptItem) are slotted dataclasses; what crosses a boundary (summaries
-in the cache, `detect --json`) is pydantic.
+Plain slotted dataclasses: a warm `detect` builds two thousand summaries from the cache, and
+pydantic (its import and a validation per entry) would be most of what it costs. Summaries are
+read back from JSON by `summary_from_json` (core.summary_json), which checks every field.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ import shlex
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from .calibration import Calibration
 from .limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
@@ -118,37 +117,33 @@ class TranscriptItem:
         return not self.elides_input and self.kind is not ItemKind.REASONING
 
 
-class ContextComponents(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True, slots=True)
+class ContextComponents:
     input_tokens: int | None = None
     cache_read_tokens: int | None = None
     cache_creation_tokens: int | None = None
     output_tokens: int | None = None
 
 
-class UsageSample(BaseModel):
+@dataclass(frozen=True, slots=True)
+class UsageSample:
     """Context occupancy reported at one point of the session."""
 
-    model_config = ConfigDict(frozen=True)
-
-    ts: float | None = None
     context_tokens: int
+    ts: float | None = None
 
 
-class CompactionEvent(BaseModel):
+@dataclass(frozen=True, slots=True)
+class CompactionEvent:
     """A provider compaction seen in the transcript."""
-
-    model_config = ConfigDict(frozen=True)
 
     ts: float | None = None
     pre_tokens: int | None = None
     trigger: str | None = None
 
 
-class SubagentRef(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True, slots=True)
+class SubagentRef:
     agent_id: str
     path: str
     context_tokens: int | None = None
@@ -157,10 +152,9 @@ class SubagentRef(BaseModel):
     mtime: float = 0.0
 
 
-class SessionSummary(BaseModel):
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
     """What the board needs to know about one transcript file."""
-
-    model_config = ConfigDict(frozen=True)
 
     provider: Provider
     session_id: str
@@ -172,11 +166,11 @@ class SessionSummary(BaseModel):
     context_window: int | None = None
     context_state: ContextState = ContextState.ABSENT
     components: ContextComponents | None = None
-    usage_history: list[UsageSample] = Field(default_factory=list)
-    compactions: list[CompactionEvent] = Field(default_factory=list)
+    usage_history: list[UsageSample] = field(default_factory=list)
+    compactions: list[CompactionEvent] = field(default_factory=list)
     records: int = 0
     bad_lines: int = 0
-    bad_reasons: dict[str, int] = Field(default_factory=dict)
+    bad_reasons: dict[str, int] = field(default_factory=dict)
     torn_tail: bool = False
     bytes: int = 0
     mtime: float = 0.0
@@ -185,7 +179,7 @@ class SessionSummary(BaseModel):
     last_ts: float | None = None
     agent_id: str | None = None
     parent_session_id: str | None = None
-    subagents: list[SubagentRef] = Field(default_factory=list)
+    subagents: list[SubagentRef] = field(default_factory=list)
     turn: TurnState | None = None
     """Who is up at the end of the file (None: no conversational record seen)."""
     has_state_card: bool = False

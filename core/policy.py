@@ -17,7 +17,6 @@ from .limits import (
     MAX_KEEP_RECENT,
     MAX_POLICY_TOKENS,
     MAX_RESULT_BYTES,
-    TRIGGER_CLIENT_SHARE,
     TUNE_HIGH_ELIDABLE_FACTOR,
     TUNE_HIGH_ELIDABLE_SHARE,
     TUNE_LOW_YIELD_FACTOR,
@@ -30,7 +29,7 @@ from .limits import (
     TUNE_WINDOW_FRACTION,
 )
 from .model import Provider
-from .projection import client_compact_threshold
+from .thresholds import client_compact_threshold, trigger_cap
 
 
 def round_half_up(value: float) -> int:
@@ -170,11 +169,6 @@ PRESETS: dict[str, Preset] = {
         ),
     )
 }
-
-
-def trigger_cap(provider: Provider, window: int | None) -> int:
-    """The highest trigger that fires before the provider's client compacts by itself."""
-    return max(1, round(client_compact_threshold(provider, window) * TRIGGER_CLIENT_SHARE))
 
 
 def capped_to_window(policy: PolicyConfig, provider: Provider, window: int | None) -> PolicyConfig:

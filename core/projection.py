@@ -17,27 +17,10 @@ from pydantic import BaseModel, ConfigDict
 from .calibration import Calibration
 from .limits import (
     CHARS_PER_TOKEN,
-    CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
-    CODEX_AUTOCOMPACT_SHARE,
-    CODEX_CLIENT_WINDOW,
     CODEX_REASONING_OVERHEAD_BYTES,
-    DEFAULT_CLAUDE_WINDOW,
 )
 from .model import ItemKind, Provider, TranscriptItem
-
-
-def client_compact_threshold(provider: Provider, model_window: int | None) -> int:
-    """The context at which the provider's own client compacts a session it resumes.
-
-    Claude Code: the model's window less CLAUDE_AUTOCOMPACT_RESERVE_TOKENS (200k -> 167k).
-    Codex: 90 % of its model's window; the client knows its models' windows (272k for the
-    GPT-5 family) whatever window a rollout records, unless the rollout's is larger.
-    """
-    if provider is Provider.CLAUDE:
-        window = model_window or DEFAULT_CLAUDE_WINDOW
-        return max(1, window - CLAUDE_AUTOCOMPACT_RESERVE_TOKENS)
-    window = max(CODEX_CLIENT_WINDOW, model_window or 0)
-    return round(window * CODEX_AUTOCOMPACT_SHARE)
+from .thresholds import client_compact_threshold
 
 
 def codex_reasoning_tokens(

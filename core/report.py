@@ -1,13 +1,15 @@
-"""Machine outputs of the board (`detect --json`): stable field names, only ever gaining."""
+"""Machine outputs of the board (`detect --json`): stable field names, only ever gaining.
+
+Typed dicts, as orjson writes them: a status line's `detect` builds two thousand."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import TypedDict
 
 from .board import BoardRow
 
 
-class SubagentOut(BaseModel):
+class SubagentOut(TypedDict):
     agent_id: str
     path: str
     context_tokens: int | None
@@ -15,7 +17,7 @@ class SubagentOut(BaseModel):
     bytes: int
 
 
-class DetectRow(BaseModel):
+class DetectRow(TypedDict):
     provider: str
     session_id: str
     path: str
@@ -61,13 +63,13 @@ def detect_row(row: BoardRow) -> DetectRow:
         records=s.records,
         bad_lines=s.bad_lines,
         subagents=[
-            SubagentOut(
-                agent_id=a.agent_id,
-                path=a.path,
-                context_tokens=a.context_tokens,
-                records=a.records,
-                bytes=a.bytes,
-            )
+            {
+                "agent_id": a.agent_id,
+                "path": a.path,
+                "context_tokens": a.context_tokens,
+                "records": a.records,
+                "bytes": a.bytes,
+            }
             for a in s.subagents
         ],
         trigger_tokens=row.trigger_tokens,

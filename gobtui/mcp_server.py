@@ -115,7 +115,7 @@ def list_sessions(
         if row.over_trigger or not over_trigger_only
     ]
     return [
-        detect_row(row).model_dump(mode="json", exclude={"title"}) for row in rows[:MAX_SESSIONS]
+        {k: v for k, v in detect_row(row).items() if k != "title"} for row in rows[:MAX_SESSIONS]
     ]
 
 

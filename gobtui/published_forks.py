@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gobtui.core.model import SessionSummary
@@ -121,4 +122,4 @@ def twin_of(summary: SessionSummary, others: Iterable[SessionSummary]) -> Sessio
 
 def _titled(summary: SessionSummary, label: str, unresumed: bool) -> SessionSummary:
     title = f"{label} · {summary.title or '(no title)'}"
-    return summary.model_copy(update={"title": title, "fork_as_published": unresumed})
+    return replace(summary, title=title, fork_as_published=unresumed)

@@ -31,7 +31,7 @@ from ...core.model import BadLine, Coverage, Provider, SessionSummary
 from ..files.jsonl import LineCursor, Record, feed_bytes, torn_tail
 from .full_parse import Summarising
 
-PARSER_VERSION = 7
+PARSER_VERSION = 8
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 

@@ -31,6 +31,7 @@ import diskcache
 import orjson
 
 from ...core.model import Coverage, Provider, SessionSummary
+from ...core.summary_json import summary_from_json
 from ..config.paths import cache_dir
 from ..files.jsonl import LineCursor
 from ..files.private_fs import PrivateError, check_private_file, create_private, private_dir
@@ -133,11 +134,11 @@ def _move_aside(directory: Path) -> None:
 
 def _summary_of(cursor: FileCursor, data: Any) -> SessionSummary | None:
     """The stored summary when it belongs to this very cursor; else None (rebuilt later)."""
-    if not isinstance(data, str):
+    if data is None:
         return None
     try:
-        summary = SessionSummary.model_validate_json(data)
-    except ValueError:  # pydantic's ValidationError is a ValueError
+        summary = summary_from_json(data)
+    except ValueError:
         return None
     same = (summary.path, summary.bytes, summary.records, summary.provider)
     if same != (cursor.path, cursor.size, cursor.records, cursor.provider):
@@ -158,8 +159,7 @@ def encode_entry(cursor: FileCursor, summary: SessionSummary | None) -> Rows:
     body = cursor.to_json()
     head = {key: body[key] for key in _HEAD_KEYS}
     if summary is not None:
-        # Kept as a JSON string: pydantic validates JSON faster than parsed dicts.
-        head["summary_json"] = summary.model_dump_json()
+        head["summary"] = summary  # (orjson writes the dataclass, its enums as values)
     return orjson.dumps(head), orjson.dumps(body)
 
 
@@ -190,7 +190,7 @@ def decode_head(
         records=int(data["records"]),
         body=lambda: load_body(provider),
     )
-    return CachedCursor(cursor, _summary_of(cursor, data.get("summary_json")))
+    return CachedCursor(cursor, _summary_of(cursor, data.get("summary")))
 
 
 def decode_body(path: str, raw: bytes, state_for: StateFor) -> FileCursor:
@@ -205,7 +205,7 @@ def decode_body(path: str, raw: bytes, state_for: StateFor) -> FileCursor:
     fingerprint = data["fingerprint"]
     if type(fingerprint) is not str:
         raise ValueError("not a fingerprint")
-    return FileCursor(
+    cursor = FileCursor(
         provider=provider,
         path=path,
         inode=int(data["inode"]),
@@ -218,6 +218,10 @@ def decode_body(path: str, raw: bytes, state_for: StateFor) -> FileCursor:
         coverage=Coverage(data["coverage"]),
         fingerprint=fingerprint,
     )
+    # The state's fields are not checked one by one as they are restored: the summary they
+    # make is (a damaged body fails here, not on the board).
+    summary_from_json(orjson.loads(orjson.dumps(cursor.summary())))
+    return cursor
 
 
 def decode_rows(path: str, rows: Rows, state_for: StateFor) -> CachedCursor:

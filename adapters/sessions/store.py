@@ -14,7 +14,7 @@ import os
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from ...core.model import Coverage, Provider, SessionSummary, SubagentRef
@@ -372,7 +372,7 @@ class SessionStore:
             summary = self._entries[path].summary
             if children:
                 refs = [self._ref(self._entries[child]) for child in children]
-                summary = summary.model_copy(update={"subagents": refs})
+                summary = replace(summary, subagents=refs)
             top[path] = summary
             changes.changed.append(summary)
         changes.removed = [path for path in self._top if path not in top]

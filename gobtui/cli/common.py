@@ -224,7 +224,7 @@ def resolve_policy(
     window: int | None = None,
 ) -> ResolvedPolicy:
     """config.toml layers, then --preset, then --trigger/--floor; a trigger that would fire
-    after the client compacts by itself is lowered (core.policy.trigger_cap), unless
+    after the client compacts by itself is lowered (core.thresholds.trigger_cap), unless
     --trigger names one explicitly."""
     overrides = {
         key: value

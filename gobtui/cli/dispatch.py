@@ -255,7 +255,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     rows = sort_rows(build_board(summaries, policy, now), SortKey(args.sort))
     out = [detect_row(r) for r in rows]
     if args.json:
-        data = [r.model_dump(mode="json") for r in out]
+        data: list[dict[str, object]] = [dict(r) for r in out]
         if args.composition:
             for row, entry in zip(rows, data, strict=True):
                 entry["composition"] = _composition(row.summary)
@@ -271,14 +271,15 @@ def cmd_detect(args: argparse.Namespace) -> int:
         f"{'age':>4}  {'size':>8}  title"
     )
     for r in out:
-        live = "live" if r.live else "idle"
-        warn = f" ⚠{r.bad_lines}" if r.bad_lines else ""
-        used = f"{fmt.tokens(r.context_tokens)}/{fmt.tokens(r.context_window)}"
-        occ = fmt.percent(r.occupancy) if r.occupancy is not None else r.context_state
-        title = fmt.ellipsize(r.title or "", 40)
+        live = "live" if r["live"] else "idle"
+        warn = f" ⚠{r['bad_lines']}" if r["bad_lines"] else ""
+        used = f"{fmt.tokens(r['context_tokens'])}/{fmt.tokens(r['context_window'])}"
+        occupancy = r["occupancy"]
+        occ = fmt.percent(occupancy) if occupancy is not None else r["context_state"]
+        title = fmt.ellipsize(r["title"] or "", 40)
         print(
-            f"{r.provider:<6} {r.session_id[:8]:<8}  {used:>11} {occ:>7}  {live:<4} "
-            f"{fmt.duration(r.age_secs):>4}  {human_bytes(r.bytes):>8}  {title}{warn}"
+            f"{r['provider']:<6} {r['session_id'][:8]:<8}  {used:>11} {occ:>7}  {live:<4} "
+            f"{fmt.duration(r['age_secs']):>4}  {human_bytes(r['bytes']):>8}  {title}{warn}"
         )
     return 0
 

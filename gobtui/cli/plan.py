@@ -32,9 +32,9 @@ from gobtui.core.edits import CompactionPlan, NoPlan
 from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.core.model import Provider
 from gobtui.core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
-from gobtui.core.projection import client_compact_threshold
 from gobtui.core.strategies.common import elidable_tokens
 from gobtui.core.telemetry import recent_reductions, source_identity
+from gobtui.core.thresholds import client_compact_threshold
 from gobtui.eval_rows import known_recall
 
 MIN_WINDOW_TOKENS = 10_000

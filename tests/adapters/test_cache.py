@@ -471,7 +471,7 @@ def test_batched_writes_keep_diskcache_bookkeeping(cache_path: Path, tmp_path: P
         head, body = encode_entry(cursors[1], cursors[1].summary())
         assert raw.get(cursors[1].path) == head
         assert raw.get(cursors[1].path + "\x00body") == body
-        assert b"summary_json" not in raw.get(cursors[0].path)  # the update took
+        assert b'"summary"' not in raw.get(cursors[0].path)  # the update took
 
 
 def test_batched_writes_respect_the_size_limit(cache_path: Path, tmp_path: Path) -> None:
@@ -536,3 +536,32 @@ def test_rows_made_elsewhere_decode_lazily(cursor: FileCursor) -> None:
     assert entry.cursor.loaded().to_json() == cursor.to_json()
     with pytest.raises(ValueError):  # rows of another file are not taken
         decode_rows("/elsewhere.jsonl", rows, tiny_state_for)
+
+
+def test_a_damaged_summary_in_a_head_is_not_trusted(cache_path: Path, cursor: FileCursor) -> None:
+    """The head's summary is checked field by field (no model validates it): a wrong type
+    leaves the entry without a summary, to be made again from the cursor."""
+    head, _ = encode_entry(cursor, cursor.summary())
+    data = orjson.loads(head)
+    assert data["summary"]["context_tokens"] == 42
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put_many([(cursor, cursor.summary())])
+    for damage in ({"context_tokens": "42"}, {"turn": "asleep"}, {"usage_history": [[1, 2]]}):
+        put_raw(cache_path, cursor.path, orjson.dumps(data | {"summary": data["summary"] | damage}))
+        with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+            entry = cache.get_entry(cursor.path)
+            assert entry is not None and entry.summary is None, damage
+            assert entry.cursor.summary() == cursor.summary()  # made again from the body
+
+
+def test_a_body_whose_state_makes_a_malformed_summary_is_a_miss(
+    cache_path: Path, cursor: FileCursor
+) -> None:
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        cache.put(cursor)
+    data = cursor.to_json()
+    data["state"]["tokens"] = "forty-two"  # restored as it is; the summary it makes is checked
+    put_raw(cache_path, cursor.path + "\x00body", orjson.dumps(data))
+    with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
+        restored = cache.get(cursor.path)
+        assert restored is not None and restored.summary().context_tokens == 42  # read afresh

@@ -28,7 +28,14 @@ from gobtui.adapters.providers.claude.state import ClaudeState
 from gobtui.adapters.providers.reader import FileCursor, advance, open_cursor
 from gobtui.core import text as text_mod
 from gobtui.core.limits import FULL_READ_MAX_BYTES, USAGE_HISTORY_MAX
-from gobtui.core.model import ContextState, Coverage, ItemKind, Provider, SessionSummary
+from gobtui.core.model import (
+    CompactionEvent,
+    ContextState,
+    Coverage,
+    ItemKind,
+    Provider,
+    SessionSummary,
+)
 
 Copy = Callable[..., Path]
 
@@ -106,7 +113,7 @@ def test_oracle_claude_branch(fixtures_dir: Path) -> None:
     assert by_line[3].label == "Read"
     assert all(len(item.label) <= 80 for item in transcript.items)
     # The cold reader agrees with the full parse.
-    assert cold(path).model_dump() == summary.model_dump()
+    assert cold(path) == summary
 
 
 # -- every fixture parses ------------------------------------------------------------------
@@ -129,7 +136,7 @@ def test_every_claude_fixture_parses(fixtures_dir: Path) -> None:
         )
         cursor = open_cursor(str(path), Provider.CLAUDE, ClaudeState)
         if len(data) <= FULL_READ_MAX_BYTES:
-            assert cursor.summary().model_dump() == summary.model_dump(), path.name
+            assert cursor.summary() == summary, path.name
         else:
             assert cursor.coverage is Coverage.HEAD_TAIL
             assert cursor.summary().context_tokens == summary.context_tokens
@@ -221,8 +228,8 @@ def test_marot_main_details(fixtures_dir: Path) -> None:
     # the newest USAGE_HISTORY_MAX of them kept.
     assert len(summary.usage_history) == min(139, USAGE_HISTORY_MAX)
     assert summary.usage_history[-1].context_tokens == 106_061
-    assert [c.model_dump() for c in summary.compactions] == [
-        {"ts": summary.compactions[0].ts, "pre_tokens": 170_251, "trigger": "auto"}
+    assert summary.compactions == [
+        CompactionEvent(ts=summary.compactions[0].ts, pre_tokens=170_251, trigger="auto")
     ]
     assert summary.records == 1512 and summary.agent_id is None
 
@@ -287,7 +294,7 @@ def test_incremental_equals_cold(
                 with open(path, "ab") as handle:
                     handle.write(data[start:end])
                 cursor, _ = advance(cursor)
-            assert cursor.summary().model_dump() == cold(path).model_dump()
+            assert cursor.summary() == cold(path)
             assert cursor.records == parse_transcript(path).summary.records  # type: ignore[union-attr]
 
     check()
@@ -338,7 +345,7 @@ def test_partial_line_counts_once(tmp_path: Path) -> None:
     summary = cursor.summary()
     assert changed and summary.records == 2 and summary.bad_lines == 0
     assert not summary.torn_tail and summary.context_tokens == 64
-    assert summary.model_dump() == cold(path).model_dump()
+    assert summary == cold(path)
 
 
 def test_torn_tail(tmp_path: Path) -> None:
@@ -391,7 +398,7 @@ def test_truncation_and_replacement_reread(fixtures_dir: Path, tmp_path: Path) -
     path.write_bytes((fixtures_dir / SHORT).read_bytes())
     cursor, changed = advance(cursor)
     assert changed
-    assert cursor.summary().model_dump() == cold(path).model_dump()
+    assert cursor.summary() == cold(path)
     assert cursor.summary().context_tokens == 25_366
     # Replaced by a new file (new inode), bigger this time.
     fresh = tmp_path / "fresh.jsonl"
@@ -399,7 +406,7 @@ def test_truncation_and_replacement_reread(fixtures_dir: Path, tmp_path: Path) -
     os.replace(fresh, path)
     cursor, changed = advance(cursor)
     assert changed and cursor.summary().context_tokens == 71_258
-    assert cursor.summary().model_dump() == cold(path).model_dump()
+    assert cursor.summary() == cold(path)
 
 
 # -- persistence -----------------------------------------------------------------------------
@@ -431,13 +438,13 @@ def test_json_round_trip(fixtures_dir: Path, tmp_path: Path, relative: str) -> N
     path.write_bytes(data[:cut])
     cursor = open_cursor(str(path), Provider.CLAUDE, ClaudeState)
     again = restore(cursor)
-    assert again.summary().model_dump() == cursor.summary().model_dump()
+    assert again.summary() == cursor.summary()
     assert restore(again).state.to_json() == cursor.state.to_json()
     with path.open("ab") as handle:
         handle.write(data[cut:])
     cursor, _ = advance(cursor)
     again, _ = advance(again)
-    assert again.summary().model_dump() == cursor.summary().model_dump()
+    assert again.summary() == cursor.summary()
     assert again.summary().context_tokens == cold(path).context_tokens
 
 

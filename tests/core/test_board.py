@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gobtui.core.board import (
     Band,
     BoardPolicy,
@@ -121,8 +123,8 @@ def test_live_sessions_keep_their_places_as_they_write() -> None:
     cursor's row with them. Live rows go first, newest started first; idle ones by last write."""
 
     def board(old_written: float, new_written: float) -> list[str]:
-        old = summary("/h/old.jsonl", mtime=old_written).model_copy(update={"first_ts": NOW - 3600})
-        new = summary("/h/new.jsonl", mtime=new_written).model_copy(update={"first_ts": NOW - 600})
+        old = replace(summary("/h/old.jsonl", mtime=old_written), first_ts=NOW - 3600)
+        new = replace(summary("/h/new.jsonl", mtime=new_written), first_ts=NOW - 600)
         idle = summary("/h/idle.jsonl", mtime=NOW - 4000)
         rows = build_board([old, new, idle], BoardPolicy(), NOW)
         return [r.key for r in sort_rows(rows, SortKey.ACTIVITY)]
@@ -131,7 +133,7 @@ def test_live_sessions_keep_their_places_as_they_write() -> None:
     assert board(NOW - 1, NOW - 2) == expected
     assert board(NOW - 2, NOW - 1) == expected
     # gone idle: back among the others by its last write (newest first)
-    old_idle = summary("/h/old.jsonl", mtime=NOW - 3000).model_copy(update={"first_ts": 1.0})
+    old_idle = replace(summary("/h/old.jsonl", mtime=NOW - 3000), first_ts=1.0)
     rows = build_board([old_idle, summary("/h/idle.jsonl", mtime=NOW - 4000)], BoardPolicy(), NOW)
     assert [r.key for r in sort_rows(rows, SortKey.ACTIVITY)] == ["/h/old.jsonl", "/h/idle.jsonl"]
 
@@ -198,8 +200,10 @@ def test_a_fork_not_yet_resumed_is_not_live_nor_over_and_sorts_after_its_source(
     """A fork is dated as its source's last write: of a live source, it would read as live
     (and waiting, and over its trigger) for minutes, above the session it came from."""
     source = summary("/h/b-source.jsonl", tokens=190_000, mtime=NOW - 5)
-    fork = summary("/h/a-fork.jsonl", tokens=190_000, mtime=NOW - 5).model_copy(
-        update={"fork_as_published": True, "first_ts": NOW - 60}
+    fork = replace(
+        summary("/h/a-fork.jsonl", tokens=190_000, mtime=NOW - 5),
+        fork_as_published=True,
+        first_ts=NOW - 60,
     )
     rows = {r.key: r for r in build_board([source, fork], BoardPolicy(), NOW)}
     assert rows[source.path].live and rows[source.path].over_trigger
@@ -207,11 +211,11 @@ def test_a_fork_not_yet_resumed_is_not_live_nor_over_and_sorts_after_its_source(
     assert rows[fork.path].status is Status.IDLE and rows[fork.path].eta_secs is None
     assert [r.key for r in sort_rows(rows.values(), SortKey.ACTIVITY)] == [source.path, fork.path]
     # both idle, the same date: still the source first (the path alone would put the fork first)
-    idle = [s.model_copy(update={"mtime": NOW - 4000}) for s in (source, fork)]
+    idle = [replace(s, mtime=NOW - 4000) for s in (source, fork)]
     ordered = sort_rows(build_board(idle, BoardPolicy(), NOW), SortKey.ACTIVITY)
     assert [r.key for r in ordered] == [source.path, fork.path]
     # once a client writes to it, it is a session like any other
-    resumed = fork.model_copy(update={"fork_as_published": False})
+    resumed = replace(fork, fork_as_published=False)
     assert build_row(resumed, BoardPolicy(), NOW).live
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from gobtui.core.calibration import Calibration
 from gobtui.core.model import ItemKind, Provider, TranscriptItem
-from gobtui.core.projection import client_compact_threshold, codex_reasoning_tokens, project
+from gobtui.core.projection import codex_reasoning_tokens, project
+from gobtui.core.thresholds import client_compact_threshold
 
 CLAUDE, CODEX = Provider.CLAUDE, Provider.CODEX
 

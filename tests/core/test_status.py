@@ -4,6 +4,7 @@ written (core.status), and the board's attention order."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
@@ -56,12 +57,12 @@ def test_starting_to_wait_is_told_once() -> None:
 def test_attention_puts_waiting_first_then_the_newest() -> None:
     rows = build_board(
         [
-            summary("/h/idle.jsonl", mtime=NOW - 3 * 3600).model_copy(update={"turn": UP}),
-            summary("/h/work.jsonl", mtime=NOW - 2).model_copy(update={"turn": UP}),
-            summary("/h/old-wait.jsonl", mtime=NOW - 600).model_copy(update={"turn": ENDED}),
-            summary("/h/wait.jsonl", mtime=NOW - 60).model_copy(update={"turn": ENDED}),
-            summary("/h/ask.jsonl", mtime=NOW - 90).model_copy(update={"turn": PENDING}),
-            summary("/h/gone.jsonl", mtime=NOW - 3 * 86400).model_copy(update={"turn": ENDED}),
+            replace(summary("/h/idle.jsonl", mtime=NOW - 3 * 3600), turn=UP),
+            replace(summary("/h/work.jsonl", mtime=NOW - 2), turn=UP),
+            replace(summary("/h/old-wait.jsonl", mtime=NOW - 600), turn=ENDED),
+            replace(summary("/h/wait.jsonl", mtime=NOW - 60), turn=ENDED),
+            replace(summary("/h/ask.jsonl", mtime=NOW - 90), turn=PENDING),
+            replace(summary("/h/gone.jsonl", mtime=NOW - 3 * 86400), turn=ENDED),
         ],
         BoardPolicy(),
         NOW,

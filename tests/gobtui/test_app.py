@@ -9,6 +9,7 @@ import pty
 import shutil
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -312,7 +313,7 @@ async def test_cursor_stays_on_its_session_across_updates(
         screen = app.sessions_screen
         # the newest session becomes the oldest: activity order changes, the cursor follows
         top = screen.visible_rows()[0].summary
-        moved = top.model_copy(update={"mtime": top.mtime - 10 * 86_400})
+        moved = replace(top, mtime=top.mtime - 10 * 86_400)
         screen.merge([moved], [], FROZEN_NOW)
         await pilot.pause()
         assert table.selected_key == chosen
@@ -374,12 +375,12 @@ async def test_resume_runs_in_the_sessions_directory_and_reports_the_clients_err
         assert row is not None
         here = tmp_path / "project"
         here.mkdir()
-        app.resume_session(row.summary.model_copy(update={"cwd": str(here)}))
+        app.resume_session(replace(row.summary, cwd=str(here)))
         await pilot.pause()
         assert ran == [str(here)]
         assert toasts.has("exited with 1: Error: No conversation found with session ID: 1234")
         gone = str(tmp_path / "deleted")
-        app.resume_session(row.summary.model_copy(update={"cwd": gone}))
+        app.resume_session(replace(row.summary, cwd=gone))
         await pilot.pause()
         assert ran[-1] is None  # not a directory that is gone
         assert toasts.has(f"The session's directory {gone} is gone; resuming from here.")

@@ -131,20 +131,27 @@ def test_first_command_skips_option_values() -> None:
     assert _first_command(["--all"], parser) is None
 
 
-def test_detect_after_home_options_stays_lean(homes: tuple[Path, Path]) -> None:
+def test_detect_after_home_options_stays_lean(
+    homes: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The reduced parser is still chosen, so no other command module is imported; nor is
-    the config machinery when there is no config file."""
+    the config machinery when there is no config file, nor pydantic (its import alone was a
+    third of a warm `detect`), cold or warm."""
+    monkeypatch.setenv("GOBTUI_CACHE_DIR", str(tmp_path / "cache"))
     code = (
         "import sys\n"
         "from gobtui.cli.dispatch import COMMAND_MODULES, main\n"
         f"assert main({[*home_args(homes), 'detect', '--json']!r}) == 0\n"
-        "heavy = ['gobtui.cli.' + m for m in COMMAND_MODULES] + ['gobtui.adapters.config.config_file']\n"
+        "heavy = ['gobtui.cli.' + m for m in COMMAND_MODULES]\n"
+        "heavy += ['gobtui.adapters.config.config_file', 'pydantic']\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
-    )
-    assert done.stdout.splitlines()[-1] == "[]"
+    for _ in ("cold", "warm"):
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+        )
+        assert done.stdout.splitlines()[-1] == "[]"
+    assert (tmp_path / "cache").is_dir()
 
 
 # -- 2. detect reads config.toml --------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -36,23 +37,22 @@ def test_a_live_session_over_its_trigger_says_now_as_the_board_does() -> None:
 def test_at_80_columns_long_facts_end_in_an_ellipsis_and_the_warning_comes_first() -> None:
     from gobtui.core.model import CompactionEvent, Coverage, SubagentRef
 
-    s = summary(tokens=120_000, mtime=NOW - 600).model_copy(
-        update={
-            "bad_lines": 3,
-            "torn_tail": True,
-            "records": 123_456,
-            "bytes": 98_765_432,
-            "coverage": Coverage.HEAD_TAIL,
-            "subagents": [
-                SubagentRef(
-                    agent_id=f"agent-{n:04d}-abcdef",
-                    path=f"/h/sub{n}.jsonl",
-                    context_tokens=40_000 + n,
-                )
-                for n in range(5)
-            ],
-            "compactions": [CompactionEvent(ts=NOW - 900, pre_tokens=190_000, trigger="auto")],
-        }
+    s = replace(
+        summary(tokens=120_000, mtime=NOW - 600),
+        bad_lines=3,
+        torn_tail=True,
+        records=123_456,
+        bytes=98_765_432,
+        coverage=Coverage.HEAD_TAIL,
+        subagents=[
+            SubagentRef(
+                agent_id=f"agent-{n:04d}-abcdef",
+                path=f"/h/sub{n}.jsonl",
+                context_tokens=40_000 + n,
+            )
+            for n in range(5)
+        ],
+        compactions=[CompactionEvent(ts=NOW - 900, pre_tokens=190_000, trigger="auto")],
     )
     row = build_row(s, BoardPolicy(), NOW)
     console = Console(width=78, record=True, color_system=None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import orjson
 from hypothesis import given, settings
@@ -256,8 +257,8 @@ def test_session_moved_on_only_when_its_file_did() -> None:
     mine = SessionSummary(provider=Provider.CLAUDE, session_id="a", path="/a.jsonl", bytes=100)
     other = SessionSummary(provider=Provider.CLAUDE, session_id="b", path="/b.jsonl", bytes=5)
     assert not session_moved_on(mine, 100, [mine, other], [])
-    assert not session_moved_on(mine, 100, [other.model_copy(update={"bytes": 9})], ["/b.jsonl"])
-    assert session_moved_on(mine, 100, [mine.model_copy(update={"bytes": 160})], [])
+    assert not session_moved_on(mine, 100, [replace(other, bytes=9)], ["/b.jsonl"])
+    assert session_moved_on(mine, 100, [replace(mine, bytes=160)], [])
     assert session_moved_on(mine, 100, [], ["/a.jsonl"])
 
 

@@ -7,6 +7,7 @@ the same file, so a screen that drew stale or invented numbers would fail.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -309,7 +310,7 @@ async def test_sessions_changed_for_the_previewed_path_shows_the_notice(
         path = Path(summary.path)
         with path.open("ab") as handle:
             handle.write(b'{"type":"mode","mode":"normal"}\n')
-        grown = summary.model_copy(update={"bytes": path.stat().st_size})
+        grown = replace(summary, bytes=path.stat().st_size)
         app.post_message(SessionsChanged([grown]))
         await until(lambda: bool(notice.display), pilot)
         assert str(notice.render()) == CHANGED_NOTICE
@@ -339,7 +340,7 @@ async def test_a_live_session_that_moves_on_says_to_wait_until_it_is_idle(
         path = Path(screen.summary.path)
         with path.open("ab") as handle:
             handle.write(b'{"type":"mode","mode":"normal"}\n')
-        grown = screen.summary.model_copy(update={"bytes": path.stat().st_size})
+        grown = replace(screen.summary, bytes=path.stat().st_size)
         app.post_message(SessionsChanged([grown]))
         notice = screen.query_one("#plan-notice", Static)
         await until(lambda: bool(notice.display), pilot)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....core.edits import INPUT_STUB
+from ....core.stubs import INPUT_STUB
 from ....core.text import utf8_len
 
 EDIT_CONTENT: dict[str, tuple[str, ...]] = {

@@ -23,11 +23,14 @@ from ....core.limits import (
     USAGE_HISTORY_MAX,
 )
 from ....core.model import (
+    CompactionEvent,
+    ContextComponents,
     ContextState,
     Coverage,
     Provider,
     SessionSummary,
     TurnState,
+    UsageSample,
     claude_context_window,
 )
 from ....core.text import collapse
@@ -368,51 +371,46 @@ class ClaudeState:
         state, usage = self.context()
         components = None
         if usage is not None:
-            components = {
-                "input_tokens": usage[0],
-                "cache_creation_tokens": usage[1],
-                "cache_read_tokens": usage[2],
-                "output_tokens": usage[3],
-            }
+            components = ContextComponents(
+                input_tokens=usage[0],
+                cache_creation_tokens=usage[1],
+                cache_read_tokens=usage[2],
+                output_tokens=usage[3],
+            )
         agent_id = parent_id = None
         if self.subagent:
             agent_id = self.agent_id or self.path_agent or _stem(path)
             parent_id = self.session_id or self.path_parent
-        # One validation of plain data: the nested models built by pydantic, not one by one.
-        return SessionSummary.model_validate(
-            {
-                "provider": Provider.CLAUDE,
-                "session_id": self.session_id or _stem(path),
-                "path": path,
-                "cwd": self.cwd,
-                "model": self.model,
-                "title": self.title,
-                "context_tokens": usage_total(usage) if usage is not None else None,
-                "context_window": claude_context_window(self.model, self._peak(usage)),
-                "context_state": state,
-                "components": components,
-                "usage_history": [
-                    {"ts": ts, "context_tokens": n} for ts, n in self.history.values()
-                ],
-                "compactions": [
-                    {"ts": ts, "pre_tokens": pre, "trigger": trigger}
-                    for ts, pre, trigger in self.compactions
-                ],
-                **file_facts(
-                    size=size,
-                    mtime=mtime,
-                    coverage=coverage,
-                    records=records,
-                    bad_reasons=bad_reasons,
-                    torn=torn,
-                ),
-                "first_ts": self.first_ts,
-                "last_ts": self.last_ts,
-                "agent_id": agent_id,
-                "parent_session_id": parent_id,
-                "turn": self.turn,
-                "has_state_card": self.state_card,
-            }
+        return SessionSummary(
+            provider=Provider.CLAUDE,
+            session_id=self.session_id or _stem(path),
+            path=path,
+            cwd=self.cwd,
+            model=self.model,
+            title=self.title,
+            context_tokens=usage_total(usage) if usage is not None else None,
+            context_window=claude_context_window(self.model, self._peak(usage)),
+            context_state=state,
+            components=components,
+            usage_history=[UsageSample(context_tokens=n, ts=ts) for ts, n in self.history.values()],
+            compactions=[
+                CompactionEvent(ts=ts, pre_tokens=pre, trigger=trigger)
+                for ts, pre, trigger in self.compactions
+            ],
+            **file_facts(
+                size=size,
+                mtime=mtime,
+                coverage=coverage,
+                records=records,
+                bad_reasons=bad_reasons,
+                torn=torn,
+            ),
+            first_ts=self.first_ts,
+            last_ts=self.last_ts,
+            agent_id=agent_id,
+            parent_session_id=parent_id,
+            turn=self.turn,
+            has_state_card=self.state_card,
         )
 
     def _peak(self, usage: Usage | None) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from ....core.edits import INPUT_STUB
+from ....core.stubs import INPUT_STUB
 from ....core.text import utf8_len
 
 PATCH_BEGIN = "*** Begin Patch"

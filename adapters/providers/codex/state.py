@@ -14,7 +14,16 @@ from typing import Any, ClassVar
 
 from ....core.card_text import card_text_of
 from ....core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from ....core.model import ContextState, Coverage, Provider, SessionSummary, TurnState
+from ....core.model import (
+    CompactionEvent,
+    ContextComponents,
+    ContextState,
+    Coverage,
+    Provider,
+    SessionSummary,
+    TurnState,
+    UsageSample,
+)
 from ....core.text import collapse
 from ...files.jsonl import Record
 from ...files.timefmt import parse_ts
@@ -336,43 +345,41 @@ class CodexState:
         torn: bool,
     ) -> SessionSummary:
         comps = self.components
-        # One validation of plain data: the nested models built by pydantic, not one by one.
-        return SessionSummary.model_validate(
-            {
-                "provider": Provider.CODEX,
-                "session_id": self.session_id or session_id_from_path(path),
-                "path": path,
-                "cwd": self.cwd,
-                "model": self.model,
-                "title": self.title_event or self.title_item,
-                "context_tokens": self.context_tokens,
-                "context_window": self.window,
-                "context_state": self.context_state,
-                "components": None
-                if comps is None
-                else {
-                    "input_tokens": comps[0],
-                    "cache_read_tokens": comps[1],
-                    "cache_creation_tokens": comps[2],
-                    "output_tokens": comps[3],
-                },
-                "usage_history": [
-                    {"ts": _sample_ts(sample), "context_tokens": sample[1]} for sample in self.usage
-                ],
-                "compactions": [{"ts": ts, "pre_tokens": pre} for ts, pre in self.compactions],
-                **file_facts(
-                    size=size,
-                    mtime=mtime,
-                    coverage=coverage,
-                    records=records,
-                    bad_reasons=bad_reasons,
-                    torn=torn,
-                ),
-                "first_ts": self.first_ts,
-                "last_ts": parse_ts(self._last_ts),
-                "agent_id": self.agent_id,
-                "parent_session_id": self.parent_session_id,
-                "turn": self.turn,
-                "has_state_card": self.state_card,
-            }
+        return SessionSummary(
+            provider=Provider.CODEX,
+            session_id=self.session_id or session_id_from_path(path),
+            path=path,
+            cwd=self.cwd,
+            model=self.model,
+            title=self.title_event or self.title_item,
+            context_tokens=self.context_tokens,
+            context_window=self.window,
+            context_state=self.context_state,
+            components=None
+            if comps is None
+            else ContextComponents(
+                input_tokens=comps[0],
+                cache_read_tokens=comps[1],
+                cache_creation_tokens=comps[2],
+                output_tokens=comps[3],
+            ),
+            usage_history=[
+                UsageSample(context_tokens=sample[1], ts=_sample_ts(sample))
+                for sample in self.usage
+            ],
+            compactions=[CompactionEvent(ts=ts, pre_tokens=pre) for ts, pre in self.compactions],
+            **file_facts(
+                size=size,
+                mtime=mtime,
+                coverage=coverage,
+                records=records,
+                bad_reasons=bad_reasons,
+                torn=torn,
+            ),
+            first_ts=self.first_ts,
+            last_ts=parse_ts(self._last_ts),
+            agent_id=self.agent_id,
+            parent_session_id=self.parent_session_id,
+            turn=self.turn,
+            has_state_card=self.state_card,
         )
