@@ -15,9 +15,8 @@ Pure: items and (line, reported context) points in, a Composition out.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-
-from pydantic import BaseModel, ConfigDict
 
 from .model import ItemKind, TranscriptItem
 from .tokens import estimate_tokens
@@ -76,9 +75,8 @@ UNREACHABLE = frozenset({PartKind.FIXED, PartKind.CONVERSATION})
 """What no fork cuts: the overhead outside the file, and the dialogue itself."""
 
 
-class Part(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True, slots=True)
+class Part:
     kind: PartKind
     tokens: int
     """Provider tokens of this kind in the current context."""
@@ -92,10 +90,9 @@ class Part(BaseModel):
         return self.kind not in UNREACHABLE
 
 
-class Composition(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Composition:
     """The context split by kind; `parts` in PartKind order, all kinds present."""
-
-    model_config = ConfigDict(frozen=True)
 
     reported: int
     """The context the session last reported (or the estimate when it reported none)."""

@@ -24,7 +24,8 @@ TAIL_SCAN_BYTES = 32 * 1024
 TAIL_SCAN_MAX_BYTES = 16 * 1024 * 1024
 """The tail window doubles until usage is found, up to this."""
 TAIL_SECONDARY_MAX_BYTES = 1024 * 1024
-"""... and until the other markers (e.g. Codex's model) are found, up to this."""
+"""How far behind that window the newest line holding another marker (e.g. the record naming
+Codex's model) is looked for by its bytes; only that line is decoded."""
 FULL_READ_MAX_BYTES = 96 * 1024
 """Files up to this size are always read whole, even on a cold start."""
 FINGERPRINT_WINDOW_BYTES = 16 * 1024

@@ -17,19 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .model import Provider
 from .policy import PolicyConfig
-
-
-class WatchCode(StrEnum):
-    PUBLISHED = "published"
-    WOULD_PUBLISH = "would_publish"
-    ALREADY_PUBLISHED = "already_published"
-    PROVIDER_COMPACT = "provider_compact"
-    HELD = "held"
-    RETRY_WAIT = "retry_wait"
-    UNRESUMED_FORK = "unresumed_fork"
-    NO_PLAN = "no_plan"
-    REFUSED = "refused"
-    FAILED = "failed"
+from .watch_codes import WatchCode
 
 
 class Gate(StrEnum):

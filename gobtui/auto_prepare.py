@@ -22,10 +22,11 @@ from textual.timer import Timer
 
 from gobtui.core.limits import WATCH_INTERVAL_SECS
 from gobtui.core.sanitize import terminal_safe
-from gobtui.core.watch import WatchCode, WatchDecision
+from gobtui.core.watch_codes import WatchCode
 
 if TYPE_CHECKING:
     from gobtui.adapters.config.paths import Homes
+    from gobtui.core.watch import WatchDecision
     from gobtui.watching import HeadlessWatch
 
 PREPARED = (WatchCode.PUBLISHED, WatchCode.ALREADY_PUBLISHED)

@@ -12,11 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gobtui import policies
-from gobtui.adapters.config.config_file import ConfigError
+from gobtui.adapters.config.stamp import file_stamp
 from gobtui.core.alerts import AlertSettings
 from gobtui.core.board import BoardPolicy
-from gobtui.policies import file_stamp
 
 
 @dataclass(frozen=True)
@@ -43,6 +41,11 @@ class ConfigWatch:
 
     def reload(self, policy: BoardPolicy) -> Reloaded | str:
         """The settings of the file as it is now, or why it cannot be used."""
+        # The config machinery loads when the file first changes: a board started without
+        # one (or with one read by the CLI already) does not import it for the watch.
+        from gobtui import policies
+        from gobtui.adapters.config.config_file import ConfigError
+
         try:
             current = policies.current()
         except ConfigError as error:

@@ -7,12 +7,12 @@ one-line error at start-up, never a failure inside the dashboard.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gobtui.adapters.config.config_file import LoadedConfig, ResolvedPolicy, load_config
 from gobtui.adapters.config.paths import config_path
+from gobtui.adapters.config.stamp import file_stamp
 from gobtui.core.model import SessionSummary
 
 
@@ -38,16 +38,6 @@ class SessionPolicies:
 
 
 _current: tuple[Path, tuple[int, int] | None, SessionPolicies] | None = None
-
-
-def file_stamp(path: Path) -> tuple[int, int] | None:
-    """What changes when the file is written, replaced or removed (two writes within one
-    tick of the clock that stamps files differ in size, mostly)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size)
 
 
 def current() -> SessionPolicies:

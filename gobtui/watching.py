@@ -38,7 +38,8 @@ from gobtui.core.telemetry import (
     TelemetryEvent,
     source_identity,
 )
-from gobtui.core.watch import Gate, SessionState, WatchCode, WatchDecision, gate
+from gobtui.core.watch import Gate, SessionState, WatchDecision, gate
+from gobtui.core.watch_codes import WatchCode
 from gobtui.published_forks import PublishedForks
 
 

@@ -28,10 +28,10 @@ from ...core.limits import (
     TAIL_SECONDARY_MAX_BYTES,
 )
 from ...core.model import BadLine, Coverage, Provider, SessionSummary
-from ..files.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from ..files.jsonl import LineCursor, Record, decode_line, feed_bytes, torn_tail
 from .full_parse import Summarising
 
-PARSER_VERSION = 8
+PARSER_VERSION = 9
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 
@@ -39,8 +39,10 @@ class TailState(Summarising, Protocol):
     """A provider's running state over the records read so far."""
 
     provider: ClassVar[Provider]
-    tail_marker: ClassVar[bytes | tuple[bytes, ...]]
-    """What a tail must contain (every one of them) to hold the latest usage and model."""
+    tail_marker: ClassVar[tuple[bytes, ...]]
+    """What a cold read of a big file looks for behind its head: the first (the latest usage)
+    in the tail window, each other (say, the record naming the model) in the newest line
+    holding it, within TAIL_SECONDARY_MAX_BYTES of that window."""
 
     def __init__(self, path: str) -> None: ...
 
@@ -215,9 +217,13 @@ def _cold_read(
             head += more
         seen = [(0, head)]
         head_end = cursor.lines.offset
-        tail_start, tail = _tail(fd, st.st_size, head_end, cursor.state.tail_marker)
+        first, *others = cursor.state.tail_marker
+        tail_start, tail = _tail(fd, st.st_size, head_end, first)
         if tail_start > head_end:
             cursor.coverage = Coverage.HEAD_TAIL
+            for marker in others:
+                if tail.find(marker) < 0:
+                    _feed_line_before(fd, cursor, head_end, tail_start, marker, seen)
             cursor.lines = LineCursor(offset=tail_start, line_index=cursor.lines.line_index)
             cursor.feed(tail, at_eof=False)  # read already: the rest (if any) follows
             seen.append((tail_start, tail))
@@ -227,17 +233,11 @@ def _cold_read(
     return cursor
 
 
-def _tail(
-    fd: int, size: int, head_end: int, marker: bytes | tuple[bytes, ...]
-) -> tuple[int, bytes]:
-    """The smallest tail window holding the markers: the start of its first whole line and
-    its bytes from there; (head_end, b"") when the window reaches the head.
-
-    The first marker (the latest usage) is looked for up to TAIL_SCAN_MAX_BYTES; the others
-    (say, the record naming the model) only up to TAIL_SECONDARY_MAX_BYTES, after which the
-    head's value stands. A wider window reads only what the last one did not.
-    """
-    first, *others = marker if isinstance(marker, tuple) else (marker,)
+def _tail(fd: int, size: int, head_end: int, marker: bytes) -> tuple[int, bytes]:
+    """The smallest tail window (TAIL_SCAN_BYTES, doubled up to TAIL_SCAN_MAX_BYTES) holding
+    `marker` (the latest usage): the start of its first whole line and its bytes from there;
+    (head_end, b"") when the window reaches the head. A wider window reads only what the
+    last one did not."""
     window = TAIL_SCAN_BYTES
     data, data_start = b"", size
     while True:
@@ -250,13 +250,42 @@ def _tail(
         data = more + data if complete else _read_range(fd, start, size)
         data_start = start
         nl = data.find(b"\n")
-        if nl >= 0:
-            enough = window >= TAIL_SECONDARY_MAX_BYTES or all(
-                data.find(m, nl + 1) >= 0 for m in others
-            )
-            if (data.find(first, nl + 1) >= 0 and enough) or window >= TAIL_SCAN_MAX_BYTES:
-                return start + nl + 1, data[nl + 1 :]
+        if nl >= 0 and (data.find(marker, nl + 1) >= 0 or window >= TAIL_SCAN_MAX_BYTES):
+            return start + nl + 1, data[nl + 1 :]
         window *= 2
+
+
+def _feed_line_before(
+    fd: int, cursor: FileCursor, head_end: int, tail_start: int, marker: bytes, seen: Seen
+) -> None:
+    """Feed the state the newest record before the tail whose line holds `marker` (say, the
+    turn_context naming the model), found by its bytes within TAIL_SECONDARY_MAX_BYTES of the
+    tail: only that line is decoded. It lies between the head and the tail, so the state
+    still sees records in file order; when none is found, the head's value stands."""
+    data, start, window = b"", tail_start, TAIL_SCAN_BYTES
+    at = line_start = -1
+    while start > head_end and window <= TAIL_SECONDARY_MAX_BYTES:
+        nearer = start
+        start = max(head_end, tail_start - window)
+        more = _read_range(fd, start, nearer)  # (the bytes the last window did not have)
+        seen.append((start, more))
+        data = more + data
+        if at < 0:  # only the new bytes (and a marker's length into the old) hold a newer one
+            at = data.rfind(marker, 0, len(more) + len(marker))
+        else:
+            at += len(more)
+        if at >= 0:
+            line_start = data.rfind(b"\n", 0, at) + 1
+            if line_start > 0 or start == head_end:
+                break  # its whole line is read (head_end is a line start)
+        window *= 2
+    else:
+        return  # not there
+    line_end = data.find(b"\n", at)
+    decoded = decode_line(data[line_start : line_end if line_end >= 0 else len(data)])
+    if type(decoded) is dict:
+        cursor.state.feed(decoded, (line_end if line_end >= 0 else len(data)) - line_start)
+        cursor.records += 1
 
 
 def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:

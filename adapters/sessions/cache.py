@@ -31,7 +31,7 @@ import diskcache
 import orjson
 
 from ...core.model import Coverage, Provider, SessionSummary
-from ...core.summary_json import summary_from_json
+from ...core.summary_json import summary_from_json, summary_to_json
 from ..config.paths import cache_dir
 from ..files.jsonl import LineCursor
 from ..files.private_fs import PrivateError, check_private_file, create_private, private_dir
@@ -159,7 +159,7 @@ def encode_entry(cursor: FileCursor, summary: SessionSummary | None) -> Rows:
     body = cursor.to_json()
     head = {key: body[key] for key in _HEAD_KEYS}
     if summary is not None:
-        head["summary"] = summary  # (orjson writes the dataclass, its enums as values)
+        head["summary"] = summary_to_json(summary)
     return orjson.dumps(head), orjson.dumps(body)
 
 
@@ -220,7 +220,7 @@ def decode_body(path: str, raw: bytes, state_for: StateFor) -> FileCursor:
     )
     # The state's fields are not checked one by one as they are restored: the summary they
     # make is (a damaged body fails here, not on the board).
-    summary_from_json(orjson.loads(orjson.dumps(cursor.summary())))
+    summary_from_json(orjson.loads(orjson.dumps(summary_to_json(cursor.summary()))))
     return cursor
 
 

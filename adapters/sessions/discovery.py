@@ -47,6 +47,8 @@ class Found:
     inode: int
     is_subagent: bool = False
     parent_path: str | None = None
+    mtime_ns: int | None = None
+    """The walk's stat figure (None: not from a stat)."""
 
 
 @dataclass(slots=True)
@@ -217,7 +219,9 @@ def _judge(
         else:
             report.not_transcripts += 1
             return None
-    return Found(provider, path, st.st_size, st.st_mtime, st.st_ino, is_subagent, parent)
+    return Found(
+        provider, path, st.st_size, st.st_mtime, st.st_ino, is_subagent, parent, st.st_mtime_ns
+    )
 
 
 Candidate = tuple[_Walk, str, tuple[str, ...], os.stat_result]
@@ -269,18 +273,8 @@ def _walk_root(
         stack.extend(reversed(subdirs))  # depth-first in name order: truncation is stable
 
 
-def scan_homes(
-    homes: Homes,
-    *,
-    now: float,
-    max_age_secs: float | None,
-    known: KnownProvider | None = None,
-    max_entries: int = DISCOVERY_MAX_ENTRIES,
-    prefetch: Prefetch | None = None,
-) -> DiscoveryReport:
-    """Walk every provider root; the full report (found, skipped, bounds hit)."""
-    report = DiscoveryReport()
-    cutoff = None if max_age_secs is None else now - max_age_secs
+def _candidates(homes: Homes, report: DiscoveryReport, max_entries: int) -> list[Candidate]:
+    """Every regular .jsonl file the walk of the provider roots meets, not judged yet."""
     candidates: list[Candidate] = []
     for root in provider_roots(homes):
         try:
@@ -294,6 +288,35 @@ def scan_homes(
         _walk_root(_Walk(root), report, max_entries, candidates)
         if report.truncated:
             break
+    return candidates
+
+
+def any_transcript(homes: Homes) -> bool:
+    """Whether the homes hold a transcript at all (of any age): judged file by file, up to
+    the first one (`--auto-demo` asks before the board starts)."""
+    report = DiscoveryReport()
+    for walk, path, parts, st in _candidates(homes, report, DISCOVERY_MAX_ENTRIES):
+        try:
+            if _judge(walk, path, parts, st, None, None, report) is not None:
+                return True
+        except OSError:
+            continue  # unreadable: the board reports it
+    return False
+
+
+def scan_homes(
+    homes: Homes,
+    *,
+    now: float,
+    max_age_secs: float | None,
+    known: KnownProvider | None = None,
+    max_entries: int = DISCOVERY_MAX_ENTRIES,
+    prefetch: Prefetch | None = None,
+) -> DiscoveryReport:
+    """Walk every provider root; the full report (found, skipped, bounds hit)."""
+    report = DiscoveryReport()
+    cutoff = None if max_age_secs is None else now - max_age_secs
+    candidates = _candidates(homes, report, max_entries)
     if prefetch is not None:
         prefetch([path for _, path, _, st in candidates if cutoff is None or st.st_mtime >= cutoff])
     for walk, path, parts, st in candidates:

@@ -27,7 +27,7 @@ from gobtui.adapters.config.paths import (
 )
 from gobtui.adapters.files.private_fs import PrivateError
 from gobtui.adapters.sessions.cache import SummaryCache
-from gobtui.adapters.sessions.discovery import discover
+from gobtui.adapters.sessions.discovery import any_transcript
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.cli.exits import Exit
 from gobtui.cli.safe_output import SafeStreams, write_json
@@ -307,14 +307,11 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     homes = _homes(args)
     session_policies = _session_policies()
     demo = bool(args.demo)
-    if args.auto_demo and not demo:
-        found = discover(homes, now=time.time(), max_age_secs=None)
-        if not found:
-            print(
-                "gobtui: no Claude Code or Codex sessions here; opening the demo home",
-                file=sys.stderr,
-            )
-            demo = True
+    if args.auto_demo and not demo and not any_transcript(homes):
+        print(
+            "gobtui: no Claude Code or Codex sessions here; opening the demo home", file=sys.stderr
+        )
+        demo = True
     config = AppConfig(
         claude_home=args.claude_home,
         codex_home=args.codex_home,

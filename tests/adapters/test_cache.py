@@ -25,7 +25,7 @@ class TinyState:
     """Counts records; takes session id, tokens, agent and parent from flat fields."""
 
     provider: ClassVar[Provider] = Provider.CLAUDE
-    tail_marker: ClassVar[bytes] = b'"tokens"'
+    tail_marker: ClassVar[tuple[bytes, ...]] = (b'"tokens"',)
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -546,7 +546,7 @@ def test_a_damaged_summary_in_a_head_is_not_trusted(cache_path: Path, cursor: Fi
     assert data["summary"]["context_tokens"] == 42
     with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
         cache.put_many([(cursor, cursor.summary())])
-    for damage in ({"context_tokens": "42"}, {"turn": "asleep"}, {"usage_history": [[1, 2]]}):
+    for damage in ({"context_tokens": "42"}, {"turn": "asleep"}, {"usage_history": [["1", 2.0]]}):
         put_raw(cache_path, cursor.path, orjson.dumps(data | {"summary": data["summary"] | damage}))
         with SummaryCache(cache_path, state_for=tiny_state_for) as cache:
             entry = cache.get_entry(cursor.path)

@@ -494,6 +494,47 @@ def test_big_file_cold_read_is_head_and_tail(fixtures_dir: Path, tmp_path: Path)
     assert parse_transcript(str(path)).context_tokens() == 124245
 
 
+def test_cold_read_takes_the_model_from_a_turn_context_far_behind_the_tail(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
+    """The usage is in the last lines; the turn_context naming the model in use is ~300 KB
+    earlier: its one line is found by its bytes and decoded, the records around it are not,
+    and a turn_context further back (an older model) is not the one taken."""
+
+    def line(ts: str, record: dict[str, Any]) -> bytes:
+        return orjson.dumps({"timestamp": ts, **record}) + b"\n"
+
+    def context(model: str) -> bytes:
+        turn = {"type": "turn_context", "payload": {"cwd": "/w", "model": model}}
+        return line("2026-02-25T00:30:00.000Z", turn)
+
+    filler = line(
+        "2026-02-25T00:00:00.000Z",
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "z" * 900}],
+            },
+        },
+    )
+    final = line("2026-02-25T01:00:00.000Z", token_count(123456, 789, window=258400))
+    path = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    head = (fixtures_dir / L_34).read_bytes()
+    body = filler * 1000 + context("gpt-old") + filler * 10 + context("gpt-new") + filler * 300
+    path.write_bytes(head + body + final)
+    cursor = open_cursor(str(path), Provider.CODEX, CodexState)
+    s = cursor.summary()
+    assert s.coverage is Coverage.HEAD_TAIL
+    full = open_cursor(str(path), Provider.CODEX, CodexState, full=True).summary()
+    assert s.model == "gpt-new" == full.model
+    assert s.context_tokens == 124245
+    tail_records = 1 + 32 * 1024 // len(filler)
+    head_records = head[: reader.HEAD_SCAN_BYTES].count(b"\n")
+    assert s.records <= head_records + 1 + tail_records  # the head, that line, the tail
+
+
 # -- the shortcuts are exact ------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from gobtui.adapters.config.paths import (
 from gobtui.adapters.sessions.discovery import (
     EMPTY,
     Found,
+    any_transcript,
     discover,
     discover_path,
     scan_homes,
@@ -57,6 +58,17 @@ def paths_of(found: list[Found]) -> list[str]:
     return [f.path for f in found]
 
 
+def test_any_transcript_is_judged_by_content_and_ignores_age(homes: Homes) -> None:
+    """--auto-demo's question: a log that is not a transcript does not count; a year-old
+    Codex rollout does."""
+    assert homes.claude is not None and homes.codex is not None
+    assert not any_transcript(homes)  # the homes do not even exist
+    write(homes.claude / "projects" / "p" / "log.jsonl", NOT_TRANSCRIPT)
+    assert not any_transcript(homes)
+    write(homes.codex / "sessions" / "2025" / "01" / "01" / "r.jsonl", CODEX, NOW - 365 * 86400)
+    assert any_transcript(homes)
+
+
 def test_claude_and_codex_layouts(homes: Homes) -> None:
     assert homes.claude is not None and homes.codex is not None
     proj = homes.claude / "projects" / "-tmp-proj"
@@ -70,7 +82,14 @@ def test_claude_and_codex_layouts(homes: Homes) -> None:
     assert sorted(found) == sorted(map(str, [main, sub, old, rollout, archived]))
     assert list(found) == sorted(found)
     assert found[str(main)] == Found(
-        Provider.CLAUDE, str(main), len(CLAUDE), NOW, main.stat().st_ino, False, None
+        Provider.CLAUDE,
+        str(main),
+        len(CLAUDE),
+        NOW,
+        main.stat().st_ino,
+        False,
+        None,
+        main.stat().st_mtime_ns,
     )
     assert found[str(sub)].is_subagent and found[str(sub)].parent_path == str(main)
     assert found[str(old)].is_subagent and found[str(old)].parent_path is None

@@ -19,7 +19,7 @@ from gobtui.core.model import (
     TurnState,
     UsageSample,
 )
-from gobtui.core.summary_json import summary_from_json
+from gobtui.core.summary_json import summary_from_json, summary_to_json
 
 FULL = SessionSummary(
     provider=Provider.CODEX,
@@ -53,7 +53,7 @@ FULL = SessionSummary(
 
 
 def as_json(summary: SessionSummary) -> Any:
-    return orjson.loads(orjson.dumps(summary))
+    return orjson.loads(orjson.dumps(summary_to_json(summary)))
 
 
 def test_every_field_comes_back() -> None:

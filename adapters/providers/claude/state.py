@@ -105,7 +105,7 @@ class ClaudeState:
     """The running summary of one Claude transcript (see the module docstring)."""
 
     provider: ClassVar[Provider] = Provider.CLAUDE
-    tail_marker: ClassVar[bytes | tuple[bytes, ...]] = b'"usage"'
+    tail_marker: ClassVar[tuple[bytes, ...]] = (b'"usage"',)
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -92,7 +92,7 @@ class CodexState:
     # Only token_count events with a real `info` carry this key (`info: null` ones do not), so
     # a tail holding it holds the latest usage.
     # The newest usage, and the turn_context naming the model in use.
-    tail_marker: ClassVar[bytes | tuple[bytes, ...]] = (b'"last_token_usage"', b'"turn_context"')
+    tail_marker: ClassVar[tuple[bytes, ...]] = (b'"last_token_usage"', b'"turn_context"')
 
     __slots__ = (
         "_last_ts",
