@@ -12,7 +12,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
 from gobtui import __version__
@@ -31,6 +31,7 @@ from gobtui.adapters.sessions.discovery import any_transcript
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.cli.exits import Exit
 from gobtui.cli.safe_output import SafeStreams, write_json
+from gobtui.core.alerts import AlertSettings
 from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.limits import DEFAULT_MAX_AGE_SECS, ERROR_MAX_CHARS, HOT_SECS, MAX_LIVE_SECS
 from gobtui.core.report import detect_row
@@ -221,13 +222,19 @@ def _session_policies() -> SessionPolicies:
         raise CliError(str(error)) from None
 
 
+def _no_config_file() -> bool:
+    try:
+        os.stat(config_path())
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    return False
+
+
 def _detect_triggers() -> Callable[[SessionSummary], int] | None:
     """Each session's configured trigger, as the dashboard shows it. Without a config file
     that is the policy default, which is the board's own default too (a test checks they
     agree): None then, so a status-line `detect` does not load the config machinery at all."""
-    try:
-        os.stat(config_path())
-    except (FileNotFoundError, NotADirectoryError):
+    if _no_config_file():
         return None
     return _session_policies().trigger  # an unreadable file fails here, as in plan
 
@@ -300,12 +307,32 @@ def _composition(summary: SessionSummary) -> dict[str, object] | None:
     return composition_object(comp, reclaimable(session.transcript, policy, comp))
 
 
+@dataclass(frozen=True)
+class _UiSettings:
+    theme: str | None = None
+    keymap: dict[str, str] = field(default_factory=dict)
+    alerts: AlertSettings = field(default_factory=AlertSettings)
+    trigger: Callable[[SessionSummary], int] | None = None
+
+
+def _ui_settings() -> _UiSettings:
+    """What the dashboard takes from config.toml; without the file, the defaults (the same
+    as an empty file's: a test checks), and the config machinery is not loaded at start."""
+    if _no_config_file():
+        return _UiSettings()
+    session_policies = _session_policies()
+    config = session_policies.config
+    return _UiSettings(
+        config.ui_theme, config.ui_keymap, config.ui_alerts, session_policies.trigger
+    )
+
+
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from gobtui.demo.home import default_demo_root
     from gobtui.run_settings import AppConfig
 
     homes = _homes(args)
-    session_policies = _session_policies()
+    settings = _ui_settings()
     demo = bool(args.demo)
     if args.auto_demo and not demo and not any_transcript(homes):
         print(
@@ -319,11 +346,11 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         max_age_secs=None if demo else _max_age(args),
         watch=not args.no_watch,
         use_cache=not args.no_cache,
-        theme=args.theme or session_policies.config.ui_theme or _saved_theme(),
+        theme=args.theme or settings.theme or _saved_theme(),
         remember_theme=True,
-        keymap=session_policies.config.ui_keymap,
-        alerts=session_policies.config.ui_alerts,
-        policy=BoardPolicy(hot_secs=args.live_secs, session_trigger=session_policies.trigger),
+        keymap=settings.keymap,
+        alerts=settings.alerts,
+        policy=BoardPolicy(hot_secs=args.live_secs, session_trigger=settings.trigger),
         config_file=config_path(),
     )
     if not demo:

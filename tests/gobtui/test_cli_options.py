@@ -154,6 +154,45 @@ def test_detect_after_home_options_stays_lean(
     assert (tmp_path / "cache").is_dir()
 
 
+def test_the_board_starts_without_the_config_machinery_when_there_is_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's settings without a config.toml are an empty file's (theme, keymap,
+    alerts, each session's trigger on the board), and neither the config machinery nor
+    pydantic is imported for them, nor by the app itself."""
+    from gobtui.cli.dispatch import _ui_settings
+    from gobtui.core.board import BoardPolicy, build_row
+    from gobtui.core.model import Provider, SessionSummary
+
+    monkeypatch.setenv("GOBTUI_CONFIG", str(tmp_path / "absent.toml"))
+    absent = _ui_settings()
+    (tmp_path / "empty.toml").write_text("")
+    monkeypatch.setenv("GOBTUI_CONFIG", str(tmp_path / "empty.toml"))
+    empty = _ui_settings()
+    assert (absent.theme, absent.keymap, absent.alerts) == (empty.theme, empty.keymap, empty.alerts)
+    assert absent.trigger is None and empty.trigger is not None
+    for provider in Provider:
+        summary = SessionSummary(provider=provider, session_id="s", path="/x/s.jsonl")
+        by_default = build_row(summary, BoardPolicy(), now=0.0).trigger_tokens
+        assert (
+            by_default
+            == build_row(summary, BoardPolicy(session_trigger=empty.trigger), 0.0).trigger_tokens
+        )
+    code = (
+        "import sys\n"
+        "from gobtui.cli.dispatch import _ui_settings\n"
+        "import gobtui.app\n"
+        "_ui_settings()\n"
+        "heavy = ['gobtui.adapters.config.config_file', 'pydantic']\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    env = {**os.environ, "GOBTUI_CONFIG": str(tmp_path / "absent.toml")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
 # -- 2. detect reads config.toml --------------------------------------------------------------
 
 
