@@ -288,7 +288,7 @@ class ClaudeChecker:
                 add(FindingCode.BROKEN_PARENT_CHAIN, line)
             earlier = first_line.setdefault(uuid, line)
             if earlier != line:
-                add(FindingCode.DUPLICATE_UUID, line, earlier)
+                add(FindingCode.DUPLICATE_UUID, line, earlier + 1)
         self._branch.feed(fact)
         if kind == "user":
             self._users.append((uuid, line, fact.sidechain))
@@ -401,7 +401,7 @@ def _check_pairing(
         if earlier is None:
             first_use[tool_id] = line
         else:
-            sink.add(FindingCode.DUPLICATE_TOOL_CALL_ID, line, earlier)
+            sink.add(FindingCode.DUPLICATE_TOOL_CALL_ID, line, earlier + 1)
     last_result = {ref[0]: ref[1] for ref in results}  # the last result of each id
     for tool_id, line, _uuid, _side in uses:
         if last_result.get(tool_id, -1) <= line:

@@ -187,7 +187,7 @@ class CodexChecker:
             if ordinal is not None:
                 previous = self._previous
                 if previous is not None and ordinal < previous[0]:
-                    add(FindingCode.NON_MONOTONIC_ORDINAL, line, previous[1])
+                    add(FindingCode.NON_MONOTONIC_ORDINAL, line, previous[1] + 1)
                 self._previous = (ordinal, line)
             else:
                 add(FindingCode.INVALID_ORDINAL, line)
@@ -243,7 +243,7 @@ def _check_effective(effective: list[Entry], sink: FindingSink) -> None:
             earlier = calls.get(tool_id)
             calls[tool_id] = (position, line)
             if earlier is not None:
-                add(FindingCode.DUPLICATE_TOOL_CALL_ID, line, earlier[1])
+                add(FindingCode.DUPLICATE_TOOL_CALL_ID, line, earlier[1] + 1)
         elif kind in OUTPUT_TYPES:
             call = calls.get(tool_id)
             if call is not None and call[0] < position:
@@ -254,7 +254,7 @@ def _check_effective(effective: list[Entry], sink: FindingSink) -> None:
             if first is None:
                 outputs[tool_id] = line
             else:
-                add(FindingCode.DUPLICATE_TOOL_RESULT, line, first)
+                add(FindingCode.DUPLICATE_TOOL_RESULT, line, first + 1)
     for tool_id, (_position, line) in calls.items():
         if tool_id not in answered:
             add(FindingCode.UNPAIRED_TOOL_CALL, line)

@@ -89,7 +89,7 @@ RULES: dict[FindingCode, tuple[Severity, str]] = {
         "parentUuid matches no uuid on an earlier line (a session continued from another file, "
         "or a parent that was never written)",
     ),
-    C.DUPLICATE_UUID: (_E, "uuid already used on line {0}"),
+    C.DUPLICATE_UUID: (_E, "uuid already used by record {0}"),
     C.ORPHANED_TOOL_USE: (_E, "tool_use has no tool_result on a later line of the live branch"),
     C.INTERRUPTED_TOOL_USE: (
         _W,
@@ -101,14 +101,14 @@ RULES: dict[FindingCode, tuple[Severity, str]] = {
         "thinking block at or after the first message the fork changed: the provider's "
         "prefix check refuses it (preserved thinking)",
     ),
-    C.DUPLICATE_TOOL_CALL_ID: (_E, "tool call id already used on line {0} of the live context"),
+    C.DUPLICATE_TOOL_CALL_ID: (_E, "tool call id already used by record {0} of the live context"),
     C.ORPHANED_TOOL_RESULT: (_W, "tool result answers no earlier tool call of the live context"),
     C.INVALID_ORDINAL: (_E, "ordinal must be an integer from 0 to 2^64-1"),
-    C.NON_MONOTONIC_ORDINAL: (_W, "ordinal is lower than the ordinal on line {0}"),
+    C.NON_MONOTONIC_ORDINAL: (_W, "ordinal is lower than the ordinal of record {0}"),
     C.MALFORMED_COMPACTED: (_E, "compacted record has no replacement_history array"),
     C.INVALID_RESPONSE_ITEM: (_E, "response_item payload must be a JSON object"),
     C.UNSUPPORTED_RESPONSE_ITEM: (_W, "a {0} response item of a shape outside the supported set"),
-    C.DUPLICATE_TOOL_RESULT: (_W, "tool output id already answered on line {0}"),
+    C.DUPLICATE_TOOL_RESULT: (_W, "tool output id already answered by record {0}"),
     C.UNPAIRED_TOOL_CALL: (_W, "tool call has no later output in the live context"),
 }
 """Each code's severity and message template (numbers and LimitKind words only)."""

@@ -96,6 +96,26 @@ class LoadedSession:
     """The whole file, when `data` is its live part (None: `data` is the whole file)."""
     live: LivePart = WHOLE
 
+    @cached_property
+    def _live_offsets(self) -> tuple[int, int]:
+        """(the file's lines before the live part, the lines of its head in `data`)."""
+        if self.source is None:
+            return 0, 0
+        return self.source.count(b"\n", 0, self.live.start), self.live.head.count(b"\n")
+
+    def record_number(self, index: int) -> int:
+        """The file's own record number (1-based, as `verify`, the vault and read-snapshot
+        show it) of line `index` of `data`: the head's lines are the file's first ones, the
+        live part's come after every line before it."""
+        before, head = self._live_offsets
+        return index + 1 if index < head else before + (index - head) + 1
+
+    @property
+    def live_first_record(self) -> int:
+        """The record number the live part starts at (1: the whole file is read)."""
+        before, _head = self._live_offsets
+        return before + 1
+
     @property
     def source_bytes(self) -> bytes:
         """The whole file as it was read."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from typing import Any
 
 from gobtui import format as fmt
@@ -155,14 +156,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if result.why:
             print(f"  {result.why}")
         return 0
-    _print_plan(result)
+    _print_plan(result, planned.session.record_number)
+    first = planned.session.live_first_record
+    if first > 1:
+        print(f"  (read from record {first:,}, the newest compaction; the rest is kept as it is)")
     if outcome.admission and not outcome.admission.admitted:
         print(f"refused by admission: {outcome.admission.message}")
         return 1
     return 0
 
 
-def _print_plan(plan: CompactionPlan) -> None:
+def _print_plan(plan: CompactionPlan, number: Callable[[int], int]) -> None:
+    """`number`: a line of the text planned as the file's record number (1-based)."""
     share = plan.est_savings / plan.context_tokens_before if plan.context_tokens_before else 0.0
     print(
         f"{plan.strategy}: {fmt.tokens(plan.context_tokens_before)} -> "
@@ -183,7 +188,8 @@ def _print_plan(plan: CompactionPlan) -> None:
     for edit in plan.edits:
         if edit.op == "elide":
             lines = edit.line_indexes
-            print(f"  elide {len(lines)} outputs (lines {lines[0]}..{lines[-1]})")
+            first, last = number(lines[0]), number(lines[-1])
+            print(f"  elide {len(lines)} outputs (records {first:,}..{last:,})")
         elif edit.op == "inject_digest":
             card = edit.digest.render()
             print(f"  inject a state card ({len(card.encode())} bytes):")

@@ -140,7 +140,13 @@ def register(
     p.add_argument("--limit", type=int, default=VAULT_SEARCH_DEFAULT_RESULTS, metavar="N")
     p = add("read-snapshot", cmd_read, "a page of one record of a snapshot")
     p.add_argument("sha", help="a snapshot id or a unique prefix of one")
-    p.add_argument("--record", type=int, required=True, metavar="N")
+    p.add_argument(
+        "--record",
+        type=int,
+        required=True,
+        metavar="N",
+        help="the record's number as gobtui shows it (1-based: the first record is 1)",
+    )
     p.add_argument("--offset", type=int, default=0, metavar="B", help="a UTF-8 byte offset")
     p.add_argument("--max-bytes", type=int, default=VAULT_READ_DEFAULT_BYTES, metavar="N")
 
@@ -510,8 +516,8 @@ def changes_lines(changes: ForkChanges) -> list[str]:
         + (f"; {counts}" if counts else "; nothing else")
     ]
     for c in changes.changes[:CHANGES_SHOWN]:
-        where_a = "-" if c.record_a is None else str(c.record_a)
-        where_b = "-" if c.record_b is None else str(c.record_b)
+        where_a = "-" if c.record_a is None else str(c.record_a + 1)
+        where_b = "-" if c.record_b is None else str(c.record_b + 1)
         lines.append(f"  rec {where_a:>6} -> {where_b:<6} {c.change.value:<9} {_safe(c.kind)}")
     if len(changes.changes) > CHANGES_SHOWN:
         lines.append(f"  … {len(changes.changes) - CHANGES_SHOWN} more (--json lists them all)")
@@ -569,7 +575,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         hits = f"{hit.hits} hits, " if args.query else ""
         print(
             f"{rank}. {hit.snapshot_sha256[:12]}  {hit.provider.label} {hit.session_id[:8]:<8}  "
-            f"{_when(hit.ts)}  ({hits}record {hit.record_index})"
+            f"{_when(hit.ts)}  ({hits}record {hit.record_index + 1})"
         )
         for line in hit.card.render().splitlines():
             print(f"     {_safe(line)}")
@@ -587,7 +593,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         return _dump(result)
     for match in result.matches:
         print(
-            f"record {match.record_index:>6}  {match.match_count:>4} hits  "
+            f"record {match.record_index + 1:>6}  {match.match_count:>4} hits  "
             f"{human_bytes(match.record_bytes):>7}  sha256 {match.record_sha256[:16]}"
         )
     shown = f" ({len(result.matches)} shown)" if result.truncated else ""
@@ -597,17 +603,32 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _one_based_range(message: str) -> str:
+    """The vault's range error for `read-snapshot`, whose --record counts from 1."""
+    head, sep, rest = message.partition(" is out of range")
+    number = head.removeprefix("record ")
+    return f"record {int(number) + 1}{sep}{rest}" if sep and number.isdigit() else message
+
+
 @_handles_vault_errors
 def cmd_read(args: argparse.Namespace) -> int:
     vault = _vault()
-    page = read_record(vault, vault.find(args.sha).sha256, args.record, args.offset, args.max_bytes)
+    if args.record < 1:
+        raise CliError("--record counts from 1 (the first record is 1)")
+    sha = vault.find(args.sha).sha256
+    try:
+        page = read_record(vault, sha, args.record - 1, args.offset, args.max_bytes)
+    except VaultError as error:
+        if error.code is not VaultErrorCode.NOT_FOUND:
+            raise
+        raise VaultError(error.code, _one_based_range(str(error))) from None
     if args.json:
         return _dump(page)
     end = page.next_offset if page.next_offset is not None else page.record_bytes
     sys.stdout.write(_safe(page.content) + "\n")
     after = f"; next: --offset {page.next_offset}" if page.next_offset is not None else ""
     print(
-        f"record {page.record_index} of {page.snapshot_sha256[:12]}, bytes {page.offset}..{end} "
+        f"record {page.record_index + 1} of {page.snapshot_sha256[:12]}, bytes {page.offset}..{end} "
         f"of {page.record_bytes} (untrusted archived data){after}",
         file=sys.stderr,
     )

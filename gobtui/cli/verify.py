@@ -65,19 +65,22 @@ def _verify_file(path: Path, provider: Provider) -> VerifyReport:
 
 
 def render(report: VerifyReport, name: str) -> list[str]:
-    """One line per group of like findings (`line N  severity  code  message`; a repeated one
-    `lines A–B  severity  code ×n  message`), the counts, then whether it is safe to resume."""
+    """One line per group of like findings (`rec N  severity  code  message`; a repeated one
+    `recs A–B  severity  code ×n  message`), the counts, then whether it is safe to resume.
+    Records are numbered from 1, as everywhere gobtui shows one (--json keeps the 0-based
+    line index)."""
     lines = []
     for group in report.groups:
         if group.count == 1:
-            where = "-" if group.first_line is None else str(group.first_line)
+            where = "-" if group.first_line is None else str(group.first_line + 1)
             lines.append(
-                f"line {where:<6} {group.severity.value:<7}  {group.code.value}  {group.message}"
+                f"rec {where:<7} {group.severity.value:<7}  {group.code.value}  {group.message}"
             )
             continue
-        span = "-" if group.first_line is None else f"{group.first_line}–{group.last_line}"
+        last = group.last_line if group.last_line is not None else group.first_line
+        span = "-" if group.first_line is None else f"{group.first_line + 1}–{(last or 0) + 1}"
         lines.append(
-            f"lines {span:<5} {group.severity.value:<7}  {group.code.value} ×{group.count}  "
+            f"recs {span:<6} {group.severity.value:<7}  {group.code.value} ×{group.count}  "
             f"{group.message}"
         )
     if report.errors:

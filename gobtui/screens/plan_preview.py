@@ -250,7 +250,7 @@ class PlanPreviewScreen(Screen[None]):
         self.preview = message.preview
         self.error = None
         records = self.query_one(RecordPairs)
-        records.set_rows(message.preview.rows)
+        records.set_rows(message.preview.rows, number=message.planner.session.record_number)
         records.loading = False
         if self.focused is None or self._records_take_focus:
             self._focus_records()
@@ -288,6 +288,9 @@ class PlanPreviewScreen(Screen[None]):
         project = fmt.ellipsize(Path(self.summary.cwd).name, 40) if self.summary.cwd else ""
         title.append(f" {project or fmt.short_id(self.summary.session_id)}", style="bold")
         title.append(f" · {self.summary.provider.label} {fmt.short_id(self.summary.session_id)}")
+        first = self._planner.session.live_first_record if self._planner is not None else 1
+        if first > 1:  # what precedes the newest compaction goes into the fork as it is
+            title.append(f" · live from rec {first:,}")
         self.query_one("#plan-title", Static).update(title)
         view = HeaderView(
             self.preview,

@@ -69,7 +69,7 @@ class RecordDiffScreen(Screen[bool]):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("DIFF ", style="reverse bold")
         if record is not None:
-            text.append(f" line {record.line} · {record.kind}", style="bold")
+            text.append(f" rec {record.line + 1} · {record.kind}", style="bold")
             text.append(f" · {clean(record.label)}")
         return text
 

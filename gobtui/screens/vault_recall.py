@@ -141,7 +141,7 @@ class RecallScreen(Screen[None]):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{who or fmt.short_id(hit.session_id)}", style="bold")
         text.append(f" · {label} {hit.snapshot_sha256[:8]} · {age(self.clock(), hit.ts)}")
-        text.append(f" · record {hit.record_index}")
+        text.append(f" · record {hit.record_index + 1}")
         if hit.hits:
             text.append(f" · {fmt.plural(hit.hits, 'hit')}", styles.accent)
         for name, value in (("goal", card.goal), ("summary", card.summary or card.current_work)):

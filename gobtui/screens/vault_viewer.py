@@ -49,7 +49,7 @@ VIEW_READ_MAX_BYTES = 8 * 1024 * 1024
 
 VIEWER_LEGEND = [
     ("untrusted", "archived transcript text: history to read, never instructions to follow"),
-    ("rec N", "the record's physical line in the transcript (0-based, as in the list)"),
+    ("rec N", "the record's number in the transcript (1-based, as in the list and verify)"),
     ("record N of M", "its place among the snapshot's records (1-based)"),
     ("fields", "the record's other values, one per line, by their JSON path"),
     ("r", "the raw JSON of the record, 16 KiB a page (r again: the text)"),
@@ -257,7 +257,7 @@ class RecordViewerScreen(Screen[None]):
         row = self.row
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("RECORD ", style="reverse bold")
-        text.append(f" rec {row.index} · {row.kind}", style="bold")
+        text.append(f" rec {row.index + 1} · {row.kind}", style="bold")
         who = self.project or fmt.short_id(self.entry.session_id)
         text.append(f" · {human_bytes(row.size)} · {who} {self.entry.sha256[:8]}")
         text.append(f" · sha256 {row.sha256_prefix}")

@@ -3,6 +3,7 @@ the same records after the plan on the right, so both sides always scroll togeth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.style import Style
@@ -22,6 +23,10 @@ SIZE_WIDTH = 8
 AFTER_MIN_WIDTH = 28
 clean = one_line
 """Transcript text on one line, safe to show (core.sanitize)."""
+
+
+def _one_based(line: int) -> int:
+    return line + 1
 
 
 class RecordPairs(LineList):
@@ -48,9 +53,18 @@ class RecordPairs(LineList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: list[PairRow] = []
+        self.number: Callable[[int], int] = _one_based
+        """A row's line (of the text the plan read) as the file's own record number."""
 
-    def set_rows(self, rows: list[PairRow], keep_cursor: bool = False) -> None:
+    def set_rows(
+        self,
+        rows: list[PairRow],
+        keep_cursor: bool = False,
+        number: Callable[[int], int] | None = None,
+    ) -> None:
         self.rows = rows
+        if number is not None:
+            self.number = number
         self.rows_changed(keep_cursor)
 
     def row_count(self) -> int:
@@ -75,7 +89,7 @@ class RecordPairs(LineList):
     def render_header(self, width: int) -> Strip:
         left, right = self._halves(width)
         text = Text(style=self._style("header"))
-        text.append(self._left_cells(left, "line", "kind", "original record", "size"))
+        text.append(self._left_cells(left, "rec", "kind", "original record", "size"))
         text.append(SEPARATOR)
         text.append(self._right_cells(right, "after the plan", "size"))
         return text_strip(text, width, self.rich_style, self)
@@ -100,7 +114,11 @@ class RecordPairs(LineList):
         if record is None:
             return " " * width
         return self._left_cells(
-            width, str(record.line), record.kind, clean(record.label), human_bytes(record.size)
+            width,
+            str(self.number(record.line)),
+            record.kind,
+            clean(record.label),
+            human_bytes(record.size),
         )
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
@@ -112,7 +130,7 @@ class RecordPairs(LineList):
             first = row.before.line if row.before else 0
             last = row.after.line if row.after else first
             size = human_bytes(row.fold_bytes)
-            span = f"{first}–{last}"
+            span = f"{self.number(first)}–{self.number(last)}"
             label = f"… {row.count} unchanged records"
             text.append(self._left_cells(left, span, "", label, size))
             text.append(SEPARATOR)
@@ -127,7 +145,7 @@ class RecordPairs(LineList):
             after = row.after
             text.append(self._left_cells(left, "", "", "(new record)", ""), self._style("muted"))
             text.append(SEPARATOR)
-            label = f"+ line {after.line} {after.kind} {after.label}" if after else "+"
+            label = f"+ rec {self.number(after.line)} {after.kind} {after.label}" if after else "+"
             size = human_bytes(after.size) if after else ""
             text.append(self._right_cells(right, clean(label), size), self._style("added"))
         else:

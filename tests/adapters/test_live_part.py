@@ -163,3 +163,31 @@ def test_a_codex_plan_reads_session_meta_and_the_newest_compaction(
     assert fork[: live.live.start] == source[: live.live.start]
     assert len(fork) == len(candidate_bytes(whole, theirs)) < len(source)
     assert accepts(verify(fork, Provider.CODEX), verify(source, Provider.CODEX))
+
+
+@pytest.mark.parametrize("provider", [Provider.CLAUDE, Provider.CODEX])
+def test_record_numbers_are_the_files_own(tmp_path: Path, provider: Provider) -> None:
+    """A plan reads the live part, but every line it shows is numbered as the file's own
+    record (1-based, as verify and the vault number them): each line of the text planned is
+    the file's line of that number, and the live part starts where the header says."""
+    if provider is Provider.CLAUDE:
+        path, start = _claude(tmp_path)
+    else:
+        codex = CodexSession(stable_uuid("numbers", "codex"))
+        codex.meta()
+        for turn in range(3):
+            codex.turn(f"turn {turn}: check the logs")
+            codex.shell(f"tail /var/log/app-{turn}.log", LOG)
+        codex.compact("We read three logs.", kept_prompts=("check the logs",))
+        codex.turn("live: check again")
+        path = codex.write(tmp_path / "sessions")
+        start = path.read_bytes().index(b'"type":"compacted"')
+        start = path.read_bytes().rfind(b"\n", 0, start) + 1
+    session = load_session(path, provider)
+    file_lines = path.read_bytes().splitlines()
+    assert session.live.start == start > 0
+    first = session.live_first_record
+    assert first == path.read_bytes().count(b"\n", 0, start) + 1 > 1
+    for index, line in enumerate(session.data.splitlines()):
+        assert file_lines[session.record_number(index) - 1] == line
+    assert session.record_number(len(session.live.head.splitlines())) == first

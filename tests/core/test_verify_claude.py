@@ -88,7 +88,7 @@ def test_duplicate_uuid() -> None:
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_uuid", "error", 2)
     ]
-    assert report.findings[0].message == "uuid already used on line 0"
+    assert report.findings[0].message == "uuid already used by record 1"
 
 
 # -- the chain head ------------------------------------------------------------------------
@@ -159,7 +159,7 @@ def test_duplicate_tool_call_id() -> None:
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_tool_call_id", "error", 3)
     ]
-    assert report.findings[0].message == "tool call id already used on line 1 of the live context"
+    assert report.findings[0].message == "tool call id already used by record 2 of the live context"
 
 
 def test_duplicate_tool_call_id_inside_one_record() -> None:

@@ -66,7 +66,7 @@ def test_non_monotonic_ordinal() -> None:
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("non_monotonic_ordinal", "warning", 3)
     ]
-    assert report.findings[0].message == "ordinal is lower than the ordinal on line 1"
+    assert report.findings[0].message == "ordinal is lower than the ordinal of record 2"
 
 
 # -- record shapes -------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def test_duplicate_tool_call_id() -> None:
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_tool_call_id", "error", 1)
     ]
-    assert report.findings[0].message == "tool call id already used on line 0 of the live context"
+    assert report.findings[0].message == "tool call id already used by record 1 of the live context"
 
 
 def test_a_repeated_call_needs_an_output_of_its_own() -> None:
@@ -221,7 +221,7 @@ def test_duplicate_tool_result() -> None:
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_tool_result", "warning", 2)
     ]
-    assert report.findings[0].message == "tool output id already answered on line 1"
+    assert report.findings[0].message == "tool output id already answered by record 2"
 
 
 def test_call_identity_aliases() -> None:

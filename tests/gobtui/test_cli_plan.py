@@ -343,3 +343,24 @@ def test_a_plan_with_no_plan_says_why(
     assert "fixed overhead" in data["why"] and "below the trigger" in data["why"]
     assert main(["plan", SPOTTER[:8], "--strategy", "compacted"]) == 0
     assert "fixed overhead" in capsys.readouterr().out
+
+
+def test_plan_text_numbers_records_as_the_file_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The plan reads from the newest compaction on, but names records by the file's own
+    numbers (1-based): the range it elides lies in the live part, on tool results."""
+    from tests.adapters.test_live_part import _claude
+
+    path, start = _claude(tmp_path)
+    first = path.read_bytes().count(b"\n", 0, start) + 1
+    assert main(["plan", str(path), "--strategy", "elide", *LOW]) == 0
+    out = capsys.readouterr().out
+    assert f"(read from record {first:,}, the newest compaction" in out
+    low, high = (
+        int(n.replace(",", ""))
+        for n in out.split(" outputs (records ")[1].split(")")[0].split("..")
+    )
+    lines = path.read_bytes().splitlines()
+    assert first < low <= high <= len(lines)
+    assert b'"tool_result"' in lines[low - 1] and b'"tool_result"' in lines[high - 1]

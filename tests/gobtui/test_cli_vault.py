@@ -159,20 +159,29 @@ def test_search_and_read_snapshot(run: Run, fixture_copy: Copy) -> None:
     code, out, _ = run("search-snapshot", sha, "--query", "token_count", "--json")
     found = as_json(out)
     assert code == 0 and found["matched_records"] > 0
-    first = found["matches"][0]["record_index"]
-    code, out, err = run("read-snapshot", sha, "--record", str(first), "--max-bytes", "64")
+    first = found["matches"][0]["record_index"]  # (JSON: the reference's 0-based index)
+    shown = first + 1  # what the text output, the board and verify call this record
+    code, out, _ = run("search-snapshot", sha, "--query", "token_count")
+    assert f"record {shown:>6} " in out.splitlines()[0]
+    code, out, err = run("read-snapshot", sha, "--record", str(shown), "--max-bytes", "64")
     line = source.read_bytes().splitlines()[first]
     assert code == 0 and out == line[:64].decode() + "\n"
     assert "untrusted archived data" in err and "--offset 64" in err
-    code, out, _ = run("read-snapshot", sha, "--record", str(first), "--offset", "64", "--json")
+    assert err.startswith(f"record {shown} of {sha[:12]}")
+    code, out, _ = run("read-snapshot", sha, "--record", str(shown), "--offset", "64", "--json")
     page = as_json(out)
     assert page["content"].encode() == line[64:] and page["next_offset"] is None
     code, out, _ = run("search-snapshot", sha, "--query", "token_count")
     assert code == 0 and "records match" in out and "token_count" not in out
     code, out, _ = run("search-snapshot", sha[:10], "--query", "token_count", "--json")
     assert code == 0 and as_json(out) == found  # a prefix, as show, diff and undo take
-    code, out, _ = run("read-snapshot", sha[:10], "--record", str(first), "--offset", "64")
+    code, out, _ = run("read-snapshot", sha[:10], "--record", str(shown), "--offset", "64")
     assert code == 0 and out.encode() == line[64:] + b"\n"
+    records = len(source.read_bytes().splitlines())
+    code, _, err = run("read-snapshot", sha, "--record", str(records + 1))
+    assert code != 0 and f"record {records + 1} is out of range" in err and f"has {records}" in err
+    code, _, err = run("read-snapshot", sha, "--record", str(records))
+    assert code == 0
 
 
 @pytest.mark.parametrize(

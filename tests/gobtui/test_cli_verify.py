@@ -46,7 +46,7 @@ def test_warnings_only_exit_0(run: Run, fixture_copy: Callable[..., Path]) -> No
     code, out, _ = run(str(path))
     assert code == 0
     assert out.splitlines() == [
-        "line 9      warning  unsupported_response_item  "
+        "rec 10      warning  unsupported_response_item  "
         "a custom_tool_call_output response item of a shape outside the supported set",
         "codex-window.jsonl: Codex, 11 records, 2,862 bytes: 0 errors, 1 warning "
         "(ok, with warnings)",
@@ -75,7 +75,7 @@ def test_repeated_findings_are_one_line_with_their_count_and_lines(
     assert sum(counts) == 40
     for line in grouped:
         assert re.match(
-            r"lines? \S+ +warning  unsupported_response_item( ×\d+)?  a \w+ response item", line
+            r"recs? \S+ +warning  unsupported_response_item( ×\d+)?  a \w+ response item", line
         ), line
     data = orjson.loads(run(str(path), "--json")[1])
     assert len(data["findings"]) == 40  # the JSON keeps every finding, and the groups

@@ -20,6 +20,7 @@ from gobtui.adapters.planning.load import load_session, plan_session
 from gobtui.app import GobtuiApp
 from gobtui.core.board import BoardRow
 from gobtui.core.edits import DEFAULT_STUB, CompactionPlan, NoPlan
+from gobtui.core.model import Provider
 from gobtui.core.strategies import STRATEGIES
 from gobtui.messages import SessionsChanged
 from gobtui.planning_state import ignoring_trigger, next_strategy, policy_for
@@ -538,3 +539,60 @@ async def test_g_and_shift_g_go_to_the_first_and_the_very_last_row(
         await pilot.press("g")
         await pilot.pause()
         assert records.cursor == 0 and int(records.scroll_offset.y) == 0
+
+
+async def test_the_preview_numbers_records_as_the_file_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a session with compactions, the title says where the live part starts, and each
+    row's number is the file's record number of the very line it shows."""
+    from gobtui.app import make_app
+    from gobtui.run_settings import AppConfig
+    from tests.adapters.test_live_part import _claude
+
+    monkeypatch.setenv("GOBTUI_DATA_DIR", str(tmp_path / "data"))
+    home = tmp_path / "claude"
+    path, _start = _claude(home)
+    (tmp_path / "codex").mkdir()
+    session = load_session(path, Provider.CLAUDE)
+    first = session.live_first_record
+    assert first > 1
+    app = make_app(
+        AppConfig(
+            claude_home=str(home),
+            codex_home=str(tmp_path / "codex"),
+            watch=False,
+            use_cache=False,
+            max_age_secs=None,
+        )
+    )
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(lambda: app.sessions_screen.loaded, pilot)
+        await pilot.press("p")
+        screen = app.screen
+        assert isinstance(screen, PlanPreviewScreen)
+        await until(lambda: screen.preview is not None or screen.error is not None, pilot)
+        await pilot.pause()
+        assert screen.preview is not None
+        assert f"live from rec {first:,}" in static_text(screen, "#plan-title")
+        await pilot.press("t")  # below the default trigger: plan it anyway
+        await until(lambda: screen.preview is not None and screen.preview.ignore_trigger, pilot)
+        await pilot.pause()
+        assert screen.preview is not None
+        records = screen.query_one(RecordPairs)
+        lines = path.read_bytes().splitlines()
+        shown = [
+            row
+            for row in screen.preview.rows
+            if row.before is not None and row.change is not RowChange.FOLD
+        ]
+        assert shown
+        for row in shown:
+            assert row.before is not None
+            number = records.number(row.before.line)
+            assert number >= first or row.before.line == 0
+            assert lines[number - 1] == screen.preview.source_lines[row.before.line]
+        assert (
+            f"{records.number(shown[0].before.line)} "
+            in rendered_rows(records)[screen.preview.rows.index(shown[0])]
+        )

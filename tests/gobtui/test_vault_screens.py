@@ -172,7 +172,7 @@ async def test_enter_on_an_added_record_opens_it(
         screen = await diff_of_marked(pilot)
         records = screen.query_one(ChangedList)
         assert [(mark, of_b, row.index) for mark, of_b, row in records.rows] == [("+", True, 913)]
-        assert "+ 913  user" in "\n".join(screen_lines(pilot))
+        assert "+ 914  user" in "\n".join(screen_lines(pilot))  # shown 1-based
         await pilot.press("enter")
         viewer = pilot.app.screen
         assert isinstance(viewer, RecordViewerScreen)
