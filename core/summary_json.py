@@ -191,11 +191,7 @@ def summary_from_json(value: Any) -> SessionSummary:
                 raise _bad(name)
             kw[name] = field_value
         for name, nullable in _TIMES:
-            time_value = d[name]
-            if not (nullable and time_value is None):
-                kw[name] = _float(time_value, name)
-            else:
-                kw[name] = None
+            kw[name] = (_opt_float if nullable else _float)(d[name], name)
         turn = d["turn"]
         return SessionSummary(
             provider=_member(_PROVIDERS, d["provider"], "provider"),

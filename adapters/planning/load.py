@@ -40,6 +40,7 @@ from ...core.limits import (
 from ...core.model import Provider, Transcript
 from ...core.policy import PolicyConfig
 from ...core.probes import Probe, extract_probes
+from ...core.record_number import shown
 from ...core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
 from ...core.strategies.common import admit_with
 from ...core.verify import SourceChecks
@@ -108,13 +109,13 @@ class LoadedSession:
         show it) of line `index` of `data`: the head's lines are the file's first ones, the
         live part's come after every line before it."""
         before, head = self._live_offsets
-        return index + 1 if index < head else before + (index - head) + 1
+        return shown(index if index < head else before + (index - head))
 
     @property
     def live_first_record(self) -> int:
         """The record number the live part starts at (1: the whole file is read)."""
         before, _head = self._live_offsets
-        return before + 1
+        return shown(before)
 
     @property
     def source_bytes(self) -> bytes:

@@ -281,10 +281,10 @@ def _feed_line_before(
         window *= 2
     else:
         return  # not there
-    line_end = data.find(b"\n", at)
-    decoded = decode_line(data[line_start : line_end if line_end >= 0 else len(data)])
+    line_end = data.find(b"\n", at)  # (found: the tail starts a line)
+    decoded = decode_line(data[line_start:line_end])
     if type(decoded) is dict:
-        cursor.state.feed(decoded, (line_end if line_end >= 0 else len(data)) - line_start)
+        cursor.state.feed(decoded, line_end - line_start)
         cursor.records += 1
 
 

@@ -50,6 +50,7 @@ from gobtui.core.limits import (
     VAULT_SEARCH_DEFAULT_RESULTS,
 )
 from gobtui.core.model import Provider
+from gobtui.core.record_number import index_of, shown
 from gobtui.core.vault_model import (
     DAMAGE_CODES,
     INPUT_CODES,
@@ -516,8 +517,8 @@ def changes_lines(changes: ForkChanges) -> list[str]:
         + (f"; {counts}" if counts else "; nothing else")
     ]
     for c in changes.changes[:CHANGES_SHOWN]:
-        where_a = "-" if c.record_a is None else str(c.record_a + 1)
-        where_b = "-" if c.record_b is None else str(c.record_b + 1)
+        where_a = "-" if c.record_a is None else str(shown(c.record_a))
+        where_b = "-" if c.record_b is None else str(shown(c.record_b))
         lines.append(f"  rec {where_a:>6} -> {where_b:<6} {c.change.value:<9} {_safe(c.kind)}")
     if len(changes.changes) > CHANGES_SHOWN:
         lines.append(f"  … {len(changes.changes) - CHANGES_SHOWN} more (--json lists them all)")
@@ -575,7 +576,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         hits = f"{hit.hits} hits, " if args.query else ""
         print(
             f"{rank}. {hit.snapshot_sha256[:12]}  {hit.provider.label} {hit.session_id[:8]:<8}  "
-            f"{_when(hit.ts)}  ({hits}record {hit.record_index + 1})"
+            f"{_when(hit.ts)}  ({hits}record {shown(hit.record_index)})"
         )
         for line in hit.card.render().splitlines():
             print(f"     {_safe(line)}")
@@ -593,11 +594,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         return _dump(result)
     for match in result.matches:
         print(
-            f"record {match.record_index + 1:>6}  {match.match_count:>4} hits  "
+            f"record {shown(match.record_index):>6}  {match.match_count:>4} hits  "
             f"{human_bytes(match.record_bytes):>7}  sha256 {match.record_sha256[:16]}"
         )
-    shown = f" ({len(result.matches)} shown)" if result.truncated else ""
-    print(f"{result.matched_records} records match{shown}", end="")
+    listed = f" ({len(result.matches)} shown)" if result.truncated else ""
+    print(f"{result.matched_records} records match{listed}", end="")
     bad = result.unsearchable_records
     print(f"; {bad} lines are not JSON and were not searched" if bad else "")
     return 0
@@ -613,11 +614,13 @@ def _one_based_range(message: str) -> str:
 @_handles_vault_errors
 def cmd_read(args: argparse.Namespace) -> int:
     vault = _vault()
-    if args.record < 1:
-        raise CliError("--record counts from 1 (the first record is 1)")
+    try:
+        index = index_of(args.record)
+    except ValueError as error:
+        raise CliError(f"--record: {error}") from None
     sha = vault.find(args.sha).sha256
     try:
-        page = read_record(vault, sha, args.record - 1, args.offset, args.max_bytes)
+        page = read_record(vault, sha, index, args.offset, args.max_bytes)
     except VaultError as error:
         if error.code is not VaultErrorCode.NOT_FOUND:
             raise
@@ -628,7 +631,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     sys.stdout.write(_safe(page.content) + "\n")
     after = f"; next: --offset {page.next_offset}" if page.next_offset is not None else ""
     print(
-        f"record {page.record_index + 1} of {page.snapshot_sha256[:12]}, bytes {page.offset}..{end} "
+        f"record {shown(page.record_index)} of {page.snapshot_sha256[:12]}, bytes {page.offset}..{end} "
         f"of {page.record_bytes} (untrusted archived data){after}",
         file=sys.stderr,
     )

@@ -13,6 +13,7 @@ from gobtui.cli.dispatch import CliError
 from gobtui.cli.safe_output import write_json
 from gobtui.core.limits import VERIFY_MAX_BYTES
 from gobtui.core.model import Provider
+from gobtui.core.record_number import shown
 from gobtui.core.verify import VerifyReport, oversize_report, verify
 
 EXIT_ERRORS = 1
@@ -72,13 +73,13 @@ def render(report: VerifyReport, name: str) -> list[str]:
     lines = []
     for group in report.groups:
         if group.count == 1:
-            where = "-" if group.first_line is None else str(group.first_line + 1)
+            where = "-" if group.first_line is None else str(shown(group.first_line))
             lines.append(
                 f"rec {where:<7} {group.severity.value:<7}  {group.code.value}  {group.message}"
             )
             continue
-        last = group.last_line if group.last_line is not None else group.first_line
-        span = "-" if group.first_line is None else f"{group.first_line + 1}–{(last or 0) + 1}"
+        first, last = group.first_line, group.last_line
+        span = "-" if first is None else f"{shown(first)}–{shown(first if last is None else last)}"
         lines.append(
             f"recs {span:<6} {group.severity.value:<7}  {group.code.value} ×{group.count}  "
             f"{group.message}"

@@ -383,7 +383,10 @@ class PlanPreviewScreen(Screen[None]):
                 self._remember(UiState(diff_split=split))
                 self._render_header()
 
-        self.app.push_screen(RecordDiffScreen(row, before, after, split=self.split), remember)
+        record = row.before or row.after
+        number = self.query_one(RecordPairs).number(record.line) if record is not None else None
+        screen = RecordDiffScreen(row, before, after, split=self.split, number=number)
+        self.app.push_screen(screen, remember)
 
     def _unfold(self, row: PairRow) -> None:
         """A fold row (the cursor's) opened into its unchanged records, a row each, until

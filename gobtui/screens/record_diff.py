@@ -11,6 +11,7 @@ from textual.widgets import Footer, Static
 
 from gobtui import format as fmt
 from gobtui.core.limits import DIFF_MAX_LINES, DIFF_STRING_MAX_CHARS
+from gobtui.core.record_number import shown
 from gobtui.diff_model import RecordDiff, record_diff
 from gobtui.format import human_bytes
 from gobtui.preview_rows import PairRow, RowChange
@@ -46,10 +47,18 @@ class RecordDiffScreen(Screen[bool]):
     ]
 
     def __init__(
-        self, row: PairRow, before: bytes | None, after: bytes | None, *, split: bool
+        self,
+        row: PairRow,
+        before: bytes | None,
+        after: bytes | None,
+        *,
+        split: bool,
+        number: int | None = None,
     ) -> None:
         super().__init__()
         self.row = row
+        self.number = number
+        """The record's number as the preview shows it (the file's own)."""
         self.split = split
         self.diff: RecordDiff = record_diff(before, after)
 
@@ -69,7 +78,8 @@ class RecordDiffScreen(Screen[bool]):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("DIFF ", style="reverse bold")
         if record is not None:
-            text.append(f" rec {record.line + 1} · {record.kind}", style="bold")
+            number = self.number if self.number is not None else shown(record.line)
+            text.append(f" rec {number} · {record.kind}", style="bold")
             text.append(f" · {clean(record.label)}")
         return text
 

@@ -31,6 +31,7 @@ from gobtui import format as fmt
 from gobtui.adapters.vault.fork_diff import fork_changes_of
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.fork_changes import ForkChanges, RecordChange
+from gobtui.core.record_number import shown
 from gobtui.core.vault_model import IndexEntry, SnapshotDiff, VaultError
 from gobtui.format import human_bytes
 from gobtui.messages import VaultFailed
@@ -114,7 +115,7 @@ class ChangedList(LineList):
         return len(self.rows)
 
     def _index_width(self) -> int:
-        return max(3, *(len(str(row.index + 1)) for _, _, row in self.rows)) if self.rows else 3
+        return max(3, *(len(str(shown(row.index))) for _, _, row in self.rows)) if self.rows else 3
 
     def render_header(self, width: int) -> Strip:
         index_width = self._index_width()
@@ -133,7 +134,7 @@ class ChangedList(LineList):
         text = Text()
         tone = styles.alert if mark == "−" else styles.ok if mark == "+" else styles.warn
         text.append(f"{mark} ", tone + Style(bold=True))
-        text.append(f"{row.index + 1:>{index_width}}  {fit(row.kind, TYPE_WIDTH)} ")
+        text.append(f"{shown(row.index):>{index_width}}  {fit(row.kind, TYPE_WIDTH)} ")
         text.append(fit(row.preview, preview), muted)  # (one_line'd by vault_text)
         text.append(f"{human_bytes(row.size):>{SIZE_WIDTH}}")
         return text_strip(text, width, self.rich_style, self)

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from gobtui import format as fmt
 from gobtui.adapters.vault.recovery import recall
 from gobtui.core.limits import VAULT_VIEW_RECALL_LIMIT
+from gobtui.core.record_number import shown
 from gobtui.core.vault_model import IndexEntry, RecallHit, RecallResult, VaultError
 from gobtui.messages import CardsRecalled, VaultFailed
 from gobtui.publishing import publishing_of
@@ -141,7 +142,7 @@ class RecallScreen(Screen[None]):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{who or fmt.short_id(hit.session_id)}", style="bold")
         text.append(f" · {label} {hit.snapshot_sha256[:8]} · {age(self.clock(), hit.ts)}")
-        text.append(f" · record {hit.record_index + 1}")
+        text.append(f" · record {shown(hit.record_index)}")
         if hit.hits:
             text.append(f" · {fmt.plural(hit.hits, 'hit')}", styles.accent)
         for name, value in (("goal", card.goal), ("summary", card.summary or card.current_work)):

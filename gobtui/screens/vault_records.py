@@ -28,6 +28,7 @@ from textual.worker import get_current_worker
 from gobtui import format as fmt
 from gobtui.adapters.vault.recovery import search
 from gobtui.core.limits import VAULT_VIEW_PROGRESS_RECORDS, VAULT_VIEW_SEARCH_RESULTS
+from gobtui.core.record_number import shown
 from gobtui.core.vault_model import IndexEntry, SearchResult, VaultError
 from gobtui.format import human_bytes
 from gobtui.messages import RecordsScanned, SnapshotSearched, VaultFailed
@@ -93,7 +94,7 @@ class RecordList(LineList):
 
     def _widths(self, width: int) -> tuple[int, int, int, bool]:
         """(index, type, preview) widths and whether the hash column is shown."""
-        last = self.rows[-1].index + 1 if self.rows else 0
+        last = shown(self.rows[-1].index) if self.rows else 0
         index_width = max(3, len(str(last)))
         wide = width >= HASH_MIN_WIDTH
         cap = TYPE_MAX_WIDTH if wide else NARROW_TYPE_WIDTH
@@ -121,7 +122,7 @@ class RecordList(LineList):
         hits = self.matches.get(row.index)
         text = Text()
         text.append("● " if hits else "  ", self._style("match"))
-        text.append(f"{row.index + 1:>{index_width}}  ")  # shown 1-based, as the file's own
+        text.append(f"{shown(row.index):>{index_width}}  ")
         text.append(fit(row.kind, type_width), self._style("match") if hits else Style())
         text.append(" ")
         text.append(fit(row.preview, preview_width), self._style("muted"))  # (one_line'd)

@@ -31,6 +31,7 @@ from textual.widgets import Footer, Static
 from gobtui import format as fmt
 from gobtui.adapters.vault.recovery import read_record
 from gobtui.core.limits import VAULT_VIEW_PAGE_BYTES
+from gobtui.core.record_number import shown
 from gobtui.core.sanitize import terminal_safe
 from gobtui.core.vault_model import IndexEntry, RecordPage, VaultError
 from gobtui.core.vault_records import utf8_page
@@ -257,7 +258,7 @@ class RecordViewerScreen(Screen[None]):
         row = self.row
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("RECORD ", style="reverse bold")
-        text.append(f" rec {row.index + 1} · {row.kind}", style="bold")
+        text.append(f" rec {shown(row.index)} · {row.kind}", style="bold")
         who = self.project or fmt.short_id(self.entry.session_id)
         text.append(f" · {human_bytes(row.size)} · {who} {self.entry.sha256[:8]}")
         text.append(f" · sha256 {row.sha256_prefix}")
@@ -273,8 +274,8 @@ class RecordViewerScreen(Screen[None]):
             text.append(self._position())
             if self.query_text is not None:
                 hits = fmt.plural(self.page_hits, "hit")
-                shown = fmt.ellipsize(self.query_text, 24)
-                text.append(f" · {hits} of “{shown}” on this page", styles.accent)
+                query = fmt.ellipsize(self.query_text, 24)
+                text.append(f" · {hits} of “{query}” on this page", styles.accent)
             if self.raw and self.page is not None:
                 page = self.page
                 end = page.next_offset if page.next_offset is not None else page.record_bytes

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.strip import Strip
 
+from gobtui.core.record_number import shown
 from gobtui.core.sanitize import one_line
 from gobtui.format import human_bytes
 from gobtui.preview_rows import PairRow, Record, RowChange
@@ -23,10 +24,6 @@ SIZE_WIDTH = 8
 AFTER_MIN_WIDTH = 28
 clean = one_line
 """Transcript text on one line, safe to show (core.sanitize)."""
-
-
-def _one_based(line: int) -> int:
-    return line + 1
 
 
 class RecordPairs(LineList):
@@ -53,7 +50,7 @@ class RecordPairs(LineList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: list[PairRow] = []
-        self.number: Callable[[int], int] = _one_based
+        self.number: Callable[[int], int] = shown
         """A row's line (of the text the plan read) as the file's own record number."""
 
     def set_rows(
