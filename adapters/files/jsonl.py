@@ -119,11 +119,19 @@ tell by their first bytes it does not need (see adapters.providers.codex.parse.i
 
 
 def feed_bytes(
-    cursor: LineCursor, chunk: bytes, at_eof: bool, loads: Loads = orjson.loads
+    cursor: LineCursor,
+    chunk: bytes,
+    at_eof: bool,
+    loads: Loads = orjson.loads,
+    *,
+    depth_checked: bool = True,
 ) -> Iterator[LineEvent]:
     """Advance `cursor` over `chunk` (the bytes at cursor.read_pos), yielding finished lines.
 
-    The cursor is up to date with every line yielded so far when a line is yielded.
+    The cursor is up to date with every line yielded so far when a line is yielded. Without
+    `depth_checked` a record nested deeper than MAX_JSON_DEPTH is yielded like any other:
+    depth matters only to a pass whose records may be written back (orjson writes no deeper),
+    and the check costs two counts over every byte.
     """
     if cursor.absorb_newline and chunk:
         cursor.absorb_newline = False
@@ -133,7 +141,7 @@ def feed_bytes(
     if chunk:
         end = chunk.rfind(b"\n") + 1
         if end:
-            yield from _finish_lines(cursor, chunk, end, loads)
+            yield from _finish_lines(cursor, chunk, end, loads, depth_checked)
         rest = chunk[end:]
         if rest:
             if cursor.skipping:
@@ -155,7 +163,9 @@ def feed_bytes(
             yield index, length, decoded
 
 
-def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> Iterator[LineEvent]:
+def _finish_lines(
+    cursor: LineCursor, chunk: bytes, end: int, loads: Loads, depth_checked: bool
+) -> Iterator[LineEvent]:
     """The events of the lines of chunk[:end] (each ended by a newline); the first continues
     the cursor's unfinished line."""
     # Each line is found (memchr) just before it is decoded: one pass over bytes still in the
@@ -182,6 +192,7 @@ def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> I
     view = memoryview(chunk) if loads is orjson.loads else chunk
     limit = MAX_LINE_BYTES
     error = orjson.JSONDecodeError
+    record_of = _record_of if depth_checked else _object_of
     while line is not None or pos < end:
         if line is None:
             stop = find(b"\n", pos)
@@ -213,9 +224,9 @@ def _finish_lines(cursor: LineCursor, chunk: bytes, end: int, loads: Loads) -> I
                     except error:
                         yield index - 1, length, _not_json(stripped)
                     else:
-                        yield index - 1, length, _record_of(value, raw, start, length)
+                        yield index - 1, length, record_of(value, raw, start, length)
             else:
-                yield index - 1, length, _record_of(value, raw, start, length)
+                yield index - 1, length, record_of(value, raw, start, length)
         line = None
     cursor.line_index = index
     cursor.offset = offset
@@ -225,6 +236,10 @@ def _record_of(value: Any, raw: bytes, start: int, length: int) -> Record | BadL
     if type(value) is not dict:
         return BadLine.NOT_OBJECT
     return BadLine.TOO_DEEP if _too_deep(raw, start, start + length, value) else value
+
+
+def _object_of(value: Any, _raw: bytes, _start: int, _length: int) -> Record | BadLine:
+    return value if type(value) is dict else BadLine.NOT_OBJECT
 
 
 SPLIT_WINDOW_BYTES = 1024 * 1024

@@ -28,10 +28,10 @@ from ...core.limits import (
     TAIL_SECONDARY_MAX_BYTES,
 )
 from ...core.model import BadLine, Coverage, Provider, SessionSummary
-from ..files.jsonl import LineCursor, Record, decode_line, feed_bytes, torn_tail
+from ..files.jsonl import LineCursor, Loads, Record, decode_line, feed_bytes, torn_tail
 from .full_parse import Summarising
 
-PARSER_VERSION = 9
+PARSER_VERSION = 10
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 
@@ -43,6 +43,9 @@ class TailState(Summarising, Protocol):
     """What a cold read of a big file looks for behind its head: the first (the latest usage)
     in the tail window, each other (say, the record naming the model) in the newest line
     holding it, within TAIL_SECONDARY_MAX_BYTES of that window."""
+    tail_loads: ClassVar[Loads]
+    """How this reader decodes a line: orjson.loads, or one that reads a line the summary
+    needs only the first bytes of from those (adapters.providers.codex.skim)."""
 
     def __init__(self, path: str) -> None: ...
 
@@ -104,10 +107,14 @@ class FileCursor:
         )
 
     def feed(self, chunk: bytes, at_eof: bool) -> None:
-        feed = self.state.feed
+        state = self.state
+        feed = state.feed
         records = 0
+        # (no depth check: a summary's reader never writes a record back)
+        loads = type(state).tail_loads
+        events = feed_bytes(self.lines, chunk, at_eof, loads, depth_checked=False)
         try:
-            for _index, length, decoded in feed_bytes(self.lines, chunk, at_eof):
+            for _index, length, decoded in events:
                 if type(decoded) is dict:
                     records += 1
                     feed(decoded, length)

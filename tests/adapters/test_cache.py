@@ -13,6 +13,7 @@ import diskcache
 import orjson
 import pytest
 
+from gobtui.adapters.files.jsonl import Loads
 from gobtui.adapters.providers.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
 from gobtui.adapters.sessions import cache as cache_module
 from gobtui.adapters.sessions.cache import JsonOnlyDisk, SummaryCache, decode_rows, encode_entry
@@ -26,6 +27,7 @@ class TinyState:
 
     provider: ClassVar[Provider] = Provider.CLAUDE
     tail_marker: ClassVar[tuple[bytes, ...]] = (b'"tokens"',)
+    tail_loads: ClassVar[Loads] = staticmethod(orjson.loads)
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gobtui.adapters.files.jsonl import LineCursor
 from gobtui.adapters.providers import reader
 from gobtui.adapters.providers.codex.parse import parse_transcript
+from gobtui.adapters.providers.codex.skim import OPAQUE_PAYLOADS, tail_loads
 from gobtui.adapters.providers.codex.state import CodexState, session_id_from_path
 from gobtui.adapters.providers.reader import FileCursor, advance, open_cursor
 from gobtui.core import text as text_mod
@@ -544,3 +545,93 @@ def test_cut_shortcut_is_exact(text: str, limit: int) -> None:
     flat = " ".join(text[: 4 * limit].split())
     want = flat if len(flat) <= limit else flat[: limit - 1] + "…"
     assert text_mod.collapse(text, limit) == want
+
+
+def _rollout_line(
+    rtype: str, payload: dict[str, Any], ts: str = "2026-02-23T12:41:05.123Z"
+) -> bytes:
+    return orjson.dumps({"timestamp": ts, "type": rtype, "payload": payload})
+
+
+@pytest.mark.parametrize(
+    ("rtype", "ptype"),
+    sorted((rtype, ptype) for rtype, types in OPAQUE_PAYLOADS.items() for ptype in types),
+)
+def test_a_skimmed_line_leaves_the_state_as_the_whole_record_does(rtype: str, ptype: str) -> None:
+    # A payload holding every field some other type is read for: if the summary came to read
+    # one of them for this type, the skimmed state would differ.
+    payload = {
+        "type": ptype,
+        "role": "user",
+        "content": [{"type": "input_text", "text": "[gobtui state card] look"}],
+        "message": "a prompt",
+        "info": {"last_token_usage": {"input_tokens": 9, "output_tokens": 1}},
+        "model_context_window": 1000,
+        "model": "gpt-x",
+        "cwd": "/elsewhere",
+        "usage": {"input_tokens": 5, "output_tokens": 5},
+        "output": "x" * 5000,
+    }
+    before = [
+        _rollout_line("session_meta", {"id": "s1", "cwd": "/w"}),
+        _rollout_line("event_msg", {"type": "user_message", "message": "fix it"}),
+    ]
+    line = _rollout_line(rtype, payload, ts="2026-02-23T12:41:09.500Z")
+    skimmed = tail_loads(line)
+    assert skimmed == {
+        "timestamp": "2026-02-23T12:41:09.500Z",
+        "type": rtype,
+        "payload": {"type": ptype},
+    }
+    whole, skim = CodexState("/r.jsonl"), CodexState("/r.jsonl")
+    for raw in before:
+        whole.feed(orjson.loads(raw), len(raw))
+        skim.feed(orjson.loads(raw), len(raw))
+    whole.feed(orjson.loads(line), len(line))
+    skim.feed(skimmed, len(line))
+    assert skim.to_json() == whole.to_json()
+
+
+def test_lines_of_another_shape_are_decoded_whole() -> None:
+    output = {"type": "function_call_output", "call_id": "c", "output": "ok"}
+    spaced = b'{"timestamp": "2026-02-23T12:41:09Z", "type": "response_item", "payload": {}}'
+    reordered = orjson.dumps({"type": "response_item", "timestamp": "t", "payload": output})
+    torn = _rollout_line("response_item", output)[:-1] + b" "
+    message = _rollout_line("response_item", {"type": "message", "role": "user", "content": []})
+    for line in (spaced, reordered, message):
+        assert tail_loads(line) == orjson.loads(line)
+    with pytest.raises(orjson.JSONDecodeError):
+        tail_loads(b'{"timestamp":"2026","type":"response_item","payload":{"type":"x"')
+    with pytest.raises(orjson.JSONDecodeError):
+        tail_loads(torn + b"]")
+
+
+def test_a_cold_read_goes_through_the_provider_s_skimming_loads(tmp_path: Path) -> None:
+    # The reader's own loads: a big rollout's tool outputs are skimmed, not decoded.
+    path = tmp_path / "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
+    lines = [_rollout_line("session_meta", {"id": "s1", "cwd": "/w"})]
+    for n in range(40):
+        lines.append(
+            _rollout_line(
+                "response_item",
+                {"type": "function_call_output", "call_id": f"c{n}", "output": "y" * 4000},
+            )
+        )
+        info = {"last_token_usage": {"input_tokens": 100 + n, "output_tokens": 1}}
+        lines.append(_rollout_line("event_msg", {"type": "token_count", "info": info}))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    decoded: list[bytes] = []
+
+    def counting(line: bytes) -> Any:
+        decoded.append(bytes(line))
+        return tail_loads(line)
+
+    original = CodexState.tail_loads
+    CodexState.tail_loads = staticmethod(counting)  # type: ignore[method-assign]
+    try:
+        cursor = open_cursor(str(path), Provider.CODEX, CodexState)
+    finally:
+        CodexState.tail_loads = original  # type: ignore[method-assign]
+    # the tail holds the newest usage, and its tool outputs went through the skimming loads
+    assert cursor.coverage is Coverage.HEAD_TAIL and cursor.summary().context_tokens == 140
+    assert sum(b'"function_call_output"' in line for line in decoded) >= 5

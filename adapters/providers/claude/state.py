@@ -15,6 +15,8 @@ from collections.abc import Container
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
+import orjson
+
 from ....core.card_text import card_text_of
 from ....core.limits import (
     COMPACTION_EVENTS_MAX,
@@ -34,7 +36,7 @@ from ....core.model import (
     claude_context_window,
 )
 from ....core.text import collapse
-from ...files.jsonl import Record
+from ...files.jsonl import Loads, Record
 from ...files.timefmt import parse_ts
 from ..full_parse import file_facts
 from .items import has_tool_result, user_text
@@ -106,6 +108,7 @@ class ClaudeState:
 
     provider: ClassVar[Provider] = Provider.CLAUDE
     tail_marker: ClassVar[tuple[bytes, ...]] = (b'"usage"',)
+    tail_loads: ClassVar[Loads] = staticmethod(orjson.loads)
 
     def __init__(self, path: str) -> None:
         self.path = path

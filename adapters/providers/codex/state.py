@@ -25,10 +25,11 @@ from ....core.model import (
     UsageSample,
 )
 from ....core.text import collapse
-from ...files.jsonl import Record
+from ...files.jsonl import Loads, Record
 from ...files.timefmt import parse_ts
 from ..full_parse import file_facts
 from .items import content_text
+from .skim import tail_loads
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
@@ -93,6 +94,7 @@ class CodexState:
     # a tail holding it holds the latest usage.
     # The newest usage, and the turn_context naming the model in use.
     tail_marker: ClassVar[tuple[bytes, ...]] = (b'"last_token_usage"', b'"turn_context"')
+    tail_loads: ClassVar[Loads] = staticmethod(tail_loads)
 
     __slots__ = (
         "_last_ts",
