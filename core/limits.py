@@ -28,7 +28,7 @@ TAIL_SECONDARY_MAX_BYTES = 1024 * 1024
 Codex's model) is looked for by its bytes; only that line is decoded."""
 FULL_READ_MAX_BYTES = 96 * 1024
 """Files up to this size are always read whole, even on a cold start."""
-FINGERPRINT_WINDOW_BYTES = 16 * 1024
+FINGERPRINT_WINDOW_BYTES = 4 * 1024
 """A cursor fingerprints the bytes it read: the first this many and the last this many
 before where it stopped (all of them when that is less than two windows). A file whose
 fingerprint changed was rewritten in place and is read again from the start, not tailed."""

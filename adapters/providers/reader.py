@@ -88,6 +88,9 @@ class FileCursor:
     """Set on a cursor restored from the cache without its body (lines, state, counts):
     a warm start of an unchanged file needs only the stat figures, so decoding the rest
     waits until the file changes (see `loaded`)."""
+    as_read: bool = False
+    """The cursor is what a cold read of the file (not `full`) makes, not advanced since:
+    reading the file again remakes it, so the cache keeps its head only."""
 
     def loaded(self) -> FileCursor:
         """This cursor with its body: itself, or the full cursor decoded from the cache."""
@@ -210,6 +213,7 @@ def _cold_read(
         mtime_ns=st.st_mtime_ns,
         lines=LineCursor(),
         state=make_state(path),
+        as_read=not full,
     )
     if full or st.st_size <= FULL_READ_MAX_BYTES:
         seen = _read_to_end(fd, cursor, st.st_size)
@@ -322,6 +326,8 @@ def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:
             fresh = _cold_read(fd, st, cursor.path, cursor.provider, _state_factory_of(cursor))
             return fresh, True
         seen += _read_to_end(fd, cursor, st.st_size)
+        if cursor.lines.read_pos > read:
+            cursor.as_read = False
         cursor.size = st.st_size
         cursor.mtime_ns = st.st_mtime_ns
         cursor.fingerprint = fingerprint(fd, cursor.lines.read_pos, seen)

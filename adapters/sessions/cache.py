@@ -56,6 +56,8 @@ class CachedCursor:
 
 
 _BODY_SUFFIX = "\x00body"
+AS_READ = b"null"
+"""The body row of a cursor kept as a cold read made it (FileCursor.as_read)."""
 
 
 def _body_key(path: str) -> str:
@@ -152,15 +154,23 @@ _HEAD_KEYS = ("parser_version", "provider", "path", "inode", "size", "mtime_ns",
 
 
 def encode_entry(cursor: FileCursor, summary: SessionSummary | None) -> Rows:
-    """The head (stat figures, and the summary) and the body (everything) of a cursor.
+    """The head (stat figures, and the summary) and the body (everything) of a cursor; the
+    body of one that is as a cold read made it is `null` (reading the file makes it again,
+    and a first start writes 2,000 of them).
 
     Raises TypeError when the state holds something JSON cannot carry.
     """
-    body = cursor.to_json()
-    head = {key: body[key] for key in _HEAD_KEYS}
+    if cursor.as_read and cursor.body is None:
+        body = AS_READ
+        head = {key: getattr(cursor, key) for key in _HEAD_KEYS[2:]}
+        head |= {"parser_version": PARSER_VERSION, "provider": cursor.provider.value}
+    else:
+        data = cursor.to_json()
+        body = orjson.dumps(data)
+        head = {key: data[key] for key in _HEAD_KEYS}
     if summary is not None:
         head["summary"] = summary_to_json(summary)
-    return orjson.dumps(head), orjson.dumps(body)
+    return orjson.dumps(head), body
 
 
 def _checked(path: str, raw: bytes) -> dict[str, Any]:
@@ -222,13 +232,6 @@ def decode_body(path: str, raw: bytes, state_for: StateFor) -> FileCursor:
     # make is (a damaged body fails here, not on the board).
     summary_from_json(orjson.loads(orjson.dumps(summary_to_json(cursor.summary()))))
     return cursor
-
-
-def decode_rows(path: str, rows: Rows, state_for: StateFor) -> CachedCursor:
-    """A cursor and its summary from rows just made (a cold-read helper's): the body is
-    decoded only when the file changes."""
-    head, body = rows
-    return decode_head(path, head, state_for, lambda _: decode_body(path, body, state_for))
 
 
 _UPSERT = (
@@ -371,9 +374,10 @@ class SummaryCache:
         return raw if isinstance(raw, bytes) else None
 
     def _load_body(self, path: str, provider: Provider) -> FileCursor:
-        """The whole cursor; when its body is gone or damaged, a cold read of the file."""
+        """The whole cursor; when its body is not kept (AS_READ), gone or damaged, a cold read
+        of the file."""
         raw = self._fetch(_body_key(path))
-        if raw is not None:
+        if raw is not None and raw != AS_READ:
             try:
                 return decode_body(path, raw, self._state_for)
             except Exception as error:  # untrusted bytes: any failure is a miss
@@ -385,13 +389,8 @@ class SummaryCache:
     def put(self, cursor: FileCursor, summary: SessionSummary | None = None) -> None:
         self.put_many([(cursor, summary)])
 
-    def put_many(
-        self,
-        items: Iterable[tuple[FileCursor, SessionSummary | None]],
-        encoded: Iterable[tuple[str, Rows]] = (),
-    ) -> None:
-        """Store cursors (head with the summary, and body), and rows encoded already (a cold-read
-        helper's), in one short transaction."""
+    def put_many(self, items: Iterable[tuple[FileCursor, SessionSummary | None]]) -> None:
+        """Store cursors (head with the summary, and body) in one short transaction."""
         if self._cache is None:
             return
         values: list[tuple[str, bytes]] = []
@@ -403,9 +402,6 @@ class SummaryCache:
                 continue
             values.append((cursor.path, head))
             values.append((_body_key(cursor.path), body))
-        for path, (head, body) in encoded:
-            values.append((path, head))
-            values.append((_body_key(path), body))
         if not values:
             return
         now = time.time()

@@ -22,7 +22,6 @@ from ..config.paths import Homes
 from ..providers.full_parse import gc_paused
 from ..providers.reader import (
     FileCursor,
-    Rows,
     StateFor,
     TailStateFactory,
     advance,
@@ -48,8 +47,6 @@ class _Entry:
     cursor: FileCursor
     summary: SessionSummary
     """The file's own summary, without subagents."""
-    rows: Rows | None = None
-    """Its cache rows when a cold-read helper made them (stored as they are)."""
 
 
 @dataclass(slots=True)
@@ -157,12 +154,7 @@ class SessionStore:
 
     def _write_back(self, entries: list[_Entry]) -> None:
         if self._cache is not None and entries:
-            self._cache.put_many(
-                ((e.cursor, e.summary) for e in entries if e.rows is None),
-                ((e.found.path, e.rows) for e in entries if e.rows is not None),
-            )
-        for entry in entries:
-            entry.rows = None  # stored: the cursor's lazy body keeps what it needs
+            self._cache.put_many((e.cursor, e.summary) for e in entries)
 
     def scan(self, now: float) -> list[SessionSummary]:
         """Discover everything under the homes and return the top-level sessions."""

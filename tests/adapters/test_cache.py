@@ -16,7 +16,7 @@ import pytest
 from gobtui.adapters.files.jsonl import Loads
 from gobtui.adapters.providers.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
 from gobtui.adapters.sessions import cache as cache_module
-from gobtui.adapters.sessions.cache import JsonOnlyDisk, SummaryCache, decode_rows, encode_entry
+from gobtui.adapters.sessions.cache import JsonOnlyDisk, SummaryCache, encode_entry
 from gobtui.core.model import Coverage, Provider, SessionSummary
 
 # -- a tiny provider state, so these tests do not depend on the real adapters --------------
@@ -528,16 +528,6 @@ def test_head_rows_refuse_and_drop_planted_rows(cache_path: Path, tmp_path: Path
     assert not marker.exists() and victim.read_text() == "precious"
     with diskcache.Cache(str(cache_path), disk=JsonOnlyDisk) as raw:
         assert "/pickled.jsonl" not in raw and "/file.jsonl" not in raw
-
-
-def test_rows_made_elsewhere_decode_lazily(cursor: FileCursor) -> None:
-    rows = encode_entry(cursor, cursor.summary())
-    entry = decode_rows(cursor.path, rows, tiny_state_for)
-    assert entry.summary == cursor.summary()
-    assert entry.cursor.body is not None and entry.cursor.records == cursor.records
-    assert entry.cursor.loaded().to_json() == cursor.to_json()
-    with pytest.raises(ValueError):  # rows of another file are not taken
-        decode_rows("/elsewhere.jsonl", rows, tiny_state_for)
 
 
 def test_a_damaged_summary_in_a_head_is_not_trusted(cache_path: Path, cursor: FileCursor) -> None:

@@ -8,11 +8,12 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import diskcache
 import orjson
 import pytest
 
 from gobtui.adapters.config.paths import Homes
-from gobtui.adapters.sessions.cache import SummaryCache
+from gobtui.adapters.sessions.cache import AS_READ, JsonOnlyDisk, SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.core.limits import FINGERPRINT_WINDOW_BYTES, FULL_READ_MAX_BYTES
 from gobtui.core.model import Coverage, SessionSummary
@@ -227,19 +228,53 @@ def test_a_pure_append_is_still_tailed(
 def test_a_pure_append_is_still_tailed_after_a_restart(
     homes: Homes, tmp_path: Path, fixture_copy: Copy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    whole, second = _cut(fixture_copy)
+    head = whole[: whole.rfind(b"\n", 0, len(whole) - 1) + 1]  # less its last line,
+    first = whole[len(head) :]  # appended and tailed before the restart
+    path = session_path(homes)
+    path.write_bytes(head)
+    with SummaryCache(tmp_path / "cache") as cache:
+        store = store_over(homes, cache)
+        store.scan(NOW)
+        with path.open("ab") as handle:
+            handle.write(first)
+        store.update([str(path)], NOW)  # tailed: a cursor a cold read would not make again
+    with path.open("ab") as handle:
+        handle.write(second)
+    with SummaryCache(tmp_path / "cache") as cache:
+        store = store_over(homes, cache)
+        counter = ReadCounter(monkeypatch)
+        again = only(store.scan(NOW), path)
+        assert counter.bytes == len(second) + checked_bytes(len(head) + len(first))
+        assert (store.stats.cold_reads, store.stats.advanced) == (0, 1)
+    assert again == fresh_read(homes, path)
+
+
+def test_a_cursor_as_a_cold_read_made_it_is_kept_without_its_body(
+    homes: Homes, tmp_path: Path, fixture_copy: Copy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first start writes thousands of cursors: those a cold read of the file makes again
+    # are kept as their head (and summary); a change to the file reads it again.
     head, rest = _cut(fixture_copy)
     path = session_path(homes)
     path.write_bytes(head)
     with SummaryCache(tmp_path / "cache") as cache:
         store_over(homes, cache).scan(NOW)
+    with diskcache.Cache(str(tmp_path / "cache"), disk=JsonOnlyDisk) as raw:
+        assert raw.get(str(path) + "\x00body") == AS_READ
+    with SummaryCache(tmp_path / "cache") as cache:  # unchanged: the head answers
+        store = store_over(homes, cache)
+        counter = ReadCounter(monkeypatch)
+        unchanged = only(store.scan(NOW), path)
+        assert counter.bytes == 0
+    assert unchanged == fresh_read(homes, path)
     with path.open("ab") as handle:
         handle.write(rest)
     with SummaryCache(tmp_path / "cache") as cache:
         store = store_over(homes, cache)
         counter = ReadCounter(monkeypatch)
         again = only(store.scan(NOW), path)
-        assert counter.bytes == len(rest) + checked_bytes(len(head))
-        assert (store.stats.cold_reads, store.stats.advanced) == (0, 1)
+        assert counter.bytes >= len(head) + len(rest)  # (a small file: read whole)
     assert again == fresh_read(homes, path)
 
 
