@@ -56,12 +56,20 @@ from .edits import DigestBlock
 from .limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
-    DIGEST_SUMMARY_MAX_BYTES,
     MAX_DIGEST_BYTES,
+    SALIENT_SCAN_BYTES,
 )
 from .model import ItemKind, Transcript, TranscriptItem
-from .paths import file_names_in, paths_in
-from .salience import Salience, salience, salient_payload_lines, without_file_lines
+from .salience import (
+    FAILING_TAIL_CHARS,
+    Salience,
+    reports_failure,
+    said_salience,
+    salience,
+    salient_payload_lines,
+    standing_rule,
+    without_file_lines,
+)
 
 _TOOL_NAME_END = re.compile(r"[( ]")
 
@@ -95,20 +103,37 @@ CONTINUATION_PREAMBLES = ("This session is being continued from a previous conve
 it is no prompt of the user's."""
 
 
+_TAG = re.compile(r"<[^<>]{1,80}>")
+_CARD_GOAL = re.compile(
+    r"^\[(?:gobtui|gobstopper) state card\] goal: (.+?)"
+    r"(?= (?:summary|concept|file|decision|constraint|error|todo|current|context): |"
+    r" \(covers \d+ earlier records\)|$)"
+)
+
+
 def goal_of(transcript: Transcript) -> str:
-    """The newest user prompt's summary that is not markup, not a card and not a provider's
-    compaction summary."""
+    """What the user asked for, present whenever the session holds a prompt: the newest user
+    prompt of the live context that is not markup, not a card and not a provider's
+    compaction summary; else the goal of an earlier card (a fork of a fork); else the newest
+    such prompt from before a compaction; else a markup prompt's words (a slash command's
+    arguments) without its tags."""
+    earlier = card_goal = marked = ""
     for item in reversed(transcript.items):
-        if _prose(item, ItemKind.USER) and item.summary:
-            text = item.summary.strip()
-            if (
-                text
-                and not text.startswith("<")
-                and not text.startswith(CONTINUATION_PREAMBLES)
-                and not _is_card(text)
-            ):
-                return text
-    return ""
+        if item.kind is not ItemKind.USER or item.tool_use_ids or not item.summary:
+            continue
+        text = item.summary.strip()
+        if _is_card(text):
+            found = _CARD_GOAL.match(text)
+            card_goal = card_goal or (found.group(1).strip() if found else "")
+        elif text.startswith(CONTINUATION_PREAMBLES):
+            continue
+        elif text.startswith("<"):
+            marked = marked or " ".join(_TAG.sub(" ", text).split())
+        elif item.active:
+            return text
+        else:
+            earlier = earlier or text
+    return card_goal or earlier or marked
 
 
 def current_work_of(transcript: Transcript) -> str:
@@ -122,9 +147,15 @@ def current_work_of(transcript: Transcript) -> str:
 
 # -- per-item card lines, memoized ---------------------------------------------------------------
 
-_ERRORS, _OPEN_TASKS, _DECIDED, _FILES = range(4)
-_SLOTS = 4
-_SLOT_OF = {Salience.ERROR: _ERRORS, Salience.OPEN_TASK: _OPEN_TASKS, Salience.DECISION: _DECIDED}
+_ERRORS, _OPEN_TASKS, _DECIDED, _RULES, _FILES = range(5)
+_SLOTS = 5
+_SLOT_OF = {
+    Salience.ERROR: _ERRORS,
+    Salience.OPEN_TASK: _OPEN_TASKS,
+    Salience.DECISION: _DECIDED,
+}
+_FAILING_INLINE = re.compile(r"\b[1-9]\d* failed\b|\btest result: FAILED\b|\berror\[E\d+\]")
+"""A failing summary in a one-line output tail (its line starts are gone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,27 +166,67 @@ class ItemCard:
     lines: tuple[tuple[int, str], ...]
 
 
+def _said(kind: Salience, line: str) -> Salience | None:
+    return said_salience(line)
+
+
 def item_card(item: TranscriptItem, payload: str | None) -> ItemCard:
-    if item.elides_input:  # a finished edit: its content is in the file; its path stays
-        return ItemCard(tuple((_FILES, path) for path in item.paths))
-    if item.kind is ItemKind.REASONING:  # the model's narrative: only the files it names
-        return ItemCard(tuple((_FILES, name) for name in file_names_in(item.summary or "")))
-    text = (item.summary or item.label).strip()
-    file_view = item.kind is ItemKind.TOOL_RESULT and item.file_view
-    if file_view:
-        text = text.partition(" => ")[0]
-    elif item.kind is ItemKind.TOOL_RESULT:
-        text = without_file_lines(text)
-    said: list[tuple[int, str]] = []
-    kind = salience(text) if text and not file_view else None
-    if kind is not None:
-        said.append((_SLOT_OF[kind], text))
-    if payload and not file_view:
-        said.extend((_SLOT_OF[kind], line) for kind, line in salient_payload_lines(payload))
-    paths = list(item.paths)
-    for _slot, line in said:
-        paths.extend(path for path in paths_in(line) if path not in paths)
-    return ItemCard((*said, *((_FILES, path) for path in paths)))
+    files = tuple((_FILES, path) for path in item.paths)  # what its calls named
+    text = (item.summary or "").strip()
+    if item.kind in _PEOPLE and not item.tool_use_ids:  # what the user and the assistant said
+        said = [(_SLOT_OF[k], text)] if text and (k := said_salience(text)) else []
+        if payload:
+            said.extend((_SLOT_OF[k], line) for k, line in salient_payload_lines(payload, _said))
+        return ItemCard((*said, *files))
+    if item.elides_input or item.kind is ItemKind.REASONING:
+        return ItemCard(files)  # an edit's content is in its file; reasoning is narrative
+    if not item.tool_use_ids and item.kind is not ItemKind.TOOL_RESULT:
+        return ItemCard(files)  # system and meta records say nothing of the session's state
+    if item.kind is ItemKind.TOOL_CALL or item.file_view:
+        return ItemCard(files)  # a call, or an output that is what files hold
+    text = without_file_lines(text or item.label)
+    failed = item.failed or (
+        reports_failure(payload) if payload else bool(_FAILING_INLINE.search(text))
+    )
+
+    def judge(kind: Salience, line: str) -> Salience | None:
+        if kind is Salience.ERROR:
+            return kind if failed else None  # a call that succeeded reports no error
+        if kind is Salience.DECISION:
+            return kind if standing_rule(line) else None  # a rule the output stated
+        return kind
+
+    kept: list[tuple[int, str]] = []
+    if text and (k := salience(text)) is not None and (k := judge(k, text)) is not None:
+        kept.append((_slot(k), text))
+    if payload:
+        kept.extend((_slot(k), line) for k, line in salient_payload_lines(payload, judge))
+        if failed and len(payload) > SALIENT_SCAN_BYTES:  # where a failure is reported
+            tail = payload[-FAILING_TAIL_CHARS:].partition("\n")[2]
+            kept.extend((_ERRORS, line) for _k, line in salient_payload_lines(tail, _errors))
+    return ItemCard((*kept, *files))
+
+
+def _errors(kind: Salience, line: str) -> Salience | None:
+    return kind if kind is Salience.ERROR else None
+
+
+_PEOPLE = (ItemKind.USER, ItemKind.ASSISTANT)
+
+
+def _slot(kind: Salience) -> int:
+    """Where a tool output's salient line goes: a stated rule is a constraint, not a decision
+    of the session's."""
+    return _RULES if kind is Salience.DECISION else _SLOT_OF[kind]
+
+
+_VARYING = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+")
+
+
+def _signature(entry: str) -> str:
+    """What two reports of one error share: the text with its numbers and ids folded (line
+    numbers, counts, addresses, hashes), so the newest stands for the others."""
+    return _VARYING.sub("#", entry.casefold())
 
 
 class CardMemo:
@@ -205,21 +276,22 @@ class CardMemo:
         return self._current_work
 
 
-def _fold(memo: CardMemo, positions: Sequence[int]) -> list[list[str]]:
+def _fold(memo: CardMemo, positions: Sequence[int], said: Iterable[str]) -> list[list[str]]:
     """The lists of the card over these items: each entry cut to 240 bytes, deduplicated
-    across the card (case and whitespace folded; an entry stands where it last appeared), each
-    list kept to its DIGEST_LIST_MAX newest entries (a full list refuses an entry without
-    marking it seen), shown in the order they happened."""
+    across the card and against the scalars `said` (case and whitespace folded; an error by
+    its signature; an entry stands where it last appeared), each list kept to its
+    DIGEST_LIST_MAX newest entries (a full list refuses an entry without marking it seen),
+    shown in the order they happened."""
     batches: list[list[list[str]]] = [[] for _ in range(_SLOTS)]
     counts = [0] * _SLOTS
-    seen: set[str] = set()
+    seen: set[str] = {" ".join(text.split()).casefold() for text in said if text}
     entries = memo.entries
     open_lists = _SLOTS
     for position in reversed(positions):  # the newest items first: theirs is the state
         if not open_lists:
             break
         batch: list[list[str]] = [[] for _ in range(_SLOTS)]
-        for slot, text in memo.card(position).lines:
+        for slot, text in reversed(memo.card(position).lines):  # its newest line first too
             if counts[slot] >= DIGEST_LIST_MAX:
                 continue
             found = entries.get(text)
@@ -227,6 +299,8 @@ def _fold(memo: CardMemo, positions: Sequence[int]) -> list[list[str]]:
                 entry = cut_utf8(" ".join(text.split()), DIGEST_ENTRY_MAX_BYTES)
                 found = entries[text] = (entry, entry.casefold())
             entry, key = found
+            if slot == _ERRORS:
+                key = _signature(key)
             if not entry or key in seen:
                 continue
             seen.add(key)
@@ -237,12 +311,12 @@ def _fold(memo: CardMemo, positions: Sequence[int]) -> list[list[str]]:
         for slot, kept in enumerate(batch):
             if kept:
                 batches[slot].append(kept)
-    return [[entry for kept in reversed(slot) for entry in kept] for slot in batches]
+    return [[entry for kept in reversed(slot) for entry in reversed(kept)] for slot in batches]
 
 
 def _fit(card: DigestBlock) -> DigestBlock:
     """Shed entries until the rendered card is within the digest cap."""
-    order = ("files_touched", "decisions", "concepts", "open_tasks", "errors")
+    order = ("files_touched", "decisions", "concepts", "constraints", "open_tasks", "errors")
     lists = {name: list(getattr(card, name)) for name in order}
     while len(card.render().encode("utf-8", "surrogatepass")) > MAX_DIGEST_BYTES:
         name = next((n for n in order if lists[n]), None)
@@ -265,21 +339,20 @@ def state_card_digest(
         memo = CardMemo(transcript, payloads)
     chosen = set(chosen_lines)
     positions = [i for i, item in enumerate(transcript.items) if item.line_index in chosen]
-    lists = _fold(memo, positions)
     goal = cut_utf8(memo.goal(), DIGEST_ENTRY_MAX_BYTES)
-    summary = (
-        cut_utf8(goal, DIGEST_SUMMARY_MAX_BYTES)
-        if goal
-        else f"gobtui state card covering {len(positions)} elided items"
-    )
+    current = cut_utf8(memo.current_work(), DIGEST_ENTRY_MAX_BYTES)
+    lists = _fold(memo, positions, (goal, current))
+    # No field repeats another: the goal says what a summary of the prompt would.
+    summary = "" if goal else f"gobtui state card covering {len(positions)} elided items"
     card = DigestBlock(
         goal=goal,
         summary=summary,
         files_touched=lists[_FILES],
         decisions=lists[_DECIDED],
+        constraints=lists[_RULES],
         errors=lists[_ERRORS],
         open_tasks=lists[_OPEN_TASKS],
-        current_work=cut_utf8(memo.current_work(), DIGEST_ENTRY_MAX_BYTES),
+        current_work="" if current.casefold() == goal.casefold() else current,
         context=f"provider: {transcript.provider.value}",
         covers_items=len(positions),
     )

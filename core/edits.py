@@ -48,6 +48,7 @@ _CARD_FIELDS: tuple[tuple[str, str, bool], ...] = (
     ("concept: ", "concepts", True),
     ("file: ", "files_touched", True),
     ("decision: ", "decisions", True),
+    ("constraint: ", "constraints", True),
     ("error: ", "errors", True),
     ("todo: ", "open_tasks", True),
     ("current: ", "current_work", False),
@@ -72,6 +73,9 @@ class DigestBlock(_Strict):
     concepts: list[str] = Field(default_factory=list)
     files_touched: list[str] = Field(default_factory=list)
     decisions: list[str] = Field(default_factory=list)
+    constraints: list[str] = Field(default_factory=list)
+    """Rules a tool's output stated (a prohibition, a revocation): not the session's own
+    decisions, which come from what the user and the assistant said."""
     errors: list[str] = Field(default_factory=list)
     open_tasks: list[str] = Field(default_factory=list)
     current_work: str = ""
@@ -83,7 +87,9 @@ class DigestBlock(_Strict):
     def _scalar_one_line(cls, value: str) -> str:
         return one_line(value)
 
-    @field_validator("concepts", "files_touched", "decisions", "errors", "open_tasks")
+    @field_validator(
+        "concepts", "files_touched", "decisions", "constraints", "errors", "open_tasks"
+    )
     @classmethod
     def _entries_one_line(cls, value: list[str]) -> list[str]:
         return [one_line(entry) for entry in value]

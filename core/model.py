@@ -99,6 +99,9 @@ class TranscriptItem:
     what the files hold, not what happened."""
     image_bytes: int = 0
     """Bytes of the images and documents the item carries (base64), part of its estimate."""
+    failed: bool = False
+    """A tool result whose call failed, as the provider recorded it (an error result, a
+    non-zero exit): what the state card may take errors from."""
 
     @property
     def elidable(self) -> bool:

@@ -23,7 +23,7 @@ head whose lowercasing changes its length (U+0130) is read line by line instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import Enum
 
 from .limits import SALIENT_LINES_PER_ITEM, SALIENT_SCAN_BYTES
@@ -246,17 +246,81 @@ def salience(line: str) -> Salience | None:
         return Salience.ERROR
     if _OPEN_TASK_ANY.search(lowered):
         return Salience.OPEN_TASK
+    return Salience.DECISION if _decides(line) else None
+
+
+def _decides(line: str) -> bool:
+    """A decision, a prohibition or constraint, a revocation."""
     # The patterns are slow to try: most lines hold none of their needles.
     if _DOTTED_I not in line and not _DECISION_NEEDLES.search(_fold_case(line)):
-        return None
-    if (
+        return False
+    return bool(
         _DECISION.search(line)
         or _PROHIBITION.search(line)
         or _REVOCATION.search(line)
         or _EMPHATIC_NOT.search(line)
-    ):
+    )
+
+
+_STANDING_RULE = re.compile(
+    r"(?:^\W*|[.!?;:]\s+|\bplease\s+)(?:do not|don['’]?t|never|avoid)\b"
+    r"|\b(?:must not|must never|mustn['’]?t|should not|shouldn['’]?t)\b",
+    re.IGNORECASE,
+)
+"""A prohibition a tool output states as a rule ("Do NOT restart ...", "... must not ..."):
+the words that also open error messages ("Operation not permitted", "not allowed") are left
+out, since in an output they report a refusal, not a rule."""
+
+
+def said_salience(line: str) -> Salience | None:
+    """The class of a line the user or the assistant wrote: a decision (a prohibition and a
+    revocation are decisions too) before an open task; never an error, which the card takes
+    from failed calls only."""
+    if _decides(line):
         return Salience.DECISION
-    return None
+    return Salience.OPEN_TASK if _OPEN_TASK_ANY.search(line.lower()) else None
+
+
+def standing_rule(line: str) -> bool:
+    """Whether a line of a tool's output states a rule the next turn must honour: a
+    prohibition worded as one, or a revocation (core.digest: the card's `constraint:`)."""
+    return _STANDING_RULE.search(line) is not None or _REVOCATION.search(line) is not None
+
+
+_FAILING_SUMMARY = re.compile(
+    r"^=+ .*\b[1-9]\d* (?:failed|errors?)\b"  # pytest's summary line
+    r"|^FAILED \S"  # pytest's short test summary
+    r"|\btest result: FAILED\b"  # cargo test
+    r"|^error\[E\d+\]|^error: (?:could not compile|aborting due to)"  # rustc, cargo
+    r"|^\S+?:\d+(?::\d+)?: (?:fatal )?error\b"  # gcc, clang, go vet: path:line:col: error
+    r"|\berror TS\d+:"  # tsc
+    r"|^--- FAIL: |^FAIL\s"  # go test
+    r"|^\s*Tests?:.*\b[1-9]\d* failed\b"  # jest, vitest
+    r"|^npm ERR! ",
+    re.MULTILINE,
+)
+FAILING_TAIL_CHARS = 4096
+"""Where a test runner or compiler prints its summary: the end of its output."""
+
+
+def payload_excerpt(text: str, head_bytes: int) -> str:
+    """What a planner keeps of an elided output for the card and the probes: all of a short
+    one; a long one's head (at most `head_bytes` UTF-8 bytes) and, after a line break, its
+    last FAILING_TAIL_CHARS characters, where a failure is reported."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= head_bytes:
+        return text
+    head = data[:head_bytes].decode("utf-8", "ignore")
+    return head + "\n" + text[-FAILING_TAIL_CHARS:]
+
+
+def reports_failure(text: str) -> bool:
+    """Whether an output holds a failing test run's or a compiler's summary (a call can
+    succeed, say through a pipe, and still report one): its head and its tail are read."""
+    head = text[:SALIENT_SCAN_BYTES]
+    if _FAILING_SUMMARY.search(head):
+        return True
+    return len(text) > len(head) and _FAILING_SUMMARY.search(text[-FAILING_TAIL_CHARS:]) is not None
 
 
 def without_file_lines(text: str) -> str:
@@ -302,7 +366,12 @@ def _scan_region(payload: str) -> str:
     return head[: head.rfind("\n", 0, end) + 1]
 
 
-def _select_lines(lines: Iterable[str]) -> list[SalientLine]:
+Judge = Callable[[Salience, str], "Salience | None"]
+"""How a reader takes a salient line: the class it keeps the line under, or None to leave it
+(a line left does not count towards the cap)."""
+
+
+def _select_lines(lines: Iterable[str], judge: Judge | None) -> list[SalientLine]:
     """The selection rule, line by line: the salient lines, in order."""
     kept: list[SalientLine] = []
     for raw in lines:
@@ -310,6 +379,8 @@ def _select_lines(lines: Iterable[str]) -> list[SalientLine]:
         if line is None:
             continue
         kind = salience(line)
+        if kind is not None and judge is not None:
+            kind = judge(kind, line)
         if kind is not None:
             kept.append((kind, line))
             if len(kept) >= SALIENT_LINES_PER_ITEM:
@@ -317,14 +388,14 @@ def _select_lines(lines: Iterable[str]) -> list[SalientLine]:
     return kept
 
 
-def salient_payload_lines(payload: str) -> list[SalientLine]:
-    """The payload lines the card keeps, in order, each with its class: its salient lines, at
-    most SALIENT_LINES_PER_ITEM."""
+def salient_payload_lines(payload: str, judge: Judge | None = None) -> list[SalientLine]:
+    """The payload lines the card keeps, in order, each with its class: its salient lines
+    (as `judge` takes them), at most SALIENT_LINES_PER_ITEM."""
     if not payload:
         return []
     region = _scan_region(payload)
     if not region.isascii() and _DOTTED_I in region:  # folding would shift positions
-        return _select_lines(region.split("\n"))
+        return _select_lines(region.split("\n"), judge)
     kept: list[SalientLine] = []
     size = len(region)
     pos = 0
@@ -346,6 +417,8 @@ def salient_payload_lines(payload: str) -> list[SalientLine]:
             line = _meaningful(region[pos + start : pos + end])
             if line is not None:
                 kind = salience(line)
+                if kind is not None and judge is not None:
+                    kind = judge(kind, line)
                 if kind is not None:
                     kept.append((kind, line))
         pos = stop + 1

@@ -92,7 +92,14 @@ def card_hits(card: DigestBlock, query: str | None, with_prompt: bool = True) ->
     needle = query.casefold()
     prompt: tuple[str, ...] = (card.goal, card.summary) if with_prompt else ()
     scalars = (*prompt, card.current_work, card.context)
-    lists = (card.concepts, card.files_touched, card.decisions, card.errors, card.open_tasks)
+    lists = (
+        card.concepts,
+        card.files_touched,
+        card.decisions,
+        card.constraints,
+        card.errors,
+        card.open_tasks,
+    )
     total = sum(value.casefold().count(needle) for value in scalars)
     return total + sum(entry.casefold().count(needle) for entries in lists for entry in entries)
 

@@ -24,6 +24,7 @@ from typing import overload
 
 from ...core.edits import CompactionPlan, ElideEdit
 from ...core.model import Provider, Transcript, TranscriptItem
+from ...core.salience import payload_excerpt
 from ...core.verify import SourceChecks
 from ...core.verify_lines import LineFact, fact_reader, read_value
 from ..files.jsonl import Record, decode_line
@@ -31,7 +32,6 @@ from ..providers.interface import CardScanner
 from ..providers.rewrite_records import (
     RewriteCode,
     RewriteError,
-    cut_utf8,
     encode_line,
     line_ending,
     plan_seed_of,
@@ -349,7 +349,7 @@ def read_source(
             if index in elidable:
                 text = half.payload_text(record)
                 if text:
-                    payloads[index] = cut_utf8(text, payload_limit)
+                    payloads[index] = payload_excerpt(text, payload_limit)
         start = size if end < 0 else end + 1
         index += 1
     starts.append(size)

@@ -28,6 +28,7 @@ FACT_FIELDS = (
     ("todo", "open_tasks"),
     ("error", "errors"),
     ("decision", "decisions"),
+    ("constraint", "constraints"),
     ("file", "files_touched"),
 )
 """Card entries in the order a returning agent needs them: what is open, what broke, what was

@@ -22,15 +22,15 @@ POLICY = PolicyConfig(trigger_tokens=30_000, floor_tokens=20_000)
 NOISE = "\n".join(f"record {i}: queue depth nominal, shard {i % 7} healthy" for i in range(600))
 
 CRITICAL = {
-    "prohibition": ("Do NOT restart the ingest worker until the backfill finishes.", "decisions"),
+    "prohibition": ("Do NOT restart the ingest worker until the backfill finishes.", "constraints"),
     "pending": (
         "The refund for order 4411 is still pending; confirm it before retrying.",
         "open_tasks",
     ),
-    "revoked": ("The deploy approval for prod was revoked by the release manager.", "decisions"),
+    "revoked": ("The deploy approval for prod was revoked by the release manager.", "constraints"),
     "warning": (
         "Never run the migration twice: the second run drops the ledger table.",
-        "decisions",
+        "constraints",
     ),
 }
 

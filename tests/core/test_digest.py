@@ -83,7 +83,7 @@ def sample() -> list[TranscriptItem]:
             paths=("/src/parser.py",),
             file_view=True,
         ),
-        output(4, label="Bash", summary="Bash(pytest) => error: 3 failed"),
+        output(4, label="Bash", summary="Bash(pytest) => error: 3 failed", failed=True),
         output(5, label="Bash", summary="Bash(cat notes) => TODO: add a fixture"),
         output(6, label="grep", summary="grep(x) => we decided to keep the old API"),
         output(7, label="web", summary="a result with no slash", tool_use_ids=("t7",)),
@@ -96,7 +96,7 @@ def test_reference_fields() -> None:
     t = transcript(sample(), provider=Provider.CODEX)
     card = state_card_digest(t, [3, 4, 5, 6, 7])
     assert card.goal == "Fix the flaky parser test"  # markup and tool results are skipped
-    assert card.summary == card.goal
+    assert card.summary == ""  # no field repeats another
     assert card.current_work == "Looking at the parser."  # a tool call is not prose
     assert card.context == "provider: codex"
     assert card.covers_items == 5
@@ -105,12 +105,12 @@ def test_reference_fields() -> None:
     assert card.files_touched == ["/src/parser.py"]
     assert card.errors == ["Bash(pytest) => error: 3 failed"]
     assert card.open_tasks == ["Bash(cat notes) => TODO: add a fixture"]
-    # grep named no file: no file view, so what it printed is read like any output.
-    assert card.decisions == ["grep(x) => we decided to keep the old API"]
+    # grep named no file: no file view, but what a tool printed is nobody's decision
+    assert card.decisions == [] and card.constraints == []
     assert DigestBlock.parse(card.render()) == card
 
 
-def test_a_line_that_says_nothing_is_not_kept_and_summary_cut() -> None:
+def test_a_line_that_says_nothing_is_not_kept_and_no_field_repeats_the_goal() -> None:
     long_goal = "g" * 200
     t = transcript(
         [
@@ -121,7 +121,7 @@ def test_a_line_that_says_nothing_is_not_kept_and_summary_cut() -> None:
     )
     card = state_card_digest(t, [1, 2])
     assert card.decisions == [] and card.files_touched == [] and card.covers_items == 2
-    assert card.summary == "g" * 117 + "..."
+    assert card.goal == long_goal and card.summary == ""
     empty = state_card_digest(transcript([]), [])
     assert empty.summary == "gobtui state card covering 0 elided items"
     assert empty.goal == "" and empty.covers_items == 0
@@ -141,7 +141,9 @@ def test_payload_salient_lines_survive() -> None:
     without = state_card_digest(t, [1])
     assert "migration" not in without.render()
     card = state_card_digest(t, [1], {1: payload})
-    assert "Do not delete the migration table; it is still referenced." in card.decisions
+    # a rule an output states is a constraint; decisions are what the user and agent said
+    assert card.constraints == ["Do not delete the migration table; it is still referenced."]
+    assert card.decisions == []
     assert "filler" not in card.render()
     # and a payload's lines that say nothing are not kept, not even the first
     plain = state_card_digest(t, [1], {1: "\n  …  \nfirst meaningful line\nsecond line"})
@@ -191,21 +193,23 @@ def test_file_content_never_reaches_the_card() -> None:
 
 
 def test_salient_lines_bounded_per_item_and_deduplicated() -> None:
-    payload = "\n".join(f"error: case {i} failed" for i in range(20))
-    t = transcript([output(1, summary="run => error: case 0 failed")])
+    payload = "\n".join(f"error: case {i} failed in step {i}" for i in range(20))
+    payload += "\nTODO: a" + "\nTODO: b" * 5
+    t = transcript([output(1, summary="run => error: case 0 failed", failed=True)])
     card = state_card_digest(t, [1], {1: payload})
-    # the item line plus at most 4 payload lines; the duplicate of the summary is dropped
-    assert card.errors[0] == "run => error: case 0 failed"
-    assert len(card.errors) == 5  # the item line, then at most 4 payload lines
-    assert len(set(e.casefold() for e in card.errors)) == len(card.errors)
+    # the item line plus at most 4 payload lines; one error signature stands once, newest
+    assert card.errors == ["run => error: case 0 failed", "error: case 3 failed in step 3"]
+    assert card.open_tasks == []  # the cap was reached before them
+    passed = transcript([output(1, summary="run => error: case 0 failed")])
+    assert state_card_digest(passed, [1], {1: payload}).errors == []  # the call succeeded
 
 
 def test_lists_keep_the_newest_in_the_order_they_happened() -> None:
     items = [
-        item(i, ItemKind.SYSTEM, 50, elidable=400, label=f"t{i}", summary=f"never do X{i}")
+        item(i, ItemKind.ASSISTANT, 50, elidable=400, label=f"t{i}", summary=f"never do X{i}")
         for i in range(DIGEST_LIST_MAX + 2)
-    ]
-    items.append(item(99, ItemKind.SYSTEM, 50, elidable=400, label="z", summary="plain note"))
+    ]  # turns of prose a strategy drops whole
+    items.append(item(99, ItemKind.ASSISTANT, 50, elidable=400, label="z", summary="plain note"))
     card = state_card_digest(transcript(items), [*range(DIGEST_LIST_MAX + 2), 99])
     assert card.decisions == [f"never do X{i}" for i in range(2, DIGEST_LIST_MAX + 2)]
     assert card.concepts == []
@@ -243,7 +247,7 @@ def test_the_goal_is_never_the_provider_s_own_compaction_summary() -> None:
     assert state_card_digest(t, [1]).goal == "Port the exporter to streaming"
 
 
-def test_elided_edits_give_their_files_and_reasoning_the_files_it_names() -> None:
+def test_elided_edits_give_their_files_and_reasoning_nothing() -> None:
     edit = item(
         1, ItemKind.ASSISTANT, 300, elidable=4000, label="Edit",
         summary='Edit({"file_path":"/src/shop/totals.py"})', paths=("/src/shop/totals.py",),
@@ -253,6 +257,6 @@ def test_elided_edits_give_their_files_and_reasoning_the_files_it_names() -> Non
         summary="**Fixing the error** I decided to rewrite quickstart.md and docs/api.md first",
     )  # fmt: skip
     card = state_card_digest(transcript([edit, thought]), [1, 2])
-    assert card.files_touched == ["/src/shop/totals.py", "docs/api.md", "quickstart.md"]
+    assert card.files_touched == ["/src/shop/totals.py"]  # files come from calls only
     # the model's narrative is no decision or error of the session's, nor is code an edit wrote
     assert card.decisions == [] and card.errors == []

@@ -9,7 +9,7 @@ long s, the Kelvin sign, final sigma) and every str.splitlines() line break.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,12 +20,10 @@ from gobtui.core.edits import DigestBlock
 from gobtui.core.limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
-    DIGEST_SUMMARY_MAX_BYTES,
     SALIENT_LINES_PER_ITEM,
     SALIENT_SCAN_BYTES,
 )
 from gobtui.core.model import ItemKind, Transcript, TranscriptItem
-from gobtui.core.paths import paths_in
 from gobtui.core.salience import salient_payload_lines
 from tests.core.transcripts import item, output, transcript
 
@@ -76,7 +74,16 @@ def ref_meaningful(line: str) -> str | None:
     return stripped
 
 
-def ref_payload_lines(payload: str) -> list[tuple[str | None, str]]:
+def ref_said(line: str) -> str | None:
+    """A line the user or the assistant wrote: a decision first, then an open task."""
+    if any(pattern.search(line) for pattern in _STANDING):
+        return "decision"
+    return "open_task" if any(m in line.lower() for m in salience.OPEN_TASK_MARKERS) else None
+
+
+def ref_payload_lines(
+    payload: str, judge: Callable[[str, str], str | None] | None = None
+) -> list[tuple[str | None, str]]:
     head = payload[:SALIENT_SCAN_BYTES]
     lines = head.splitlines()
     if len(payload) > SALIENT_SCAN_BYTES and lines:
@@ -85,6 +92,8 @@ def ref_payload_lines(payload: str) -> list[tuple[str | None, str]]:
     for raw in lines:
         line = ref_meaningful(raw)
         kind = ref_salience(line) if line is not None else None
+        if line is not None and kind is not None and judge is not None:
+            kind = judge(kind, line)
         if line is not None and kind is not None:
             kept.append((kind, line))
             if len(kept) >= SALIENT_LINES_PER_ITEM:
@@ -99,58 +108,90 @@ def ref_cut(text: str, limit: int) -> str:
     return data[: max(0, limit - 3)].decode("utf-8", "ignore") + "..."
 
 
+def ref_lines(it: TranscriptItem, payload: str | None) -> list[tuple[str, str]]:
+    """The card rules, item by item: people's words give decisions and open tasks; a tool's
+    output gives errors only when its call failed, rules it states, open tasks; every item
+    the paths its calls named, and nothing else (no path from text)."""
+    files = [("files", p) for p in it.paths]
+    if it.kind in (ItemKind.ASSISTANT, ItemKind.TOOL_CALL) or it.kind is ItemKind.REASONING:
+        people = it.kind is ItemKind.ASSISTANT and not it.tool_use_ids
+        if not people:
+            return files
+    slot = {"error": "error", "open_task": "open", "decision": "dec", "rule": "rule"}
+    text = (it.summary or "").strip()
+    kept: list[tuple[str, str]] = []
+    if it.kind in (ItemKind.USER, ItemKind.ASSISTANT) and not it.tool_use_ids:
+        if text and (kind := ref_said(text)):
+            kept.append((slot[kind], text))
+        for _kind, line in ref_payload_lines(payload, lambda _k, x: ref_said(x)) if payload else []:
+            kept.append((slot[ref_said(line) or ""], line))
+        return [*kept, *files]
+    if (not it.tool_use_ids and it.kind is not ItemKind.TOOL_RESULT) or it.file_view:
+        return files
+    text = text or it.label.strip()
+    if re.search(r" => .*\d→", text, re.S):
+        text = text.split(" => ")[0]  # a tail of numbered file lines: keep the call
+    failed = it.failed or (
+        salience.reports_failure(payload)
+        if payload
+        else bool(re.search(r"\b[1-9]\d* failed\b|test result: FAILED|error\[E\d+\]", text))
+    )
+
+    def judge(kind: str, line: str) -> str | None:
+        if kind == "error":
+            return kind if failed else None
+        if kind == "decision":
+            return "rule" if salience.standing_rule(line) else None
+        return kind
+
+    if text and (kind := ref_salience(text)) and (kind := judge(kind, text)):
+        kept.append((slot[kind], text))
+    for kind, line in ref_payload_lines(payload, judge) if payload else []:
+        kept.append((slot[kind or ""], line))
+    if failed and payload and len(payload) > SALIENT_SCAN_BYTES:  # and the end of its output
+        tail = payload[-salience.FAILING_TAIL_CHARS :].partition("\n")[2]
+        for _kind, line in ref_payload_lines(tail, lambda k, _x: k if k == "error" else None):
+            kept.append(("error", line))
+    return [*kept, *files]
+
+
 def ref_card(
     t: Transcript, chosen_lines: Iterable[int], payloads: Mapping[int, str] | None
 ) -> DigestBlock:
     chosen = set(chosen_lines)
     items = [i for i in t.items if i.line_index in chosen]
-    slot = {"error": "error", "open_task": "open", "decision": "dec"}
-    per_item: list[list[tuple[str, str]]] = []
-    for it in items:
-        text = (it.summary or it.label).strip()
-        # a file view's output is file content; a tail showing numbered lines is too
-        file_view = it.kind is ItemKind.TOOL_RESULT and it.file_view
-        numbered = re.search(r" => .*\d→", text, re.S)
-        if it.kind is ItemKind.TOOL_RESULT and (file_view or numbered):
-            text = text.split(" => ")[0]  # keep the call: which file
-        kept: list[tuple[str, str]] = []
-        if text and not file_view and (kind := ref_salience(text)):
-            kept.append((slot[kind], text))
-        payload = None if file_view else payloads.get(it.line_index) if payloads else None
-        for kind, line in ref_payload_lines(payload) if payload else []:
-            kept.append((slot[kind or ""], line))
-        paths = list(it.paths)
-        for _target, line in kept:
-            paths += [p for p in paths_in(line) if p not in paths]
-        per_item.append([*kept, *(("files", p) for p in paths)])
-    # Newest items first; each list keeps its newest entries, shown oldest first.
-    lists: dict[str, list[list[str]]] = {k: [] for k in ("error", "open", "dec", "files")}
+    per_item = [ref_lines(it, payloads.get(it.line_index) if payloads else None) for it in items]
+    goal = ref_cut(digest.goal_of(t), DIGEST_ENTRY_MAX_BYTES)
+    current = ref_cut(digest.current_work_of(t), DIGEST_ENTRY_MAX_BYTES)
+    # Newest items first, an item's newest line first; each list keeps its newest entries,
+    # shown oldest first; nothing repeats the goal or the current work; errors by signature.
+    lists: dict[str, list[list[str]]] = {k: [] for k in ("error", "open", "dec", "rule", "files")}
     counts = dict.fromkeys(lists, 0)
-    seen: set[str] = set()
+    seen: set[str] = {" ".join(x.split()).casefold() for x in (goal, current) if x}
     for lines in reversed(per_item):
         batch: dict[str, list[str]] = {k: [] for k in lists}
-        for target, text in lines:
+        for target, text in reversed(lines):
             entry = ref_cut(" ".join(text.split()), DIGEST_ENTRY_MAX_BYTES)
             key = entry.casefold()
+            if target == "error":
+                key = re.sub(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+", "#", key)
             if not entry or key in seen or counts[target] >= DIGEST_LIST_MAX:
                 continue
             seen.add(key)
-            batch[target].append(entry)
+            batch[target].insert(0, entry)
             counts[target] += 1
         for target, entries in batch.items():
             lists[target].insert(0, entries)
     flat = {k: [e for entries in v for e in entries] for k, v in lists.items()}
-    goal = ref_cut(digest.goal_of(t), DIGEST_ENTRY_MAX_BYTES)
     card = DigestBlock(
         goal=goal,
-        summary=ref_cut(goal, DIGEST_SUMMARY_MAX_BYTES)
-        if goal
-        else f"gobtui state card covering {len(items)} elided items",
+        summary="" if goal else f"gobtui state card covering {len(items)} elided items",
         files_touched=flat["files"],
         decisions=flat["dec"],
+        constraints=flat["rule"],
         errors=flat["error"],
         open_tasks=flat["open"],
-        current_work=ref_cut(digest.current_work_of(t), DIGEST_ENTRY_MAX_BYTES),
+        current_work="" if current.casefold() == goal.casefold() else current,
         context=f"provider: {t.provider.value}",
         covers_items=len(items),
     )
@@ -309,16 +350,22 @@ def transcripts_with_payloads(draw: st.DrawFn) -> tuple[Transcript, dict[int, st
         label = draw(st.sampled_from(["Read", "Bash(ls)", "grep x", "", "edit"]))
         summary = draw(st.one_of(st.none(), st.lists(st.sampled_from(PIECES), max_size=6)))
         paths = tuple(draw(st.lists(st.sampled_from(["/a/b.py", "src/c.rs", "d"]), max_size=2)))
-        items.append(
-            output(
-                line,
-                3000,
-                label=label,
-                summary="".join(summary) if summary else None,
-                paths=paths,
-                file_view=bool(paths) and draw(st.booleans()),
+        text = "".join(summary) if summary else None
+        if draw(st.integers(0, 4)) == 0:  # now and then a turn of prose a strategy elides
+            kind = draw(st.sampled_from([ItemKind.USER, ItemKind.ASSISTANT]))
+            items.append(item(line, kind, 50, elidable=400, label="text", summary=text))
+        else:
+            items.append(
+                output(
+                    line,
+                    3000,
+                    label=label,
+                    summary=text,
+                    paths=paths,
+                    file_view=bool(paths) and draw(st.booleans()),
+                    failed=draw(st.booleans()),
+                )
             )
-        )
         if draw(st.booleans()):
             texts[line] = draw(payloads)
     return transcript(items), texts

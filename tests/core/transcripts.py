@@ -20,6 +20,7 @@ def item(
     tool_use_ids: tuple[str, ...] = (),
     paths: tuple[str, ...] = (),
     file_view: bool = False,
+    failed: bool = False,
 ) -> TranscriptItem:
     return TranscriptItem(
         line_index=line,
@@ -34,6 +35,7 @@ def item(
         tool_use_ids=tool_use_ids,
         paths=paths,
         file_view=file_view,
+        failed=failed,
     )
 
 
@@ -47,6 +49,7 @@ def output(
     parts: int = 1,
     paths: tuple[str, ...] = (),
     file_view: bool = False,
+    failed: bool = False,
 ) -> TranscriptItem:
     """An elidable tool output of `n_bytes` (est_tokens = bytes/4 plus a little framing)."""
     return item(
@@ -61,6 +64,7 @@ def output(
         tool_use_ids=tool_use_ids,
         paths=paths,
         file_view=file_view,
+        failed=failed,
     )
 
 

@@ -326,10 +326,12 @@ class ItemBuilder:
         shown: list[str] = []
         paths: list[str] = []
         views: list[bool] = []
+        failed = False
         tools = self.tools
         window = TOOL_OUTPUT_TAIL_CHARS * 4  # enough to survive whitespace collapsing
         for block in results:
             tid = block.get("tool_use_id")
+            failed = failed or block.get("is_error") is True
             if type(tid) is str:
                 if tid in self.inputs:
                     self._edit_done(tid, block.get("is_error") is True)
@@ -388,6 +390,7 @@ class ItemBuilder:
             paths=tuple(paths),
             file_view=all(views),
             image_bytes=media_total,
+            failed=failed,
         )
 
     def _edit_done(self, tid: str, failed: bool) -> None:

@@ -8,6 +8,7 @@ apart from adapters/providers/codex/state.py so the running summary state stays 
 from __future__ import annotations
 
 import hashlib
+import re
 from contextlib import suppress
 from typing import Any
 
@@ -130,6 +131,30 @@ def call_args(payload: dict[str, Any]) -> str:
     return collapse(args, ARGS_MAX_CHARS) if type(args) is str else ""
 
 
+_EXIT = re.compile(r"(?:Exit code: |Process exited with code |exit code: )(-?\d+)")
+_FAILED_OUTPUTS = ("apply_patch verification failed", "error: ", "failed in sandbox")
+"""How Codex words a call that did not run or did not apply, at the start of its output."""
+
+
+def call_failed(output: Any, text: str | None) -> bool:
+    """Whether a call's output says it failed: a non-zero exit code (in the JSON metadata or
+    the `Exit code: N` / `Process exited with code N` head the client writes), or an output
+    that opens by saying the call could not run or apply."""
+    if type(output) is str and output.startswith('{"output":'):
+        try:
+            metadata = orjson.loads(output).get("metadata")
+        except (orjson.JSONDecodeError, AttributeError):
+            metadata = None
+        code = metadata.get("exit_code") if type(metadata) is dict else None
+        if type(code) is int:
+            return code != 0
+    head = (text or "")[:400]
+    found = _EXIT.search(head)
+    if found is not None:
+        return int(found.group(1)) != 0
+    return head.lstrip().startswith(_FAILED_OUTPUTS)
+
+
 def _result_summary(head: str, text: str | None, output: Any) -> str:
     """`name(args) => …tail of the output`."""
     if type(output) is str and output.startswith('{"output":'):
@@ -221,6 +246,7 @@ def response_item(index: int, payload: dict[str, Any], calls: Calls) -> Transcri
             else None,
             paths=paths,
             file_view=view,
+            failed=call_failed(output, text),
         )
     if ptype in CALL_TYPES:
         cid, name, head, paths = note_call(payload, calls)
