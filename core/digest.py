@@ -115,8 +115,9 @@ def goal_of(transcript: Transcript) -> str:
     """What the user asked for, present whenever the session holds a prompt: the newest user
     prompt of the live context that is not markup, not a card and not a provider's
     compaction summary; else the goal of an earlier card (a fork of a fork); else the newest
-    such prompt from before a compaction; else a markup prompt's words (a slash command's
-    arguments) without its tags."""
+    such prompt from before a compaction; else a slash command's words without its tags. (A
+    live part that opens with a provider's compaction summary and holds no prompt since has
+    no goal to give: that summary, kept in the context, says what the user asked.)"""
     earlier = card_goal = marked = ""
     for item in reversed(transcript.items):
         if item.kind is not ItemKind.USER or item.tool_use_ids or not item.summary:
@@ -127,8 +128,9 @@ def goal_of(transcript: Transcript) -> str:
             card_goal = card_goal or (found.group(1).strip() if found else "")
         elif text.startswith(CONTINUATION_PREAMBLES):
             continue
-        elif text.startswith("<"):
-            marked = marked or " ".join(_TAG.sub(" ", text).split())
+        elif text.startswith("<"):  # a slash command's words; not the client's notices
+            if "<command-" in text:
+                marked = marked or " ".join(_TAG.sub(" ", text).split())
         elif item.active:
             return text
         else:

@@ -635,3 +635,24 @@ def test_a_cold_read_goes_through_the_provider_s_skimming_loads(tmp_path: Path) 
     # the tail holds the newest usage, and its tool outputs went through the skimming loads
     assert cursor.coverage is Coverage.HEAD_TAIL and cursor.summary().context_tokens == 140
     assert sum(b'"function_call_output"' in line for line in decoded) >= 5
+
+
+def test_a_call_failed_when_its_output_says_so() -> None:
+    from gobtui.adapters.providers.codex.items import call_failed
+
+    meta = orjson.dumps({"output": "x", "metadata": {"exit_code": 1}}).decode()
+    ok = orjson.dumps({"output": "error: shown", "metadata": {"exit_code": 0}}).decode()
+    failed = [
+        meta,
+        "Exit code: 101\nWall time: 57.5 seconds\nOutput:\nerror[E0599]: no variant",
+        "Process exited with code 2\nOutput:\n",
+        "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error",
+        "apply_patch verification failed: Failed to find expected lines in a.md",
+    ]
+    passed = [
+        ok,
+        "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nerror: a log line",
+        "Plan updated",
+    ]
+    assert all(call_failed(out, out) for out in failed)
+    assert not any(call_failed(out, out) for out in passed)

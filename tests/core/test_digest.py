@@ -260,3 +260,44 @@ def test_elided_edits_give_their_files_and_reasoning_nothing() -> None:
     assert card.files_touched == ["/src/shop/totals.py"]  # files come from calls only
     # the model's narrative is no decision or error of the session's, nor is code an edit wrote
     assert card.decisions == [] and card.errors == []
+
+
+def test_the_goal_is_there_whenever_the_session_has_a_prompt() -> None:
+    card_record = (
+        "[gobtui state card] goal: Port the exporter to streaming file: /src/x.py "
+        "(covers 3 earlier records)"
+    )
+    cases = [
+        # a fork of a fork: the earlier card's goal
+        ([item(0, ItemKind.USER, 20, summary=card_record), output(1)], "Port the exporter to streaming"),
+        # only a prompt from before a compaction
+        ([item(0, ItemKind.USER, 20, summary="Fix the parser", active=False), output(1)], "Fix the parser"),
+        # a slash command's words, without its tags
+        (
+            [item(0, ItemKind.USER, 20, summary="<command-name>/review</command-name> "
+                  "<command-args>the billing module</command-args>"), output(1)],
+            "/review the billing module",
+        ),
+        # a client's notice is nobody's prompt
+        ([item(0, ItemKind.USER, 20, summary="<task-notification> <task-id>b7</task-id>"), output(1)], ""),
+    ]  # fmt: skip
+    for items, goal in cases:
+        assert state_card_digest(transcript(items), [1]).goal == goal
+
+
+def test_errors_come_from_failed_calls_only() -> None:
+    log = "[warning] Malformed JSON in /tmp/idx/a.jsonl: error at line 3"
+    t = transcript(
+        [
+            item(0, ItemKind.USER, 20, summary="Fix the index"),
+            output(1, summary=f"Bash(pytest -q) => {log} 41 passed in 0.3s"),
+            output(2, summary="Bash(make) => boom", failed=True),
+            output(3, summary="Bash(cargo test) => … test result: FAILED. 1 passed; 2 failed"),
+        ]
+    )
+    payloads = {1: log + "\n41 passed in 0.3s", 2: "error: boom at 0x1f\nerror: boom at 0x2e"}
+    card = state_card_digest(t, [1, 2, 3], payloads)
+    assert not any("Malformed" in e for e in card.errors)  # a run that passed
+    assert "error: boom at 0x2e" in card.errors and "error: boom at 0x1f" not in card.errors
+    assert any("test result: FAILED" in e for e in card.errors)  # a failing summary
+    assert card.files_touched == []  # never a path out of error text
