@@ -317,6 +317,8 @@ DELTA_MAX_ITEMS = 50
 CURSOR_IDLE_EXPIRY_SECS = 7 * 24 * 3600
 """A delta cursor nobody used for this long has expired: the next call says so and starts
 it afresh at that moment."""
+CURSOR_NAME_MAX_CHARS = 200
+"""A delta caller's session id, the name of its cursor, is at most this long."""
 CURSOR_KEEP_SECS = 90 * 24 * 3600
 """An expired cursor is still remembered (so its expiry can be told) for this long."""
 CURSOR_MAX_ENTRIES = 10_000

@@ -240,11 +240,15 @@ def context_pack(entities: list[str], budget_tokens: int) -> dict[str, Any]:
         raise _refused(error) from None
 
 
-def delta(session_id: str, budget_tokens: int, since: str = "") -> dict[str, Any]:
-    """What changed in a session since you last asked (snapshots with their cards, events),
-    oldest first within `budget_tokens`. Your cursor advances to the newest item delivered;
-    `has_more` means call again. `since`: a span (30m, 2d) or a cursor you were given, for a
-    stateless read that leaves your cursor alone."""
+def delta(
+    session_id: str, budget_tokens: int, since: str = "", only_session: bool = False
+) -> dict[str, Any]:
+    """What is new in the vault since you last asked (snapshots with their cards, events),
+    oldest first within `budget_tokens`. `session_id` is your session's: it names your
+    cursor, which your first call establishes and each call advances to the newest item
+    delivered; `has_more` means call again. `since`: a span (30m, 2d) or a cursor you were
+    given, for a stateless read that leaves your cursor alone. `only_session`: only what the
+    vault holds of the archived session `session_id` names (an id or a prefix)."""
     start: str | float | None = None
     if since.strip():
         try:
@@ -252,9 +256,9 @@ def delta(session_id: str, budget_tokens: int, since: str = "") -> dict[str, Any
         except argparse.ArgumentTypeError as error:
             raise _refused(error) from None
     try:
-        return heartbeat(session_id, REMOTE_CALLER, budget_tokens, since=start).model_dump(
-            mode="json"
-        )
+        return heartbeat(
+            session_id, REMOTE_CALLER, budget_tokens, since=start, only_session=only_session
+        ).model_dump(mode="json")
     except (RecallError, VaultError, PrivateError, OSError) as error:
         raise _refused(error) from None
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...core.recall.delta import delta
+from ...core.recall.delta import cursor_name, delta
 from ...core.recall.model import (
     Arm,
     ContextPack,
@@ -57,19 +57,30 @@ def heartbeat(
     *,
     since: str | float | None = None,
     include_private: bool = False,
+    only_session: bool = False,
     root: Path | None = None,
     now: float | None = None,
 ) -> Delta:
-    """The caller's delta for the session; its cursor is stored unless `since` was given."""
+    """The caller's delta (core.recall.delta): what is new in the vault since its session's
+    cursor, or (`only_session`) in that archived session's; the cursor is stored unless
+    `since` was given."""
     check_budget(budget_tokens)
     start = since_position(since, caller)
     now = time.time() if now is None else now
     with open_archive(root=root) as opened:
         archive = opened.archive
-        session_id = resolve_session(archive, session)
+        session_id = resolve_session(archive, session) if only_session else cursor_name(session)
         stored = None if start is not None else stored_cursor(caller, session_id, root)
         answer, cursor = delta(
-            archive, session_id, caller, budget_tokens, now, stored, start, include_private
+            archive,
+            session_id,
+            caller,
+            budget_tokens,
+            now,
+            stored,
+            start,
+            include_private,
+            only_session=only_session,
         )
         opened.check_named(_snapshots_named(answer.items))
     if cursor is not None:

@@ -1,4 +1,9 @@
-"""delta: what changed in one session since its caller last asked, oldest first.
+"""delta: what is new in the vault since its caller last woke, oldest first.
+
+The session id names the caller's own session (seed 000): its cursor. The first wake of an
+unseen id establishes it and delivers what the vault holds; each wake after that delivers what
+came since. With `only_session` the id names an archived session (or a prefix of one) and
+only that session's snapshots and events are read.
 
 Delivery is at least once: items arrive oldest first, and when the budget or the item limit
 cuts the list, has_more is set and the cursor moves only to the newest item delivered, so
@@ -12,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..limits import CURSOR_IDLE_EXPIRY_SECS, DELTA_MAX_ITEMS
+from ..limits import CURSOR_IDLE_EXPIRY_SECS, CURSOR_NAME_MAX_CHARS, DELTA_MAX_ITEMS
 from .model import (
     Archive,
     Arm,
@@ -22,6 +27,8 @@ from .model import (
     Delta,
     PackItem,
     Position,
+    RecallError,
+    RecallErrorCode,
     check_budget,
     resolve_session,
 )
@@ -48,7 +55,19 @@ class _Pending:
     short: PackItem
 
 
-def _pending(archive: Archive, session_id: str, include_private: bool) -> list[_Pending]:
+def cursor_name(session: str) -> str:
+    """A caller's session id as its cursor's name: any non-empty id of bounded length."""
+    name = session.strip()
+    if not name or len(name) > CURSOR_NAME_MAX_CHARS:
+        raise RecallError(
+            RecallErrorCode.INVALID_INPUT,
+            f"name a session id of 1 to {CURSOR_NAME_MAX_CHARS} characters",
+        )
+    return name
+
+
+def _pending(archive: Archive, session_id: str | None, include_private: bool) -> list[_Pending]:
+    """The items of one session, or (None) of every session, oldest first."""
     newest_card: dict[str, CardSeen] = {}
     for seen in archive.cards:
         held = newest_card.get(seen.snapshot.sha256)
@@ -56,10 +75,11 @@ def _pending(archive: Archive, session_id: str, include_private: bool) -> list[_
             newest_card[seen.snapshot.sha256] = seen
     found: list[_Pending] = []
     for entry in archive.entries:
-        if entry.session_id != session_id:
+        if session_id is not None and entry.session_id != session_id:
             continue
         line = snapshot_line(entry, include_private)
-        short = item(Arm.SNAPSHOTS, entry.provider, session_id, entry.ts, entry.sha256, line)
+        owner = entry.session_id
+        short = item(Arm.SNAPSHOTS, entry.provider, owner, entry.ts, entry.sha256, line)
         card = newest_card.get(entry.sha256)
         body = card_body(card.card, include_private) if card is not None else []
         full = (
@@ -68,7 +88,7 @@ def _pending(archive: Archive, session_id: str, include_private: bool) -> list[_
             else item(
                 Arm.SNAPSHOTS,
                 entry.provider,
-                session_id,
+                owner,
                 entry.ts,
                 entry.sha256,
                 "\n".join([line, *body]),
@@ -76,9 +96,10 @@ def _pending(archive: Archive, session_id: str, include_private: bool) -> list[_
         )
         found.append(_Pending((entry.ts, "s:" + entry.sha256), full, short))
     for ordinal, event in enumerate(archive.events):
-        if event.session_id == session_id:
+        if session_id is None or event.session_id == session_id:
             key = event_key(event, ordinal)
-            shown = item(Arm.EVENTS, event.provider, session_id, event.ts, key, event_text(event))
+            owner = event.session_id
+            shown = item(Arm.EVENTS, event.provider, owner, event.ts, key, event_text(event))
             found.append(_Pending((event.ts, key), shown, shown))
     found.sort(key=lambda p: p.position)
     return found
@@ -93,13 +114,14 @@ def delta(
     stored: Cursor | None,
     since: Position | None = None,
     include_private: bool = False,
+    only_session: bool = False,
 ) -> tuple[Delta, Cursor | None]:
     """The delta, and the cursor to store (None: leave the stored one as it is).
 
     `since` (a time as (ts, ""), or a cursor token's position) reads statelessly from there.
     """
     budget = check_budget(budget_tokens)
-    session_id = resolve_session(archive, session)
+    session_id = resolve_session(archive, session) if only_session else cursor_name(session)
     expired = stored is not None and now - stored.touched > CURSOR_IDLE_EXPIRY_SECS
     if since is not None:
         start = since
@@ -107,14 +129,12 @@ def delta(
         start = START
     else:
         start = (now, "") if expired else (stored.ts, stored.key)
-    pending = [p for p in _pending(archive, session_id, include_private) if p.position > start]
+    scope = session_id if only_session else None
+    pending = [p for p in _pending(archive, scope, include_private) if p.position > start]
     if expired and since is None:
         pending = []
-    head = (
-        head_line("delta", f"{who(pending[0].full.provider, session_id)}, oldest first")
-        if pending
-        else ""
-    )
+    subject = who(pending[0].full.provider, session_id) if pending and only_session else "the vault"
+    head = head_line("delta", f"{subject}, oldest first") if pending else ""
     delivered: list[PackItem] = []
     used = 0
     last = start

@@ -31,6 +31,7 @@ from gobtui.adapters.sessions.discovery import any_transcript
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.cli.exits import Exit
 from gobtui.cli.safe_output import SafeStreams, write_json
+from gobtui.cli.scorer_note import SCORING_COMMANDS, scorer_note
 from gobtui.core.alerts import AlertSettings
 from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.limits import DEFAULT_MAX_AGE_SECS, ERROR_MAX_CHARS, HOT_SECS, MAX_LIVE_SECS
@@ -444,9 +445,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     parser = build_parser(only_detect=True)  # cheap: no command module imported yet
-    if _first_command(argv, parser) != "detect":
+    command = _first_command(argv, parser)
+    if command != "detect":
         parser = build_parser()
     args = parser.parse_args(argv)
+    if command is not None and command in SCORING_COMMANDS:
+        note = scorer_note(os.environ)
+        if note is not None:
+            print(note, file=sys.stderr)
     if getattr(args, "handler", None) is not None:
         _refuse_dashboard_options(parser, args)
     warnings = WarningLines()

@@ -63,8 +63,20 @@ def register(
     )
     p.add_argument("--json", action="store_true", help="the whole answer as JSON")
     p.set_defaults(handler=cmd_context_pack)
-    d = commands.add_parser("delta", help="what changed in a session since this caller last asked")
-    d.add_argument("--session-id", required=True, metavar="S", help="a session id or prefix")
+    d = commands.add_parser(
+        "delta", help="what is new in the vault since this caller's session last asked"
+    )
+    d.add_argument(
+        "--session-id",
+        required=True,
+        metavar="S",
+        help="your session's id, the name of your cursor (its first delta establishes it)",
+    )
+    d.add_argument(
+        "--only-session",
+        action="store_true",
+        help="only what the vault holds of session S (an archived session's id or prefix)",
+    )
     d.add_argument("--budget-tokens", required=True, type=budget, metavar="N")
     d.add_argument(
         "--since",
@@ -118,6 +130,7 @@ def cmd_delta(args: argparse.Namespace) -> int:
                 args.budget_tokens,
                 since=args.since,
                 include_private=args.include_private,
+                only_session=args.only_session,
             )
     except RecallError as error:
         raise _refused(error) from None

@@ -170,7 +170,27 @@ def test_hostile_card_text_never_reaches_the_pack_raw() -> None:
 
 
 def delta_call(arch: Archive, stored=None, budget: int = 4_000, now: float = T0 + 1_000, **kw):
+    """A delta narrowed to the Claude session's archive (these rules hold either way)."""
+    kw.setdefault("only_session", True)
     return delta(arch, CLAUDE_ID[:8], LOCAL_CALLER, budget, now, stored, **kw)
+
+
+def test_a_first_wake_of_any_session_id_establishes_its_cursor_over_the_whole_vault() -> None:
+    """Seed 000: the id is the caller's own session; the vault's news come to it."""
+    arch = archive()
+    first, cursor = delta(arch, "my-agent-session", LOCAL_CALLER, 4_000, T0 + 1_000, None)
+    assert first.cursor_status is CursorStatus.ESTABLISHED and cursor is not None
+    assert {i.session_id for i in first.items} == {CLAUDE_ID, CODEX_ID}  # every session's
+    assert "the vault, oldest first" in first.text
+    assert [i.ts for i in first.items] == sorted(i.ts for i in first.items)
+    again, _ = delta(arch, "my-agent-session", LOCAL_CALLER, 4_000, T0 + 1_001, cursor)
+    assert again.cursor_status is CursorStatus.UNCHANGED and again.items == []
+    later = entry(CODEX_ID, T0 + 900, Provider.CODEX)
+    grown = Archive([later, *arch.entries], arch.cards, arch.events)
+    news, _ = delta(grown, "my-agent-session", LOCAL_CALLER, 4_000, T0 + 1_002, cursor)
+    assert news.cursor_status is CursorStatus.ADVANCED and [i.ref for i in news.items] == [
+        later.sha256
+    ]
 
 
 def test_a_delta_establishes_then_advances_and_dedupes() -> None:
@@ -250,15 +270,19 @@ def test_since_reads_statelessly_and_a_cursor_belongs_to_its_caller() -> None:
         assert refused.value.code is RecallErrorCode.BAD_CURSOR
 
 
-def test_a_delta_names_one_known_session() -> None:
+def test_a_delta_narrowed_to_a_session_names_one_known_session() -> None:
     arch = archive()
     with pytest.raises(RecallError) as unknown:
-        delta(arch, "99999999", LOCAL_CALLER, 100, T0, None)
+        delta(arch, "99999999", LOCAL_CALLER, 100, T0, None, only_session=True)
     assert unknown.value.code is RecallErrorCode.UNKNOWN_SESSION
     twins = Archive([entry("abcd-1", T0), entry("abcd-2", T0)], [], [])
     with pytest.raises(RecallError) as ambiguous:
-        delta(twins, "abcd", LOCAL_CALLER, 100, T0, None)
+        delta(twins, "abcd", LOCAL_CALLER, 100, T0, None, only_session=True)
     assert ambiguous.value.code is RecallErrorCode.AMBIGUOUS_SESSION
+    for name in ("", "   ", "x" * 201):  # a cursor needs a name
+        with pytest.raises(RecallError) as unnamed:
+            delta(arch, name, LOCAL_CALLER, 100, T0, None)
+        assert unnamed.value.code is RecallErrorCode.INVALID_INPUT
     with pytest.raises(RecallError):
         delta(arch, CLAUDE_ID, LOCAL_CALLER, 0, T0, None)
 

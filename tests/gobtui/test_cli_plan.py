@@ -364,3 +364,20 @@ def test_plan_text_numbers_records_as_the_file_does(
     lines = path.read_bytes().splitlines()
     assert first < low <= high <= len(lines)
     assert b'"tool_result"' in lines[low - 1] and b'"tool_result"' in lines[high - 1]
+
+
+def test_a_named_model_scorer_is_said_to_be_unavailable(
+    claude_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["plan", SPOTTER[:8], "--strategy", "scored", *LOW, "--json"]
+    assert main(argv) == 0
+    plain = capsys.readouterr()
+    assert "scorer" not in plain.err
+    monkeypatch.setenv("GOBSTOPPER_SCORER", "jev")
+    assert main(argv) == 0
+    named = capsys.readouterr()
+    assert named.out == plain.out  # the same plan: the heuristic ranked it
+    (line,) = named.err.strip().splitlines()
+    assert "GOBSTOPPER_SCORER=jev" in line and "deterministic heuristic" in line
+    assert main(["detect", "--json"]) == 0  # nothing is scored there: nothing is said
+    assert capsys.readouterr().err == ""

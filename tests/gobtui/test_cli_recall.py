@@ -130,19 +130,29 @@ def test_a_delta_establishes_advances_and_keeps_a_private_cursor_file(
     forks: dict[Provider, dict[str, Any]],
 ) -> None:
     fork = forks[Provider.CODEX]["session_id"]
-    first = run_json("delta", "--session-id", fork[:8], "--budget-tokens", "2000")
+    only = "--only-session"  # the vault's news of that session alone
+    first = run_json("delta", "--session-id", fork[:8], only, "--budget-tokens", "2000")
     assert first["cursor_status"] == "established" and first["session_id"] == fork
     assert [item["arm"] for item in first["items"]] == ["snapshots"]  # the fork as published
     assert CRITICAL_ERROR in first["text"]
-    again = run_json("delta", "--session-id", fork, "--budget-tokens", "2000")
+    again = run_json("delta", "--session-id", fork, only, "--budget-tokens", "2000")
     assert again["cursor_status"] == "unchanged" and again["items"] == []
     cursors = data_dir() / "cursors.json"
     assert stat.S_IMODE(cursors.stat().st_mode) == 0o600
     source = forks[Provider.CLAUDE]["source_session_id"]
-    history = run_json("delta", "--session-id", source, "--budget-tokens", "2000")
+    history = run_json("delta", "--session-id", source, only, "--budget-tokens", "2000")
     assert [item["arm"] for item in history["items"]] == ["snapshots", "events"]
     assert "transcript_compact applied structured" in history["text"]
-    stateless = run_json("delta", "--session-id", fork, "--budget-tokens", "2000", "--since", "1d")
+    stateless = run_json(
+        "delta", "--session-id", fork, only, "--budget-tokens", "2000", "--since", "1d"
+    )
+    # an agent's own session, unseen by the vault: its first wake establishes its cursor and
+    # brings what the vault holds (both forks, their sources' events), then only what is new
+    mine = run_json("delta", "--session-id", "agent-7f3a", "--budget-tokens", "4000")
+    assert mine["cursor_status"] == "established" and mine["session_id"] == "agent-7f3a"
+    assert {item["session_id"] for item in mine["items"]} >= {fork, source}
+    later = run_json("delta", "--session-id", "agent-7f3a", "--budget-tokens", "4000")
+    assert later["cursor_status"] == "unchanged" and later["items"] == []
     assert stateless["cursor_status"] == "stateless" and len(stateless["items"]) == 1
 
 
@@ -157,7 +167,14 @@ def test_bad_recall_input_is_one_line_and_a_clear_code(
         capsys, 2, "context-pack", "--entities", "x1", "--budget-tokens", "-3"
     )
     assert "no snapshot or event" in one_error(
-        capsys, 1, "delta", "--session-id", "ffffffff-0000", "--budget-tokens", "100"
+        capsys,
+        1,
+        "delta",
+        "--session-id",
+        "ffffffff-0000",
+        "--only-session",
+        "--budget-tokens",
+        "9",
     )
     foreign = f"gc1:remote:{IDLE_SINCE}.0:e:0123"
     assert "another caller" in one_error(
@@ -207,7 +224,12 @@ async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
         zero = await client.call_tool(
             "context_pack", {"entities": ["apply_coupon"], "budget_tokens": 0}
         )
-        unknown = await client.call_tool("delta", {"session_id": "nope-1234", "budget_tokens": 9})
+        unknown = await client.call_tool(
+            "delta", {"session_id": "nope-1234", "budget_tokens": 9, "only_session": True}
+        )
+        unseen = answer(
+            await client.call_tool("delta", {"session_id": "nope-1234", "budget_tokens": 2000})
+        )
         recalled = answer(await client.call_tool("recall", {"query": "apply_coupon"}))
     assert packed["include_private"] is False and CRITICAL_ERROR in packed["text"]
     assert TASK not in packed["text"] and "/claude/projects/" not in packed["text"]
@@ -218,6 +240,7 @@ async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
     assert stolen.is_error and "another caller" in stolen.content[0].text
     assert zero.is_error and "budget" in zero.content[0].text
     assert unknown.is_error and "no snapshot or event" in unknown.content[0].text
+    assert unseen["cursor_status"] == "established" and unseen["items"]
     assert recalled["results"] and all("goal" not in hit["card"] for hit in recalled["results"])
     assert guessed["cards_matched"] == 0  # what it is not shown, it cannot find by guessing
     after = run_json("delta", "--session-id", fork, "--budget-tokens", "2000")
