@@ -12,6 +12,7 @@ malformed request is the SDK's protocol error. stdout is the protocol: nothing h
 from __future__ import annotations
 
 import argparse
+import inspect
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.types import ToolAnnotations
 
 from gobtui import __version__
-from gobtui.adapters.config.config_file import ConfigError, load_config
+from gobtui.adapters.config.config_file import ConfigError
 from gobtui.adapters.config.paths import data_dir
 from gobtui.adapters.files.private_fs import PrivateError
 from gobtui.adapters.planning.external import STRATEGY_ID as EXTERNAL_ID
@@ -37,11 +38,15 @@ from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.edits import NoPlan
 from gobtui.core.limits import HOT_SECS
 from gobtui.core.model import Provider
+from gobtui.core.policy import QuotaPressure
 from gobtui.core.policy import policy_check as decide
 from gobtui.core.recall.model import REMOTE_CALLER, RecallError
 from gobtui.core.report import detect_row
 from gobtui.core.vault_model import VaultError
 
+QUOTA_PRESSURES = tuple(q.value for q in QuotaPressure)
+PROVIDER_NAMES = {"claude_code": "claude", "claude-code": "claude"}
+"""Provider names as the reference spells them."""
 MAX_SESSIONS = 500
 """list_sessions answers with at most this many rows (newest first)."""
 
@@ -51,11 +56,14 @@ class ToolError(SdkToolError):
     other exception reaches the caller as a bare "Error executing tool")."""
 
 
+_HOMES: dict[str, Any] = {"claude_home": None, "codex_home": None}
+"""The homes `gobtui [--claude-home D] mcp [--codex-home D]` was given (build_server)."""
+
+
 def _args(**more: Any) -> argparse.Namespace:
-    """The CLI's options as a tool call has them: the environment's homes, no overrides."""
+    """The CLI's options as a tool call has them: the server's homes, no overrides."""
     fields: dict[str, Any] = {
-        "claude_home": None,
-        "codex_home": None,
+        **_HOMES,
         "all": True,
         "live_secs": HOT_SECS,
         "strategy": None,
@@ -76,30 +84,55 @@ def _vault() -> Vault:
 
 
 def policy_check(
-    provider: str, context_tokens: int, session_active: bool = False, session_id: str = ""
+    provider: str,
+    context_tokens: int,
+    session_active: bool = False,
+    session_id: str = "",
+    session: str = "",
+    quota_pressure: str = "",
+    window: int = 0,
+    preset: str = "",
 ) -> dict[str, Any]:
     """What to do with a session at `context_tokens`: nothing, the provider's own compaction
-    (a live session), or a transcript strategy that prepares a fork (an idle one)."""
+    (a live session), or a transcript strategy that prepares a fork (an idle one).
+    `session_id` (or `session`) applies that session's config layer; `quota_pressure` (low,
+    normal, high) moves the trigger as the CLI's option does; `window`, the session's
+    context window, lowers a trigger the client would beat; `preset` names a preset."""
+    from gobtui.cli.common import resolve_policy
+
     try:
-        chosen = Provider(provider)
+        chosen = Provider(PROVIDER_NAMES.get(provider, provider))
     except ValueError:
         raise ToolError(f"unknown provider {provider!r} (claude or codex)") from None
     if context_tokens < 0:
         raise ToolError("context_tokens must be 0 or more")
+    if quota_pressure and quota_pressure not in QUOTA_PRESSURES:
+        raise ToolError(f"quota_pressure is one of {', '.join(QUOTA_PRESSURES)}")
+    if window < 0:
+        raise ToolError("window must be 0 (unknown) or more")
+    named = session_id or session
     try:
-        resolved = load_config().resolve(chosen, session_id or None, None, None)
-    except ConfigError as error:
+        args = _args(preset=preset or None)
+        resolved = resolve_policy(args, chosen, named or None, window=window or None)
+    except CliError as error:
         raise _refused(error) from None
-    found = decide(chosen, context_tokens, session_active, resolved.policy, resolved.strategy)
+    policy = resolved.policy
+    if quota_pressure:
+        policy = policy.model_copy(update={"quota_pressure": QuotaPressure(quota_pressure)})
+    found = decide(chosen, context_tokens, session_active, policy, resolved.strategy)
     return found.model_dump(mode="json")
 
 
 def list_sessions(
-    provider: str = "", over_trigger_only: bool = False, all_sessions: bool = False
+    provider: str = "",
+    over_trigger_only: bool = False,
+    all_sessions: bool = False,
+    all: bool = False,
 ) -> list[dict[str, Any]]:
-    """Every local session of the last 7 days (`all_sessions`: of any age), newest first: id, provider, context and window, trigger, status,
-    live or not (titles are left out: they are the user's first prompt)."""
-    summaries = load_summaries(_homes(), all_sessions=all_sessions)
+    """Every local session of the last 7 days (`all_sessions` or `all`: of any age), newest
+    first: id, provider, context and window, trigger, status, live or not (titles are left
+    out: they are the user's first prompt)."""
+    summaries = load_summaries(_homes(), all_sessions=all_sessions or all)
     if provider:
         summaries = [s for s in summaries if s.provider.value == provider]
     from gobtui import policies
@@ -128,15 +161,18 @@ def _homes() -> Any:
         raise _refused(error) from None
 
 
-def plan(session: str, strategy: str = "") -> dict[str, Any]:
+def plan(session: str, strategy: str = "", trigger: int = 0, floor: int = 0) -> dict[str, Any]:
     """The plan the session's policy (or `strategy`) makes now, in memory: before and after,
-    the saving, what its edits do and whether admission takes it. Nothing is written."""
+    the saving, what its edits do and whether admission takes it. `trigger` and `floor`
+    (tokens) override the policy's, as the CLI's options do. Nothing is written."""
     from gobtui.cli.common import plan_target, resolve_target
 
     if strategy == EXTERNAL_ID:
         raise ToolError("external runs a command: it is not offered over MCP")
+    if trigger < 0 or floor < 0:
+        raise ToolError("trigger and floor are token counts: 0 (the policy's) or more")
     try:
-        args = _args(strategy=strategy or None)
+        args = _args(strategy=strategy or None, trigger=trigger or None, floor=floor or None)
         target = resolve_target(args, session)
         resolved_strategy = args.strategy
         planned = plan_target(args, target)
@@ -197,9 +233,10 @@ def _snapshot_id(snapshot: str) -> str:
         raise _refused(error) from None
 
 
-def show(snapshot: str) -> dict[str, Any]:
-    """One snapshot's index entry (id or prefix): what it holds, not its records."""
-    sha = _snapshot_id(snapshot)
+def show(snapshot: str = "", target: str = "") -> dict[str, Any]:
+    """One snapshot's index entry (`snapshot`, or `target`: an id or prefix): what it holds,
+    not its records."""
+    sha = _snapshot_id(snapshot or target)
     try:
         entry = next(e for e in _vault().entries() if e.sha256 == sha)
     except (VaultError, StopIteration) as error:
@@ -215,14 +252,21 @@ def diff(a: str, b: str) -> dict[str, Any]:
         raise _refused(error) from None
 
 
-def recall(query: str = "", session_id: str = "", limit: int = 10) -> dict[str, Any]:
+def recall(
+    query: str = "", session_id: str = "", limit: int = 10, session: str = "", sha: str = ""
+) -> dict[str, Any]:
     """The state cards gobtui wrote into its forks (the error, the open task, the decision),
-    newest first, those holding `query` when given. A card's goal and summary quote the
-    user's prompt, so they are left out, as titles are."""
+    newest first, those holding `query` when given, of one session (`session_id` or
+    `session`: an id or prefix) or one snapshot (`sha`: an id or prefix) when given. A card's
+    goal and summary quote the user's prompt, so they are left out, as titles are."""
     if not 1 <= limit <= 100:
         raise ToolError("limit must be 1 to 100")
+    snapshot = _snapshot_id(sha) if sha else None
     try:
-        found = recall_cards(_vault(), query or None, limit, session_id or None, with_prompt=False)
+        found = recall_cards(
+            _vault(), query or None, limit, session_id or session or None,
+            with_prompt=False, snapshot=snapshot,
+        )  # fmt: skip
     except VaultError as error:
         raise _refused(error) from None
     prompt_fields = {"results": {"__all__": {"card": {"goal", "summary"}}}}
@@ -284,8 +328,34 @@ def read_snapshot(
     return page.model_dump(mode="json")
 
 
-def build_server(allow_transcript_content: bool = False) -> MCPServer:
-    server = MCPServer(
+class StrictServer(MCPServer):
+    """An MCPServer whose tools refuse an argument they do not take (the SDK drops it, and a
+    caller would get an answer to a question it did not ask), naming it and what is taken."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.accepted: dict[str, tuple[str, ...]] = {}
+
+    def add_tool(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        super().add_tool(fn, *args, **kwargs)
+        self.accepted[fn.__name__] = tuple(inspect.signature(fn).parameters)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        taken = self.accepted.get(name)
+        unknown = sorted(set(arguments) - set(taken)) if taken is not None else []
+        if unknown:
+            raise ToolError(
+                f"{name} takes no argument {', '.join(map(repr, unknown))} "
+                f"(it takes {', '.join(taken or ()) or 'none'})"
+            )
+        return await super().call_tool(name, arguments, context)
+
+
+def build_server(
+    allow_transcript_content: bool = False, homes: dict[str, Any] | None = None
+) -> MCPServer:
+    _HOMES.update(homes or {})
+    server = StrictServer(
         "gobtui",
         version=__version__,
         instructions="Read-only: what gobtui knows about local Claude Code and Codex sessions.",

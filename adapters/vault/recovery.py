@@ -51,8 +51,10 @@ def recall(
     session_id: str | None = None,
     *,
     with_prompt: bool = True,
+    snapshot: str | None = None,
 ) -> RecallResult:
-    """State cards found in the snapshots (of one session, or all), best matches first.
+    """State cards found in the snapshots (of one session, or one snapshot, or all), best
+    matches first.
 
     With a query, only cards with at least one case-insensitive hit count; without one, every
     card, newest first. A card seen in several snapshots (versions of one file) is reported
@@ -68,6 +70,8 @@ def recall(
     with vault.reading() as reader:
         for entry in reader.entries():  # newest first
             if session_id is not None and entry.session_id != session_id:
+                continue
+            if snapshot is not None and entry.sha256 != snapshot:
                 continue
             if entry.sha256 in scanned:
                 continue

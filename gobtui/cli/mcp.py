@@ -11,7 +11,9 @@ from gobtui.cli.safe_output import SafeText
 def register(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
-    mcp = commands.add_parser("mcp", help="a read-only MCP server over stdio, for agents")
+    mcp = commands.add_parser(
+        "mcp", parents=[common], help="a read-only MCP server over stdio, for agents"
+    )
     mcp.add_argument(
         "--allow-transcript-content",
         action="store_true",
@@ -32,5 +34,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         return 0
     if isinstance(sys.stdout, SafeText):  # stdout carries the protocol's JSON, to a client
         sys.stdout = sys.stdout.raw
-    build_server(args.allow_transcript_content).run("stdio")
+    homes = {"claude_home": args.claude_home, "codex_home": args.codex_home}
+    build_server(args.allow_transcript_content, homes).run("stdio")
     return 0

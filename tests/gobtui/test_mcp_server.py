@@ -162,3 +162,64 @@ def test_print_config_names_both_clients(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["mcp", "--print-config"]) == 0
     out = capsys.readouterr().out
     assert "claude mcp add gobtui -- gobtui mcp" in out and "[mcp_servers.gobtui]" in out
+
+
+async def test_the_reference_s_argument_names_mean_what_they_mean_there(
+    source: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["apply", SESSION[:8], "--strategy", "compacted", *LOW, "--yes", "--json"]) == 0
+    fork = orjson.loads(capsys.readouterr().out)["session_id"]  # its snapshot holds the card
+    check = {"provider": "claude", "context_tokens": 150_000}
+    async with Client(server()) as client:
+        normal = answer(await client.call_tool("policy_check", check))
+        pressed = answer(await client.call_tool("policy_check", check | {"quota_pressure": "high"}))
+        spelled = answer(
+            await client.call_tool("policy_check", check | {"provider": "claude_code"})
+        )
+        wide = answer(await client.call_tool("plan", {"session": SESSION, "strategy": "elide"}))
+        low = answer(
+            await client.call_tool(
+                "plan", {"session": SESSION, "strategy": "elide", "trigger": 20_000, "floor": 5_000}
+            )
+        )
+        high = answer(
+            await client.call_tool(
+                "plan", {"session": SESSION, "strategy": "elide", "trigger": 9_000_000}
+            )
+        )
+        history = answer(await client.call_tool("history", {"session": fork}))
+        shas = [entry["sha256"] for entry in history]
+        every = answer(await client.call_tool("recall", {"session": fork}))
+        elsewhere = answer(await client.call_tool("recall", {"session": SESSION}))
+        one = answer(await client.call_tool("recall", {"sha": shas[0][:12]}))
+        shown = answer(await client.call_tool("show", {"target": shas[0][:12]}))
+        sessions = answer(await client.call_tool("list_sessions", {"all": True}))
+        typo = await client.call_tool("plan", {"session": SESSION, "trigerr": 1})
+        pressure = await client.call_tool("policy_check", check | {"quota_pressure": "extreme"})
+    assert pressed["effective_trigger_tokens"] < normal["effective_trigger_tokens"]
+    assert spelled == normal
+    assert (
+        low["status"] == "plan"
+        and high["status"] == "no_plan"
+        and wide["status"] in {"plan", "no_plan"}
+    )
+    assert every["results"] and elsewhere["results"] == []  # `session` narrows, as session_id does
+    assert [hit["snapshot_sha256"] for hit in one["results"]] == [shas[0]]
+    assert shown["sha256"] == shas[0]
+    assert [s["session_id"] for s in sessions if s["session_id"] == SESSION] == [SESSION]
+    assert "'trigerr'" in error_text(typo) and "trigger" in error_text(typo)  # never dropped
+    assert "quota_pressure" in error_text(pressure)
+
+
+async def test_mcp_takes_the_home_options_before_and_after_its_verb(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = str(source.parents[2])
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "nowhere"))
+    for argv in (["--claude-home", home, "mcp"], ["mcp", "--claude-home", home]):
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "gobtui.cli", *argv], env=dict(os.environ)
+        )
+        async with Client(params) as client:
+            sessions = answer(await client.call_tool("list_sessions", {"all": True}))
+        assert [s["session_id"] for s in sessions] == [SESSION], argv
