@@ -188,6 +188,9 @@ class SessionSummary:
     has_state_card: bool = False
     """The file holds a state card (core.vault_records.card_text_of): a compacted fork gobtui
     (or the reference) published, known as one without its receipt."""
+    lifetime: ContextComponents | None = None
+    """Tokens of every response the file records, summed (what the session cost, not what
+    its context holds); of the part read when `coverage` is not FULL."""
     fork_as_published: bool = False
     """A fork gobtui published that no client has written to since (it is as large as its
     receipt says): it is dated as its source, but nobody works in it yet. Set by the host

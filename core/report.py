@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from .board import BoardRow
+from .model import Coverage, Provider, SessionSummary
 
 
 class SubagentOut(TypedDict):
@@ -15,6 +16,16 @@ class SubagentOut(TypedDict):
     context_tokens: int | None
     records: int
     bytes: int
+
+
+class LifetimeOut(TypedDict):
+    input_tokens: int | None
+    cache_creation_tokens: int | None
+    cache_read_tokens: int | None
+    output_tokens: int | None
+    total_tokens: int
+    partial: bool
+    """Summed over the part of the file read (its head and tail), not all of it."""
 
 
 class DetectRow(TypedDict):
@@ -42,6 +53,28 @@ class DetectRow(TypedDict):
     coverage: str
     status: str
     """working, waiting, approval?, idle or ended (core.status)."""
+    lifetime: LifetimeOut | None
+    """Tokens of every response the session recorded, summed (core.model.SessionSummary)."""
+
+
+def lifetime_of(summary: SessionSummary) -> LifetimeOut | None:
+    life = summary.lifetime
+    if life is None:
+        return None
+    # Codex counts cached input inside input_tokens; Claude apart from it.
+    cached_apart = summary.provider is not Provider.CODEX
+    total = (life.input_tokens or 0) + (life.output_tokens or 0)
+    if cached_apart:
+        total += (life.cache_creation_tokens or 0) + (life.cache_read_tokens or 0)
+    return LifetimeOut(
+        input_tokens=life.input_tokens,
+        cache_creation_tokens=life.cache_creation_tokens,
+        cache_read_tokens=life.cache_read_tokens,
+        output_tokens=life.output_tokens,
+        total_tokens=total,
+        # (Codex writes its own running total: the newest one is the whole session's)
+        partial=cached_apart and summary.coverage is not Coverage.FULL,
+    )
 
 
 def detect_row(row: BoardRow) -> DetectRow:
@@ -79,4 +112,5 @@ def detect_row(row: BoardRow) -> DetectRow:
         compactions=len(s.compactions),
         coverage=s.coverage.value,
         status=row.status.value,
+        lifetime=lifetime_of(s),
     )

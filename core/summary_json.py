@@ -199,6 +199,7 @@ def summary_from_json(value: Any) -> SessionSummary:
             coverage=_member(_COVERAGES, d["coverage"], "coverage"),
             turn=None if turn is None else _member(_TURNS, turn, "turn"),
             components=_components(d["components"]),
+            lifetime=_components(d["lifetime"]),
             usage_history=_samples(d["usage_history"]),
             compactions=_list(d["compactions"], "compactions", _compaction),
             bad_reasons=_reasons(d["bad_reasons"]),

@@ -31,7 +31,7 @@ from ...core.model import BadLine, Coverage, Provider, SessionSummary
 from ..files.jsonl import LineCursor, Loads, Record, decode_line, feed_bytes, torn_tail
 from .full_parse import Summarising
 
-PARSER_VERSION = 10
+PARSER_VERSION = 11
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
 
 

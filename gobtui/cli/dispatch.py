@@ -276,7 +276,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     print(
         f"{'prov':<6} {'session':<8}  {'used/window':>11} {'occ':>7}  {'':<4} "
-        f"{'age':>4}  {'size':>8}  title"
+        f"{'age':>4}  {'lifetime':>8}  {'size':>8}  title"
     )
     for r in out:
         live = "live" if r["live"] else "idle"
@@ -285,9 +285,17 @@ def cmd_detect(args: argparse.Namespace) -> int:
         occupancy = r["occupancy"]
         occ = fmt.percent(occupancy) if occupancy is not None else r["context_state"]
         title = fmt.ellipsize(r["title"] or "", 40)
+        life = r["lifetime"]
+        # (≥: summed over the head and tail read so far, not the whole file)
+        spent = (
+            "-"
+            if life is None
+            else ("≥" if life["partial"] else "") + fmt.tokens(life["total_tokens"])
+        )
         print(
             f"{r['provider']:<6} {r['session_id'][:8]:<8}  {used:>11} {occ:>7}  {live:<4} "
-            f"{fmt.duration(r['age_secs']):>4}  {human_bytes(r['bytes']):>8}  {title}{warn}"
+            f"{fmt.duration(r['age_secs']):>4}  {spent:>8}  {human_bytes(r['bytes']):>8}  "
+            f"{title}{warn}"
         )
     return 0
 

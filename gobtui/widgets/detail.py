@@ -15,6 +15,7 @@ from gobtui import format as fmt
 from gobtui.core.board import BoardRow
 from gobtui.core.composition import Composition
 from gobtui.core.model import ContextState
+from gobtui.core.report import lifetime_of
 from gobtui.core.sanitize import one_line
 from gobtui.format import human_bytes
 from gobtui.widgets.context_chart import ContextChart
@@ -53,6 +54,8 @@ def facts(
     if fills is not None:
         grid.add_row("Fills", fills_text(fills, styles))
     c = s.components
+    life = lifetime_of(s)
+    tokens: list[str] = []
     if c is not None:
         parts = [
             ("in", c.input_tokens),
@@ -60,9 +63,13 @@ def facts(
             ("cache wr", c.cache_creation_tokens),
             ("out", c.output_tokens),
         ]
-        grid.add_row(
-            "Tokens", " · ".join(f"{k} {fmt.tokens(v)}" for k, v in parts if v is not None)
+        tokens = [f"{k} {fmt.tokens(v)}" for k, v in parts if v is not None]
+    if life is not None:  # what the whole session used (≥: of the head and tail read)
+        tokens.append(
+            f"lifetime {'≥' if life['partial'] else ''}{fmt.tokens(life['total_tokens'])}"
         )
+    if tokens:
+        grid.add_row("Tokens", " · ".join(tokens))
     eta = "now" if row.over_trigger else fmt.duration(row.eta_secs)  # as the board says
     burn = f"burn {fmt.rate(row.burn_per_min)} · ETA {eta}"
     if not row.live:

@@ -785,3 +785,27 @@ def test_a_cold_head_reads_on_until_it_knows_the_title(tmp_path: Path, before_pr
     got = cursor.summary()
     assert (got.title, got.cwd, got.session_id) == (whole.title, whole.cwd, whole.session_id)
     assert got.context_tokens == whole.context_tokens
+
+
+def test_lifetime_usage_counts_each_response_once(tmp_path: Path) -> None:
+    def assistant(n: int, msg: str, out: int) -> dict[str, Any]:
+        usage = {"input_tokens": 10, "cache_creation_input_tokens": 100,
+                 "cache_read_input_tokens": 1000 * n, "output_tokens": out}  # fmt: skip
+        return {
+            "type": "assistant", "uuid": f"u{n}-{out}", "parentUuid": None, "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"id": msg, "model": "claude-opus-4-6", "role": "assistant",
+                        "content": [{"type": "text", "text": "x"}], "usage": usage},
+        }  # fmt: skip
+
+    # one response split into two records (the usage repeated, its output grown), then another
+    records = [assistant(1, "m1", 5), assistant(1, "m1", 9), assistant(2, "m2", 7)]
+    path = tmp_path / "life.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    cursor = open_cursor(str(path), Provider.CLAUDE, ClaudeState)
+    life = cursor.summary().lifetime
+    assert life is not None
+    assert (life.input_tokens, life.cache_creation_tokens) == (20, 200)
+    assert (life.cache_read_tokens, life.output_tokens) == (3000, 16)
+    again = ClaudeState.from_json(str(path), cursor.state.to_json())
+    assert again.life == cursor.state.life

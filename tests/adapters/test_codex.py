@@ -656,3 +656,19 @@ def test_a_call_failed_when_its_output_says_so() -> None:
     ]
     assert all(call_failed(out, out) for out in failed)
     assert not any(call_failed(out, out) for out in passed)
+
+
+def test_lifetime_usage_is_the_client_s_newest_running_total(tmp_path: Path) -> None:
+    first, second = token_count(1000, 50, cached=400), token_count(3000, 80, cached=2000)
+    first["payload"]["info"]["total_token_usage"] = {
+        "input_tokens": 1000, "cached_input_tokens": 400, "output_tokens": 50,
+    }  # fmt: skip
+    second["payload"]["info"]["total_token_usage"] = {
+        "input_tokens": 4000, "cached_input_tokens": 2400, "output_tokens": 130,
+    }  # fmt: skip
+    path = write_lines(tmp_path / "life.jsonl", [first, second])
+    life = cold(path).summary().lifetime
+    assert life is not None and (life.input_tokens, life.cache_read_tokens) == (4000, 2400)
+    assert life.output_tokens == 130
+    cursor = cold(path)  # and it survives the cache
+    assert type(cursor.state).from_json(str(path), cursor.state.to_json()).life == (4000, 2400, 130)

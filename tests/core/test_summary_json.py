@@ -32,6 +32,7 @@ FULL = SessionSummary(
     context_window=272_000,
     context_state=ContextState.REPORTED,
     components=ContextComponents(1, 2, 3, 4),
+    lifetime=ContextComponents(900, 800, None, 70),
     usage_history=[UsageSample(100, 1.5), UsageSample(200, None)],
     compactions=[CompactionEvent(ts=2.0, pre_tokens=150_000, trigger="auto")],
     records=12,

@@ -90,10 +90,13 @@ def test_detect_plain_output(homes: tuple[Path, Path], capsys: pytest.CaptureFix
     claude, codex = homes
     assert main(["detect", "--all", "--claude-home", str(claude), "--codex-home", str(codex)]) == 0
     header, *lines = capsys.readouterr().out.splitlines()
-    assert header.split() == ["prov", "session", "used/window", "occ", "age", "size", "title"]
+    assert header.split() == [
+        "prov", "session", "used/window", "occ", "age", "lifetime", "size", "title"
+    ]  # fmt: skip
     assert len(lines) == 3
     spotter = next(line for line in lines if SPOTTER[:8] in line)
     assert "106k/200k" in spotter and "53%" in spotter
+    assert "≥132k" in spotter  # lifetime of the head and tail read (the file is 3 MB)
 
 
 def test_missing_named_home_is_a_one_line_error(

@@ -150,6 +150,10 @@ class ClaudeState:
         """Who is up after the newest conversational record of the main chain."""
         self.state_card = False
         """A user record of the main chain was a state card: the file is a fork gobtui made."""
+        self.life = [0, 0, 0, 0]
+        """Lifetime usage (input, cache creation, cache read, output) of the responses read."""
+        self._life_key = ""
+        self._life_last: Usage | None = None
 
     @property
     def head_known(self) -> bool:
@@ -298,12 +302,24 @@ class ClaudeState:
             key = f"#{uuid}#{self._anon}"
         history = self.history
         sample = history.get(key)
+        self._add_life(key, usage)
         ts = sample[0] if sample else self._ts(record.get("timestamp"))
         # Streaming-split records repeat one response's usage: one sample, newest figures.
         history[key] = (ts, usage_total(usage))
         if len(history) > USAGE_HISTORY_MAX:
             history.popitem(False)
         return usage
+
+    def _add_life(self, key: str, usage: Usage) -> None:
+        """Sum a response's usage into the lifetime; the records a streamed response is split
+        into follow each other and repeat its usage (newest figures): it counts once."""
+        life = self.life
+        if key == self._life_key and self._life_last is not None:
+            for i, value in enumerate(self._life_last):
+                life[i] -= value or 0
+        for i, value in enumerate(usage):
+            life[i] += value or 0
+        self._life_key, self._life_last = key, usage
 
     def _maybe_title(self, record: Record) -> None:
         if record.get("isMeta") is True or record.get("isCompactSummary") is True:
@@ -414,6 +430,14 @@ class ClaudeState:
             parent_session_id=parent_id,
             turn=self.turn,
             has_state_card=self.state_card,
+            lifetime=ContextComponents(
+                input_tokens=self.life[0],
+                cache_creation_tokens=self.life[1],
+                cache_read_tokens=self.life[2],
+                output_tokens=self.life[3],
+            )
+            if any(self.life)
+            else None,
         )
 
     def _peak(self, usage: Usage | None) -> int:
@@ -443,6 +467,7 @@ class ClaudeState:
             "anon": self._anon,
             "turn": self.turn,
             "state_card": self.state_card,
+            "life": [*self.life, self._life_key, list(self._life_last or ()) or None],
         }
 
     @classmethod
@@ -472,6 +497,11 @@ class ClaudeState:
         turn = data.get("turn")
         state.turn = TurnState(turn) if turn in _TURN_VALUES else None
         state.state_card = data.get("state_card") is True
+        *life, state._life_key, last = data["life"]
+        state.life = [int(n) for n in life]
+        if len(state.life) != 4 or type(state._life_key) is not str:
+            raise ValueError("not a lifetime")
+        state._life_last = _usage_from(last)
         return state
 
 

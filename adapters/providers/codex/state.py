@@ -106,6 +106,7 @@ class CodexState:
         "context_tokens",
         "cwd",
         "first_ts",
+        "life",
         "model",
         "parent_session_id",
         "path",
@@ -155,6 +156,8 @@ class CodexState:
         self.state_card = False
         """A user message (or a compaction's replacement history) was a state card: the
         rollout is a fork gobtui made."""
+        self.life: tuple[int | None, int | None, int | None] | None = None
+        """The newest total_token_usage: (input incl. cached, cached input, output)."""
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -228,6 +231,13 @@ class CodexState:
         if type(info) is not dict:
             return  # `info: null` carries rate limits only
         self._set_window(info.get("model_context_window"))
+        total = info.get("total_token_usage")
+        if type(total) is dict:  # the client's own running total: the newest one stands
+            self.life = (
+                _count(total.get("input_tokens")),
+                _count(total.get("cached_input_tokens")),
+                _count(total.get("output_tokens")),
+            )
         last = info.get("last_token_usage")
         if type(last) is not dict or info == self._last_usage:
             return
@@ -305,6 +315,7 @@ class CodexState:
             "last_ts": self._last_ts,
             "turn": self.turn,
             "state_card": self.state_card,
+            "life": list(self.life) if self.life is not None else None,
         }
 
     @classmethod
@@ -331,6 +342,10 @@ class CodexState:
         state.first_ts = data["first_ts"]
         state._last_ts = data["last_ts"]
         state.state_card = data.get("state_card") is True
+        life = data["life"]
+        if life is not None:
+            a, b, c = life
+            state.life = (_count(a), _count(b), _count(c))
         return state
 
     # -- output --------------------------------------------------------------------------------
@@ -383,5 +398,12 @@ class CodexState:
             agent_id=self.agent_id,
             parent_session_id=self.parent_session_id,
             turn=self.turn,
+            lifetime=None
+            if self.life is None
+            else ContextComponents(
+                input_tokens=self.life[0],
+                cache_read_tokens=self.life[1],
+                output_tokens=self.life[2],
+            ),
             has_state_card=self.state_card,
         )
