@@ -517,8 +517,8 @@ def changes_lines(changes: ForkChanges) -> list[str]:
         + (f"; {counts}" if counts else "; nothing else")
     ]
     for c in changes.changes[:CHANGES_SHOWN]:
-        where_a = "-" if c.record_a is None else str(shown(c.record_a))
-        where_b = "-" if c.record_b is None else str(shown(c.record_b))
+        where_a = "-" if c.record_a is None else str(c.record_a)  # (1-based already)
+        where_b = "-" if c.record_b is None else str(c.record_b)
         lines.append(f"  rec {where_a:>6} -> {where_b:<6} {c.change.value:<9} {_safe(c.kind)}")
     if len(changes.changes) > CHANGES_SHOWN:
         lines.append(f"  … {len(changes.changes) - CHANGES_SHOWN} more (--json lists them all)")

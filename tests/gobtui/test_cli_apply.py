@@ -415,6 +415,13 @@ def test_diff_of_a_source_and_its_fork_lists_what_the_fork_changed(
     assert f"what B changed (session ids set aside): {changes['kept']} records kept" in text
     assert " stubbed " in text
     assert applied["session_id"] not in text  # records are numbered, never quoted
+    # numbered as the files number them, from 1: the last one appended is b's last record
+    listed = [line.split()[1:4:2] for line in text.splitlines() if line.startswith("  rec ")]
+    numbers = [[str(c["record_a"] or "-"), str(c["record_b"] or "-")] for c in changes["changes"]]
+    assert listed == numbers[: len(listed)]
+    assert all(
+        c["record_b"] is None or c["record_b"] <= changes["records_b"] for c in changes["changes"]
+    )
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
