@@ -168,8 +168,22 @@ class ItemCard:
     lines: tuple[tuple[int, str], ...]
 
 
+_PEOPLE = (ItemKind.USER, ItemKind.ASSISTANT)
+_PATHS_ONLY = (ItemKind.REASONING, ItemKind.TOOL_CALL)
+
+
 def _said(kind: Salience, line: str) -> Salience | None:
     return said_salience(line)
+
+
+def _errors(kind: Salience, line: str) -> Salience | None:
+    return kind if kind is Salience.ERROR else None
+
+
+def _slot(kind: Salience) -> int:
+    """Where a tool output's salient line goes: a stated rule is a constraint, not a decision
+    of the session's."""
+    return _RULES if kind is Salience.DECISION else _SLOT_OF[kind]
 
 
 def item_card(item: TranscriptItem, payload: str | None) -> ItemCard:
@@ -180,12 +194,13 @@ def item_card(item: TranscriptItem, payload: str | None) -> ItemCard:
         if payload:
             said.extend((_SLOT_OF[k], line) for k, line in salient_payload_lines(payload, _said))
         return ItemCard((*said, *files))
-    if item.elides_input or item.kind is ItemKind.REASONING:
-        return ItemCard(files)  # an edit's content is in its file; reasoning is narrative
-    if not item.tool_use_ids and item.kind is not ItemKind.TOOL_RESULT:
-        return ItemCard(files)  # system and meta records say nothing of the session's state
-    if item.kind is ItemKind.TOOL_CALL or item.file_view:
-        return ItemCard(files)  # a call, or an output that is what files hold
+    if (
+        item.elides_input  # an edit: its content is in its file
+        or item.kind in _PATHS_ONLY  # the model's narrative, a call
+        or (item.kind is not ItemKind.TOOL_RESULT and not item.tool_use_ids)  # system, meta
+        or item.file_view  # an output that is what files hold
+    ):
+        return ItemCard(files)
     text = without_file_lines(text or item.label)
     failed = item.failed or (
         reports_failure(payload) if payload else bool(_FAILING_INLINE.search(text))
@@ -207,19 +222,6 @@ def item_card(item: TranscriptItem, payload: str | None) -> ItemCard:
             tail = payload[-FAILING_TAIL_CHARS:].partition("\n")[2]
             kept.extend((_ERRORS, line) for _k, line in salient_payload_lines(tail, _errors))
     return ItemCard((*kept, *files))
-
-
-def _errors(kind: Salience, line: str) -> Salience | None:
-    return kind if kind is Salience.ERROR else None
-
-
-_PEOPLE = (ItemKind.USER, ItemKind.ASSISTANT)
-
-
-def _slot(kind: Salience) -> int:
-    """Where a tool output's salient line goes: a stated rule is a constraint, not a decision
-    of the session's."""
-    return _RULES if kind is Salience.DECISION else _SLOT_OF[kind]
 
 
 _VARYING = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|\d+")

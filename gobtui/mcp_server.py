@@ -257,7 +257,7 @@ def recall(
 ) -> dict[str, Any]:
     """The state cards gobtui wrote into its forks (the error, the open task, the decision),
     newest first, those holding `query` when given, of one session (`session_id` or
-    `session`: an id or prefix) or one snapshot (`sha`: an id or prefix) when given. A card's
+    `session`: its whole id) or one snapshot (`sha`: an id or prefix) when given. A card's
     goal and summary quote the user's prompt, so they are left out, as titles are."""
     if not 1 <= limit <= 100:
         raise ToolError("limit must be 1 to 100")

@@ -150,7 +150,8 @@ def _summary_of(cursor: FileCursor, data: Any) -> SessionSummary | None:
 
 # -- the rows: a cursor's head (stat figures and summary) and its body, as JSON ---------------
 
-_HEAD_KEYS = ("parser_version", "provider", "path", "inode", "size", "mtime_ns", "records")
+_STAT_KEYS = ("path", "inode", "size", "mtime_ns", "records")
+_HEAD_KEYS = ("parser_version", "provider", *_STAT_KEYS)
 
 
 def encode_entry(cursor: FileCursor, summary: SessionSummary | None) -> Rows:
@@ -162,7 +163,7 @@ def encode_entry(cursor: FileCursor, summary: SessionSummary | None) -> Rows:
     """
     if cursor.as_read and cursor.body is None:
         body = AS_READ
-        head = {key: getattr(cursor, key) for key in _HEAD_KEYS[2:]}
+        head = {key: getattr(cursor, key) for key in _STAT_KEYS}
         head |= {"parser_version": PARSER_VERSION, "provider": cursor.provider.value}
     else:
         data = cursor.to_json()

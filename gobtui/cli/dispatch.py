@@ -457,7 +457,7 @@ def _main(argv: list[str]) -> int:
     if command != "detect":
         parser = build_parser()
     args = parser.parse_args(argv)
-    if command is not None and command in SCORING_COMMANDS:
+    if command in SCORING_COMMANDS:
         note = scorer_note(os.environ)
         if note is not None:
             print(note, file=sys.stderr)

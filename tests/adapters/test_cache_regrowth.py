@@ -14,7 +14,7 @@ import pytest
 
 from gobtui.adapters.config.paths import Homes
 from gobtui.adapters.sessions.cache import AS_READ, JsonOnlyDisk, SummaryCache
-from gobtui.adapters.sessions.store import SessionStore
+from gobtui.adapters.sessions.store import SessionStore, StoreStats
 from gobtui.core.limits import FINGERPRINT_WINDOW_BYTES, FULL_READ_MAX_BYTES
 from gobtui.core.model import Coverage, SessionSummary
 from tests.adapters.test_store import ReadCounter, checked_bytes
@@ -225,6 +225,18 @@ def test_a_pure_append_is_still_tailed(
     assert changed == fresh_read(homes, path)
 
 
+def _scan_after_restart(
+    homes: Homes, folder: Path, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[SessionSummary, int, StoreStats]:
+    """A new store over the cache in `folder` scans: the file's summary, the bytes it read,
+    the store's counters."""
+    with SummaryCache(folder) as cache:
+        store = store_over(homes, cache)
+        counter = ReadCounter(monkeypatch)
+        summary = only(store.scan(NOW), path)
+        return summary, counter.bytes, store.stats
+
+
 def test_a_pure_append_is_still_tailed_after_a_restart(
     homes: Homes, tmp_path: Path, fixture_copy: Copy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -241,12 +253,9 @@ def test_a_pure_append_is_still_tailed_after_a_restart(
         store.update([str(path)], NOW)  # tailed: a cursor a cold read would not make again
     with path.open("ab") as handle:
         handle.write(second)
-    with SummaryCache(tmp_path / "cache") as cache:
-        store = store_over(homes, cache)
-        counter = ReadCounter(monkeypatch)
-        again = only(store.scan(NOW), path)
-        assert counter.bytes == len(second) + checked_bytes(len(head) + len(first))
-        assert (store.stats.cold_reads, store.stats.advanced) == (0, 1)
+    again, read, stats = _scan_after_restart(homes, tmp_path / "cache", path, monkeypatch)
+    assert read == len(second) + checked_bytes(len(head) + len(first))
+    assert (stats.cold_reads, stats.advanced) == (0, 1)
     assert again == fresh_read(homes, path)
 
 
@@ -262,19 +271,13 @@ def test_a_cursor_as_a_cold_read_made_it_is_kept_without_its_body(
         store_over(homes, cache).scan(NOW)
     with diskcache.Cache(str(tmp_path / "cache"), disk=JsonOnlyDisk) as raw:
         assert raw.get(str(path) + "\x00body") == AS_READ
-    with SummaryCache(tmp_path / "cache") as cache:  # unchanged: the head answers
-        store = store_over(homes, cache)
-        counter = ReadCounter(monkeypatch)
-        unchanged = only(store.scan(NOW), path)
-        assert counter.bytes == 0
+    unchanged, read, _ = _scan_after_restart(homes, tmp_path / "cache", path, monkeypatch)
+    assert read == 0  # unchanged: the head answers
     assert unchanged == fresh_read(homes, path)
     with path.open("ab") as handle:
         handle.write(rest)
-    with SummaryCache(tmp_path / "cache") as cache:
-        store = store_over(homes, cache)
-        counter = ReadCounter(monkeypatch)
-        again = only(store.scan(NOW), path)
-        assert counter.bytes >= len(head) + len(rest)  # (a small file: read whole)
+    again, read, _ = _scan_after_restart(homes, tmp_path / "cache", path, monkeypatch)
+    assert read >= len(head) + len(rest)  # (a small file: read whole)
     assert again == fresh_read(homes, path)
 
 
