@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from ...core.limits import STALE_TEMP_SECS
+from .regular import regular_file
 
 
 class WriteErrorCode(StrEnum):
@@ -130,7 +131,7 @@ def publish_new(target: Path, data: bytes | bytearray, mode: int = 0o600) -> Non
 def _exclusive_copy(source: Path, target: Path, mode: int) -> None:
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        with open(source, "rb") as handle:
+        with regular_file(source) as handle:
             while chunk := handle.read(1 << 20):
                 os.write(fd, chunk)
         os.fsync(fd)

@@ -45,6 +45,7 @@ from ...core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrateg
 from ...core.strategies.common import admit_with
 from ...core.verify import SourceChecks
 from ..config.config_file import ExternalCommand
+from ..files.regular import regular_file
 from ..providers.full_parse import gc_paused
 from ..providers.interface import CardScanner
 from ..providers.live_part import WHOLE, LivePart, find_live_part
@@ -231,7 +232,7 @@ def _read_whole(path: Path) -> tuple[bytes, int]:
     """The file's bytes as of one moment, and its mtime then. A live session grows meanwhile:
     what was appended after that moment is left for the next plan. One that shrank (was
     rewritten) is read again, once."""
-    with open(path, "rb") as handle:
+    with regular_file(path) as handle:
         for _attempt in range(2):
             st = os.fstat(handle.fileno())
             if st.st_size > MAX_PLAN_SOURCE_BYTES:

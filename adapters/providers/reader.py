@@ -29,6 +29,7 @@ from ...core.limits import (
 )
 from ...core.model import BadLine, Coverage, Provider, SessionSummary
 from ..files.jsonl import LineCursor, Loads, Record, decode_line, feed_bytes, torn_tail
+from ..files.regular import open_regular
 from .full_parse import Summarising
 
 PARSER_VERSION = 11
@@ -189,7 +190,7 @@ def open_cursor(
 ) -> FileCursor:
     """A cold read: the whole file when small (or `full`), else its head and a tail that
     holds the latest usage (what the board needs first; history in between comes later)."""
-    fd = os.open(path, os.O_RDONLY)
+    fd = open_regular(path, follow_symlinks=True)
     try:
         return _cold_read(fd, os.fstat(fd), path, provider, make_state, full=full)
     finally:
@@ -312,7 +313,7 @@ def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:
     ):
         return cursor, False
     cursor = cursor.loaded()
-    fd = os.open(cursor.path, os.O_RDONLY)
+    fd = open_regular(cursor.path, follow_symlinks=True)
     try:
         st = os.fstat(fd)
         read = cursor.lines.read_pos

@@ -27,6 +27,7 @@ from ...core.vault_model import VaultErrorCode
 from ..config.paths import data_dir
 from ..files.atomic import replace_private
 from ..files.private_fs import PrivateError, open_private, private_dir
+from ..files.regular import regular_file
 from ..providers.registry import provider_of
 
 
@@ -92,7 +93,7 @@ def published_receipts(root: Path | None = None) -> list[Receipt]:
 
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with regular_file(path) as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
@@ -187,7 +188,7 @@ def _starts_with(path: Path, size: int, sha256: str) -> bool:
     """Whether the file's first `size` bytes hash to `sha256` (the fork, appended to)."""
     digest = hashlib.sha256()
     left = size
-    with open(path, "rb") as handle:
+    with regular_file(path) as handle:
         while left and (chunk := handle.read(min(left, 1 << 20))):
             digest.update(chunk)
             left -= len(chunk)

@@ -114,9 +114,7 @@ class Publisher:
             if earlier is None or not earlier.completed:
                 return None
             fork = Path(earlier.path)
-            return (
-                earlier if fork.is_file() and file_sha256(fork) == earlier.output_sha256 else None
-            )
+            return earlier if _holds(fork, earlier.output_sha256) else None
         except (PublishError, OSError):
             return None
 
@@ -357,7 +355,7 @@ class Publisher:
                 if written is not None:
                     os.utime(target, (time.time(), written))
             except FileExistsError:
-                if file_sha256(target) != receipt.output_sha256:
+                if not _holds(target, receipt.output_sha256):
                     raise PublishError(
                         PublishErrorCode.TARGET_EXISTS,
                         f"{target} already exists with other bytes; a fork never overwrites "
@@ -423,3 +421,12 @@ def _written(entry: IndexEntry) -> float:
         if st.st_size == entry.bytes and file_sha256(path) == entry.source_sha256:
             return min(st.st_mtime, entry.ts)
     return entry.ts
+
+
+def _holds(path: Path, sha256: str) -> bool:
+    """Whether the file at `path` is a plain file of exactly these bytes (a FIFO or a device
+    planted there is not, and is never read)."""
+    try:
+        return file_sha256(path) == sha256
+    except OSError:
+        return False

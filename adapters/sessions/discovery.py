@@ -20,6 +20,7 @@ from ...core.limits import CLAUDE_MAX_DEPTH, CODEX_MAX_DEPTH, DISCOVERY_MAX_ENTR
 from ...core.model import Provider
 from ..config.paths import Homes
 from ..files.jsonl import decode_line
+from ..files.regular import open_regular
 from ..providers.registry import sniff_record
 
 log = logging.getLogger(__name__)
@@ -176,7 +177,7 @@ def sniff_file(path: str) -> Sniffed:
 
     Raises OSError when the file cannot be read.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd = open_regular(path, follow_symlinks=True)
     try:
         if hasattr(os, "posix_fadvise"):  # a cold disk would read ahead far past the head
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)

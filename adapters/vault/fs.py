@@ -19,6 +19,8 @@ from pathlib import Path
 
 from ...core.vault_model import VaultError, VaultErrorCode
 from ..files.atomic import write_all
+from ..files.regular import NotRegular as NotRegular
+from ..files.regular import open_regular as open_regular
 
 try:
     import fcntl
@@ -32,10 +34,6 @@ LOCK_POLL_SECS = 0.05
 """How often a waiting command retries the lock."""
 
 
-class NotRegular(OSError):
-    """A vault path that should be a plain file is something else (a symlink, a directory...)."""
-
-
 def is_real_dir(path: Path) -> bool:
     """True for a directory, False when nothing is there; a symlink or file is damage."""
     try:
@@ -45,20 +43,6 @@ def is_real_dir(path: Path) -> bool:
     if not stat.S_ISDIR(st.st_mode):
         raise VaultError(VaultErrorCode.DAMAGED_LAYOUT, f"{path} is not a directory")
     return True
-
-
-def open_regular(path: Path) -> int:
-    """A read-only descriptor on a plain file (never through a symlink). NotRegular otherwise."""
-    try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK)
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise NotRegular(errno.ELOOP, "is a symlink", str(path)) from None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise NotRegular(errno.EINVAL, "is not a regular file", str(path))
-    return fd
 
 
 def read_small(path: Path, limit: int) -> bytes:

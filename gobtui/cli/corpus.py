@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from gobtui.adapters.files.jsonl import decode_line
+from gobtui.adapters.files.regular import regular_file
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import PlanningError, load_session
 from gobtui.adapters.providers.registry import sniff_record
@@ -39,7 +40,7 @@ def transcripts(folder: Path) -> list[tuple[Path, Provider]]:
 
 def _provider_of(path: Path) -> Provider | None:
     try:
-        with open(path, "rb") as handle:
+        with regular_file(path) as handle:
             for _ in range(SNIFF_LINES):
                 record = decode_line(handle.readline().strip())
                 if type(record) is dict and (provider := sniff_record(record)) is not None:

@@ -6,9 +6,11 @@ Exit status: 1 when any finding is an error, 0 otherwise (warnings included), 2 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from gobtui import format as fmt
+from gobtui.adapters.files.regular import regular_file
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.safe_output import write_json
 from gobtui.core.limits import VERIFY_MAX_BYTES
@@ -56,10 +58,11 @@ def _read_target(args: argparse.Namespace) -> tuple[Path, Provider]:
 
 def _verify_file(path: Path, provider: Provider) -> VerifyReport:
     try:
-        size = path.stat().st_size
-        if size > VERIFY_MAX_BYTES:  # not worth reading into memory
-            return oversize_report(size, provider)
-        data = path.read_bytes()
+        with regular_file(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > VERIFY_MAX_BYTES:  # not worth reading into memory
+                return oversize_report(size, provider)
+            data = handle.read(size)  # (as of the open: what a writer adds later is not judged)
     except OSError as error:
         raise CliError(f"cannot read {path}: {error.strerror or error}") from None
     return verify(data, provider)

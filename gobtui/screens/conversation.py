@@ -26,6 +26,7 @@ from textual.worker import get_current_worker
 
 from gobtui import format as fmt
 from gobtui.adapters.files.jsonl import Record
+from gobtui.adapters.files.regular import regular_file
 from gobtui.adapters.providers.full_parse import feed_all, memory_chunks
 from gobtui.adapters.providers.registry import parse_data
 from gobtui.core.board import project_name
@@ -62,7 +63,7 @@ def read_conversation(summary: SessionSummary) -> list[Entry]:
     """The session's entries: the file read once, parsed by its provider, every item given
     its record (decoded again from the same bytes) in file order."""
     try:
-        with open(summary.path, "rb") as handle:
+        with regular_file(summary.path) as handle:
             stat = os.fstat(handle.fileno())
             if stat.st_size > MAX_PLAN_SOURCE_BYTES:
                 raise ConversationError(

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ....core.model import Provider, Transcript
 from ...files.jsonl import Record
+from ...files.regular import regular_file
 from ..full_parse import feed_all, memory_chunks, read_chunks, transcript_of
 from .items import ItemBuilder
 from .state import ClaudeState
@@ -65,7 +66,7 @@ def parse_transcript(path: str) -> Transcript:
     """Every line of `path` into items, and the summary of a ClaudeState fed the same records
     (so the board's incremental figures and a full parse agree by construction); the items
     off the live branch marked inactive."""
-    with open(path, "rb") as handle:
+    with regular_file(path) as handle:
         fd = handle.fileno()
         st = os.fstat(fd)
         transcript = _parse(path, read_chunks(fd, st.st_size), st.st_mtime_ns, whole=True)

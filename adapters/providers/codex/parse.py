@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from ....core.model import Provider, Transcript, TranscriptItem
 from ...files.jsonl import Record
+from ...files.regular import regular_file
 from ..full_parse import feed_all, memory_chunks, read_chunks, transcript_of
 from .items import Calls, compacted_item, deactivate, response_item
 from .state import CodexState
@@ -40,7 +41,7 @@ def _parse(path: str, chunks: Iterable[bytes], mtime_ns: int) -> Transcript:
 def parse_transcript(path: str) -> Transcript:
     """Every line of a rollout: its items, and the summary of a CodexState fed the same
     records (so the board's incremental figures and a full parse agree by construction)."""
-    with open(path, "rb") as handle:
+    with regular_file(path) as handle:
         fd = handle.fileno()
         st = os.fstat(fd)
         return _parse(path, read_chunks(fd, st.st_size), st.st_mtime_ns)
