@@ -299,6 +299,9 @@ VAULT_VIEW_RECALL_LIMIT = 50
 """State cards the recall screen lists per query."""
 VAULT_VIEW_PROGRESS_RECORDS = 2_000
 """The record browser reports its scan's progress every this many records."""
+SHUTDOWN_GRACE_SECS = 3.0
+"""Once the dashboard is closing (q, SIGHUP, SIGTERM), what a worker is still doing may hold
+the process this long; then it ends anyway."""
 
 # --- budgeted recall: context packs and deltas (core/recall_pack.py, adapters/recall/) ---
 PACK_MAX_ENTITIES = 16

@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from functools import cached_property
@@ -34,7 +35,7 @@ from gobtui.auto_prepare import AutoPrepare
 from gobtui.commands import EDGE_KEYS, BindingCommands, SessionCommands
 from gobtui.config_reload import ConfigWatch
 from gobtui.core.alerts import AlertChannel, AlertEvent
-from gobtui.core.limits import COMPLETE_MAX_BYTES
+from gobtui.core.limits import COMPLETE_MAX_BYTES, SHUTDOWN_GRACE_SECS
 from gobtui.core.model import Coverage, SessionSummary
 from gobtui.core.sanitize import one_line, terminal_safe
 from gobtui.core.status import Status
@@ -175,6 +176,8 @@ class GobtuiApp(App[None]):
         self._stop_watch.set()
         self.auto_prepare.stop(quiet=True)
         gc.unfreeze()  # (see _scanned) what this app left behind can be collected again
+        if not self.is_headless:
+            _end_when_stuck(self)
 
     # --- workers ---------------------------------------------------------------------------
 
@@ -604,6 +607,24 @@ def _exit_on_signals(app: App[None]) -> None:
         if number is not None:
             with suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(number, app.exit)
+
+
+def _end_when_stuck(app: GobtuiApp) -> None:
+    """The thread workers run in asyncio's default pool, which the interpreter joins as it
+    exits: a long read (a cold home's first scan) would keep a closed dashboard alive, orphaned
+    once its pane is gone, until it finished. After the grace the process ends regardless."""
+
+    def end() -> None:
+        with suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        if app.config.demo_root is not None:  # (what the CLI would remove after the app)
+            shutil.rmtree(app.config.demo_root, ignore_errors=True)
+        os._exit(app.return_code or 0)
+
+    timer = threading.Timer(SHUTDOWN_GRACE_SECS, end)
+    timer.daemon = True  # an app that ends in time ends as usual
+    timer.start()
 
 
 def _terminal_check() -> Callable[[], bool]:
