@@ -102,6 +102,9 @@ MAX_EDITS = 64
 """A plan holds at most this many edits."""
 MAX_PLAN_ITEMS = 100_000
 """A transcript with more items than this is not planned for."""
+MAX_PLAN_RECORDS = 400_000
+"""Nor one whose live part has more lines than this (counted before they are decoded, so the
+parse's time and memory are bounded by it: the biggest bench session has 267k)."""
 MAX_DIGEST_BYTES = 32 * 1024
 """The rendered state card is at most this many UTF-8 bytes."""
 MAX_STUB_CHARS = 96

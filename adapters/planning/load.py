@@ -35,6 +35,7 @@ from ...core.limits import (
     DEFAULT_SLOPE,
     EVAL_PAYLOAD_BYTES,
     MAX_PLAN_ITEMS,
+    MAX_PLAN_RECORDS,
     MAX_PLAN_SOURCE_BYTES,
 )
 from ...core.model import Provider, Transcript
@@ -62,6 +63,7 @@ class PlanningErrorCode(StrEnum):
     UNREADABLE = "unreadable"
     TOO_LARGE = "too_large"
     TOO_MANY_ITEMS = "too_many_items"
+    TOO_MANY_RECORDS = "too_many_records"
     CHANGED = "changed"
     UNKNOWN_STRATEGY = "unknown_strategy"
     EXTERNAL_FAILED = "external_failed"
@@ -191,6 +193,15 @@ def load_session(path: Path, provider: Provider) -> LoadedSession:
             PlanningErrorCode.UNREADABLE, f"cannot read {path}: {error.strerror or error}"
         ) from None
     live = find_live_part(source, provider)
+    # Counted before anything is decoded: a file of millions of tiny lines is refused in the
+    # time a count takes, not after a parse of every one of them.
+    records = source.count(b"\n", live.start) + (0 if source.endswith(b"\n") else 1)
+    if records > MAX_PLAN_RECORDS:
+        raise PlanningError(
+            PlanningErrorCode.TOO_MANY_RECORDS,
+            f"{records} records after the newest compaction, over the planning limit of "
+            f"{MAX_PLAN_RECORDS}",
+        )
     transcript = parse_data(provider, str(path), live.text(source), mtime_ns, part=live.start > 0)
     if transcript is None:  # the live branch runs on before the newest compaction
         live = WHOLE
