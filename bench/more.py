@@ -13,6 +13,8 @@ Rows (each isolated; one failing prints its error and the others still run):
   k. vault: search-snapshot over the 500 MB snapshot
   l. apply end to end on the 200 MB session (plan, snapshot, rewrite, verify, publish):
      time and peak RSS
+  m. a 130 MB file of 10 million tiny lines, past MAX_PLAN_RECORDS: the time and peak RSS of
+     its refusal by the planner                                               target < 3 s
   w-y. the agents' surfaces: watch idle, context-pack and delta (bench/agents_bench.py)
 Results go to stdout and bench/results/more.json. `python -m bench.more f-h` runs one group.
 """
@@ -45,6 +47,7 @@ from bench.run import (
     run_child,
     settle,
 )
+from gobtui.core.limits import MAX_PLAN_RECORDS
 
 BIG = Path(__file__).resolve().parent / ".corpus" / "big-claude-200mb.jsonl"
 
@@ -154,6 +157,34 @@ def row_apply(env: dict[str, str], work: Path) -> Row:
                 "rss_mb": round(child.rss_mb), "bytes_after": data["bytes_after"]})  # fmt: skip
 
 
+REFUSE_CHILD = """
+import json, sys, time
+from pathlib import Path
+from gobtui.adapters.planning.load import PlanningError, load_session
+from gobtui.core.model import Provider
+started = time.perf_counter()
+try:
+    load_session(Path(sys.argv[1]), Provider.CLAUDE)
+except PlanningError as error:
+    print(json.dumps({"s": time.perf_counter() - started, "code": str(error.code)}))
+"""
+TINY_LINES = 10_000_000
+
+
+def row_record_limit(env: dict[str, str], work: Path) -> Row:
+    source = work / "tiny-lines.jsonl"
+    with source.open("wb") as handle:
+        for _block in range(100):
+            handle.write(b'{"type":"x"}\n' * (TINY_LINES // 100))
+    child = run_child("-c", REFUSE_CHILD, [str(source)], env, timeout=900)
+    if child.code != 0 or not child.stdout.strip():
+        raise RuntimeError("the planner did not refuse the file")
+    data = json.loads(child.stdout)
+    return Row("m", "refused past the record limit, 10M lines", data["s"], "s", "< 3 s",
+               data["s"] < 3.0, {"rss_mb": round(child.rss_mb), "code": data["code"],
+                                 "limit": MAX_PLAN_RECORDS})  # fmt: skip
+
+
 def measure(keys: str, fn: Callable[[], list[Row]]) -> list[Row]:
     print(f"  {keys} ...", file=sys.stderr, flush=True)
     try:
@@ -175,6 +206,7 @@ def main() -> int:
             ("f-h", lambda: rows_planning(env)),
             ("i-k", lambda: rows_vault(work)),
             ("l", lambda: [row_apply(env, work)]),
+            ("m", lambda: [row_record_limit(env, work)]),
             ("w-y", lambda: run_agents_bench(set())),
         ]
         wanted = set(sys.argv[1:])  # `python -m bench.more f-h l`: only those groups
