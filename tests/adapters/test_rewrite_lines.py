@@ -167,17 +167,20 @@ def test_a_session_growing_while_loaded_is_read_as_of_one_moment(
     path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
     original = path.read_bytes()
     fstat = os.fstat
+    taken: list[int] = []
 
     def fstat_then_append(fd: int) -> os.stat_result:
         st = fstat(fd)
-        with open(path, "ab") as handle:  # the agent writes on
+        taken.append(st.st_size)
+        with open(path, "ab") as handle:  # the agent writes on (after every look at the size)
             handle.write(original.splitlines(keepends=True)[-1])
         return st
 
     monkeypatch.setattr(planning.os, "fstat", fstat_then_append)
     session = load_session(path, Provider.CLAUDE)
-    assert session.source_bytes == original and len(path.read_bytes()) > len(original)
-    assert session.source_sha256 == hashlib.sha256(original).hexdigest()
+    moment = path.read_bytes()[: taken[-1]]  # as of the size the read went by
+    assert session.source_bytes == moment and len(path.read_bytes()) > len(moment)
+    assert session.source_sha256 == hashlib.sha256(moment).hexdigest()
 
 
 def test_a_session_shrinking_while_loaded_is_an_error(
