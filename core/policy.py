@@ -278,11 +278,36 @@ def resolve(
 
 # policy-check ---------------------------------------------------------------------------------
 
-PROVIDER_CONTROLS: dict[Provider, str] = {
+
+class NativeProvider(StrEnum):
+    """A client gobtui has a numeric policy for and nothing else: it never reads or edits
+    the client's session store, so the only action is the client's own compaction."""
+
+    DEVIN = "devin"
+
+
+PolicyProvider = Provider | NativeProvider
+"""Whom `policy-check` can answer for: a provider gobtui reads, or a native-only one."""
+
+PROVIDER_CONTROLS: dict[PolicyProvider, str] = {
     Provider.CODEX: "thread/compact/start",
     Provider.CLAUDE: "/compact",
+    NativeProvider.DEVIN: "/compact",
 }
 """What the session owner invokes to compact a live session (app-server v2 / slash command)."""
+
+_POLICY_PROVIDER_NAMES: dict[str, PolicyProvider] = {
+    **{p.value: p for p in Provider},
+    **{p.value: p for p in NativeProvider},
+    "claude_code": Provider.CLAUDE,  # the reference's spelling (its config table's too)
+    "claude-code": Provider.CLAUDE,
+}
+POLICY_PROVIDER_NAMES: tuple[str, ...] = tuple(_POLICY_PROVIDER_NAMES)
+
+
+def policy_provider(name: str) -> PolicyProvider | None:
+    """The provider a name means (gobtui's or the reference's spelling), or None."""
+    return _POLICY_PROVIDER_NAMES.get(name)
 
 
 class PolicyAction(StrEnum):
@@ -305,7 +330,7 @@ class PolicyDecision(BaseModel):
 
 
 def policy_check(
-    provider: Provider,
+    provider: PolicyProvider,
     context_tokens: int,
     session_active: bool,
     policy: PolicyConfig,
@@ -315,7 +340,8 @@ def policy_check(
 
     Below the effective trigger: nothing. A live session is owned by its provider runtime, so
     it gets the provider's own compaction control (`sawtooth`). An idle one gets the
-    configured transcript strategy, which prepares a fork.
+    configured transcript strategy, which prepares a fork; a native-only provider's session
+    (Devin) always gets its own control, since gobtui never touches its store.
     """
     trigger = policy.effective_trigger()
     common = {
@@ -325,7 +351,7 @@ def policy_check(
     }
     if context_tokens < trigger:
         return PolicyDecision(action=PolicyAction.NONE, strategy=None, control=None, **common)
-    if session_active:
+    if session_active or isinstance(provider, NativeProvider):
         return PolicyDecision(
             action=PolicyAction.PROVIDER_COMPACT,
             strategy="sawtooth",

@@ -37,16 +37,13 @@ from gobtui.cli.recall import since_arg
 from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.edits import NoPlan
 from gobtui.core.limits import HOT_SECS
-from gobtui.core.model import Provider
-from gobtui.core.policy import QuotaPressure
+from gobtui.core.policy import POLICY_PROVIDER_NAMES, QuotaPressure, policy_provider
 from gobtui.core.policy import policy_check as decide
 from gobtui.core.recall.model import REMOTE_CALLER, RecallError
 from gobtui.core.report import detect_row
 from gobtui.core.vault_model import VaultError
 
 QUOTA_PRESSURES = tuple(q.value for q in QuotaPressure)
-PROVIDER_NAMES = {"claude_code": "claude", "claude-code": "claude"}
-"""Provider names as the reference spells them."""
 MAX_SESSIONS = 500
 """list_sessions answers with at most this many rows (newest first)."""
 
@@ -95,15 +92,17 @@ def policy_check(
 ) -> dict[str, Any]:
     """What to do with a session at `context_tokens`: nothing, the provider's own compaction
     (a live session), or a transcript strategy that prepares a fork (an idle one).
+    `provider` is claude (or claude_code), codex or devin; Devin's policy is numeric, and over
+    its trigger the answer is always Devin's own /compact (gobtui never reads its sessions).
     `session_id` (or `session`) applies that session's config layer; `quota_pressure` (low,
     normal, high) moves the trigger as the CLI's option does; `window`, the session's
     context window, lowers a trigger the client would beat; `preset` names a preset."""
     from gobtui.cli.common import resolve_policy
 
-    try:
-        chosen = Provider(PROVIDER_NAMES.get(provider, provider))
-    except ValueError:
-        raise ToolError(f"unknown provider {provider!r} (claude or codex)") from None
+    chosen = policy_provider(provider)  # claude_code and devin as the reference names them
+    if chosen is None:
+        known = ", ".join(POLICY_PROVIDER_NAMES)
+        raise ToolError(f"unknown provider {provider!r} (one of {known})")
     if context_tokens < 0:
         raise ToolError("context_tokens must be 0 or more")
     if quota_pressure and quota_pressure not in QUOTA_PRESSURES:
@@ -381,7 +380,7 @@ def build_server(
 
 
 def print_config() -> list[str]:
-    """The lines that register this server with Claude Code and with Codex."""
+    """The lines that register this server with Claude Code, Codex and Devin."""
     return [
         "# Claude Code",
         "claude mcp add gobtui -- gobtui mcp",
@@ -389,4 +388,6 @@ def print_config() -> list[str]:
         "[mcp_servers.gobtui]",
         'command = "gobtui"',
         'args = ["mcp"]',
+        "# Devin (policy_check with provider devin answers /compact)",
+        "devin mcp add -s user gobtui -- gobtui mcp",
     ]

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from ...core.alerts import AlertSettings
 from ...core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
 from ...core.model import Provider
-from ...core.policy import PRESETS, PolicyConfig
+from ...core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider
 from .config_keys import key_lines, syntax_error_line
 from .config_schema import (
     EXTERNAL,
@@ -98,11 +98,11 @@ class LoadedConfig:
         return self.tables.alerts
 
     def preset_names(self) -> list[str]:
-        return preset_names(self.tables.presets)
+        return preset_names({**self.tables.presets, **self.tables.broken_presets})
 
     def resolve(
         self,
-        provider: Provider,
+        provider: PolicyProvider,
         session_id: str | None,
         preset: str | None,
         overrides: Mapping[str, int] | None,
@@ -179,6 +179,13 @@ class LoadedConfig:
 
     def _preset_layers(self, name: str, session: Layer | None) -> list[Layer]:
         """The built-in preset of that name, then the config's; `session` named it, if set."""
+        broken = self.tables.broken_presets.get(name)
+        if broken is not None and session is None:
+            raise broken
+        if broken is not None and session is not None:
+            origin = session.origins["preset"]
+            detail = f"{origin}: preset {name!r} does not load: {broken.detail}"
+            raise self._error(broken.code, origin, detail)
         builtin, configured = PRESETS.get(name), self.tables.presets.get(name)
         if builtin is None and configured is None:
             detail = f"unknown preset {name!r} (known: {', '.join(self.preset_names())})"
@@ -223,6 +230,8 @@ def load_config(path: Path | None = None) -> LoadedConfig:
 
     A missing file means defaults. Every layer combination reachable without command-line
     flags is resolved once here, so a bad file fails at start-up, not in the middle of a run.
+    A preset is checked when a command names it (--preset, or a session's `preset`): a bad
+    one fails the commands that use it, with its key and line, and no other.
     """
     path = config_path() if path is None else path
     text = _read_text(path)
@@ -238,12 +247,10 @@ def load_config(path: Path | None = None) -> LoadedConfig:
         detail = "invalid TOML: arrays or tables nest too deep"
         raise ConfigError(ConfigErrorCode.SYNTAX, detail, path=path) from None
     config = LoadedConfig(path, True, parse_config(path, key_lines(text), data))
-    for provider in Provider:
+    for provider in (*Provider, *NativeProvider):
         config.resolve(provider, None, None, None)
         for session_id in config.tables.sessions:
             config.resolve(provider, session_id, None, None)
-        for name in config.tables.presets:
-            config.resolve(provider, None, name, None)
     return config
 
 

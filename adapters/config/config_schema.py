@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -25,14 +27,19 @@ from ...core.limits import (
     EXTERNAL_MAX_TIMEOUT_SECS,
 )
 from ...core.model import Provider
-from ...core.policy import PRESETS, PolicyConfig, QuotaPressure
+from ...core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider, QuotaPressure
 from ...core.strategies import STRATEGIES
 from .config_keys import Key, dotted
 
 EXTERNAL = "external"
 """The strategy id of a preset `command` (run by adapters.planning.external, not a core strategy)."""
 
-PROVIDER_TABLES: dict[Provider, str] = {Provider.CODEX: "codex", Provider.CLAUDE: "claude_code"}
+PROVIDER_TABLES: dict[PolicyProvider, str] = {
+    Provider.CODEX: "codex",
+    Provider.CLAUDE: "claude_code",
+    NativeProvider.DEVIN: "devin",
+}
+"""[provider.<name>] tables, named as the reference names them."""
 
 
 class ConfigErrorCode(StrEnum):
@@ -64,6 +71,7 @@ class ConfigError(Exception):
     ) -> None:
         super().__init__(f"{path}: {detail}" if path is not None else detail)
         self.code, self.path, self.key, self.line = code, path, key, line
+        self.detail = detail
 
 
 # Value checks -------------------------------------------------------------------------------
@@ -148,8 +156,21 @@ def _quota(value: Any) -> QuotaPressure:
 
 
 def _argv(value: Any) -> tuple[str, ...]:
+    """A list is the argv as it is. A string (the reference's legacy form) is split into words
+    as a POSIX shell splits them, and a leading `~` of a word is the home folder; nothing else
+    is interpreted and no shell runs it (no variables, globs, pipes or redirections)."""
+    if type(value) is str:
+        try:
+            value = [os.path.expanduser(word) for word in shlex.split(value)]
+        except ValueError as error:  # an unclosed quote, a trailing backslash
+            raise _Bad(
+                ConfigErrorCode.INVALID_VALUE, f"cannot be split into words: {error}"
+            ) from None
     if type(value) is not list or not all(type(arg) is str for arg in value):
-        raise _Bad(ConfigErrorCode.BAD_TYPE, "must be a list of strings (program, then arguments)")
+        raise _Bad(
+            ConfigErrorCode.BAD_TYPE,
+            "must be a list of strings (program, then arguments) or one command line",
+        )
     if not 1 <= len(value) <= EXTERNAL_MAX_ARGS or not value[0]:
         raise _Bad(
             ConfigErrorCode.INVALID_VALUE,
@@ -166,19 +187,17 @@ def _type(value: Any) -> str:
     return names.get(type(value), "a date or time")
 
 
-POLICY_CHECKS: dict[str, Check] = {
-    name: _bounded_int(name)
-    for name in (
-        "trigger_tokens",
-        "floor_tokens",
-        "keep_recent_tool_outputs",
-        "min_interval_secs",
-        "apply_hold_secs",
-        "min_savings_tokens",
-        "keep_recent_turns",
-        "result_max_bytes",
-    )
-}
+_COUNTS = (
+    "trigger_tokens",
+    "floor_tokens",
+    "keep_recent_tool_outputs",
+    "min_interval_secs",
+    "apply_hold_secs",
+    "min_savings_tokens",
+    "keep_recent_turns",
+    "result_max_bytes",
+)
+POLICY_CHECKS: dict[str, Check] = {name: _bounded_int(name) for name in _COUNTS}
 POLICY_CHECKS |= {
     "adaptive": _boolean,
     "drop_old_reasoning": _boolean,
@@ -188,6 +207,9 @@ POLICY_CHECKS |= {
     "keep_score_threshold": lambda v: _number(v, 0.0, 1.0),
 }
 POLICY_TABLE = {**POLICY_CHECKS, "strategy": check_strategy}
+NATIVE_TABLE = {**{name: POLICY_CHECKS[name] for name in _COUNTS}, "quota_pressure": _quota}
+"""[provider.devin]: a numeric policy. The client compacts its sessions itself (gobtui never
+reads them), so a strategy or a switch about what a fork leaves out does not apply."""
 _PRESET_TABLE = {
     **POLICY_TABLE,
     "description": _text,
@@ -230,6 +252,8 @@ class ParsedConfig:
     theme: str | None = None
     keymap: Mapping[str, str] = field(default_factory=dict)
     alerts: AlertSettings = field(default_factory=AlertSettings)
+    broken_presets: Mapping[str, ConfigError] = field(default_factory=dict)
+    """[presets.<name>] tables that do not check, with why: only a command using one fails."""
 
 
 def preset_names(configured: Mapping[str, object]) -> list[str]:
@@ -285,15 +309,15 @@ class _Parser:
         return value
 
     def names(self, key: Key, value: Any) -> dict[str, dict[str, Any]]:
-        """A table of named tables ([presets.<name>], [sessions."<id>"])."""
-        out = {}
-        for name, sub in self.table(key, value).items():
-            if not name or len(name) > CONFIG_TEXT_MAX_CHARS or not name.isprintable():
-                raise self.fail(
-                    ConfigErrorCode.INVALID_VALUE, (*key, name), f"bad name {dotted((*key, name))}"
-                )
-            out[name] = self.table((*key, name), sub)
-        return out
+        """A table of named tables ([provider.<name>], [sessions."<id>"])."""
+        return {name: self.named(key, name, sub) for name, sub in self.table(key, value).items()}
+
+    def named(self, key: Key, name: str, sub: Any) -> dict[str, Any]:
+        if not name or len(name) > CONFIG_TEXT_MAX_CHARS or not name.isprintable():
+            raise self.fail(
+                ConfigErrorCode.INVALID_VALUE, (*key, name), f"bad name {dotted((*key, name))}"
+            )
+        return self.table((*key, name), sub)
 
     def parse(self, data: dict[str, Any]) -> ParsedConfig:
         known = {"policy", "provider", "presets", "sessions", "ui"}
@@ -302,30 +326,54 @@ class _Parser:
                 raise self.unknown((name,), sorted(known))
         policy = self.layer(("policy",), data["policy"], POLICY_TABLE) if "policy" in data else None
         providers = {}
+        native = {PROVIDER_TABLES[p] for p in NativeProvider}
         for name, table in self.names(("provider",), data.get("provider", {})).items():
             if name not in PROVIDER_TABLES.values():
                 raise self.unknown(("provider", name), list(PROVIDER_TABLES.values()))
-            providers[name] = self.layer(("provider", name), table, POLICY_TABLE)
-        presets = {
-            name: self.layer(("presets", name), table, _PRESET_TABLE)
-            for name, table in self.names(("presets",), data.get("presets", {})).items()
-        }
+            if name in native:
+                self.numbers_only(("provider", name), table)
+            schema = NATIVE_TABLE if name in native else POLICY_TABLE
+            providers[name] = self.layer(("provider", name), table, schema)
+        presets: dict[str, Layer] = {}
+        broken: dict[str, ConfigError] = {}
+        for name, sub in self.table(("presets",), data.get("presets", {})).items():
+            try:
+                presets[name] = self.layer(
+                    ("presets", name), self.named(("presets",), name, sub), _PRESET_TABLE
+                )
+            except ConfigError as error:  # the commands that name it say so, the others run
+                broken[name] = error
         sessions = {
             name: self.layer(("sessions", name), table, _SESSION_TABLE)
             for name, table in self.names(("sessions",), data.get("sessions", {})).items()
         }
         theme, keymap, alerts = self.ui(self.table(("ui",), data.get("ui", {})))
-        config = ParsedConfig(policy, providers, presets, sessions, theme, keymap, alerts)
+        config = ParsedConfig(
+            policy, providers, presets, sessions, theme, keymap, alerts, broken_presets=broken
+        )
+        every_preset = {**presets, **broken}
         for session_id, layer in sessions.items():
             preset = layer.values.get("preset")
-            if preset is not None and preset not in PRESETS and preset not in presets:
+            if preset is not None and preset not in PRESETS and preset not in every_preset:
                 raise self.fail(
                     ConfigErrorCode.UNKNOWN_PRESET,
                     ("sessions", session_id, "preset"),
                     f"{layer.origins['preset']}: unknown preset {preset!r} "
-                    f"(known: {', '.join(preset_names(presets))})",
+                    f"(known: {', '.join(preset_names(every_preset))})",
                 )
         return config
+
+    def numbers_only(self, key: Key, table: Mapping[str, Any]) -> None:
+        """A policy key a native-only provider's table does not take, named as such."""
+        for written in table:
+            if written in POLICY_TABLE and written not in NATIVE_TABLE:
+                raise self.fail(
+                    ConfigErrorCode.UNKNOWN_KEY,
+                    (*key, written),
+                    f"{self.origin((*key, written))} does not apply: [{dotted(key)}] is a "
+                    f"numeric policy (the client compacts itself with /compact); it takes "
+                    f"{', '.join(NATIVE_TABLE)}",
+                )
 
     def layer(self, key: Key, value: Any, schema: Mapping[str, Check]) -> Layer:
         values: dict[str, Any] = {}

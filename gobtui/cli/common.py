@@ -38,7 +38,7 @@ from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
 from gobtui.cli.safe_output import raw_stderr, write_json
 from gobtui.core.model import Provider, SessionSummary
-from gobtui.core.policy import capped_to_window
+from gobtui.core.policy import PolicyProvider, capped_to_window
 from gobtui.core.strategies import STRATEGIES
 
 if TYPE_CHECKING:
@@ -218,14 +218,15 @@ def policy_config() -> LoadedConfig:
 
 def resolve_policy(
     args: Any,
-    provider: Provider,
+    provider: PolicyProvider,
     session_id: str | None,
     config: LoadedConfig | None = None,
     window: int | None = None,
 ) -> ResolvedPolicy:
     """config.toml layers, then --preset, then --trigger/--floor; a trigger that would fire
     after the client compacts by itself is lowered (core.thresholds.trigger_cap), unless
-    --trigger names one explicitly."""
+    --trigger names one explicitly. A native-only provider's client (Devin) compacts where it
+    decides: nothing is known to lower the trigger to."""
     overrides = {
         key: value
         for key, value in (
@@ -240,7 +241,7 @@ def resolve_policy(
         )
     except ConfigError as error:
         raise CliError(str(error)) from None
-    if "trigger_tokens" in overrides or window is None:
+    if "trigger_tokens" in overrides or window is None or not isinstance(provider, Provider):
         return resolved  # (without a window, nothing says where the client compacts)
     return resolved.model_copy(
         update={"policy": capped_to_window(resolved.policy, provider, window)}

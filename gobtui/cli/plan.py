@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,13 +27,22 @@ from gobtui.cli.common import (
     strategy_named,
     token_count,
 )
-from gobtui.cli.dispatch import CliError
+from gobtui.cli.dispatch import CliError, error_line
+from gobtui.cli.exits import Exit
 from gobtui.core.composition import PartKind
 from gobtui.core.context_words import composition_object, fills_words, reclaimable
 from gobtui.core.edits import CompactionPlan, NoPlan
 from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.core.model import Provider
-from gobtui.core.policy import PRESETS, QuotaPressure, capped_to_window, policy_check, tune
+from gobtui.core.policy import (
+    POLICY_PROVIDER_NAMES,
+    PRESETS,
+    QuotaPressure,
+    capped_to_window,
+    policy_check,
+    policy_provider,
+    tune,
+)
 from gobtui.core.strategies.common import elidable_tokens
 from gobtui.core.telemetry import recent_reductions, source_identity
 from gobtui.core.thresholds import client_compact_threshold
@@ -109,7 +119,10 @@ def register(
 
     check = commands.add_parser("policy-check", help="what to do at a context size")
     check.add_argument(
-        "--provider", choices=[p.value for p in Provider], required=True, help="the provider"
+        "--provider",
+        choices=POLICY_PROVIDER_NAMES,
+        required=True,
+        help="the provider (devin: a numeric policy, answered with Devin's own /compact)",
     )
     check.add_argument("--context-tokens", type=token_count, required=True, metavar="N")
     check.add_argument("--session", metavar="ID", help="apply that session's config layer")
@@ -398,11 +411,18 @@ def _explain_session(args: argparse.Namespace) -> int:
 
 
 def cmd_presets(args: argparse.Namespace) -> int:
+    """Every preset; one that does not load is listed with its error (and exit 2)."""
     config = policy_config()
     rows: list[dict[str, Any]] = []
+    broken: list[dict[str, Any]] = []
     for name in config.preset_names():
-        resolved = resolve_policy(argparse.Namespace(preset=name), Provider.CLAUDE, None, config)
         builtin = PRESETS.get(name)
+        try:
+            picked = argparse.Namespace(preset=name)
+            resolved = resolve_policy(picked, Provider.CLAUDE, None, config)
+        except CliError as error:
+            broken.append({"name": name, "builtin": builtin is not None, "error": str(error)})
+            continue
         rows.append(
             {
                 "name": name,
@@ -415,8 +435,8 @@ def cmd_presets(args: argparse.Namespace) -> int:
             }
         )
     if args.json:
-        print_json(rows)
-        return 0
+        print_json(rows + broken)
+        return int(Exit.USAGE) if broken else 0
     for row in rows:
         print(
             f"{row['name']:<16} {row['strategy']:<11} trigger "
@@ -424,7 +444,9 @@ def cmd_presets(args: argparse.Namespace) -> int:
             f"{fmt.tokens(int(row['floor_tokens'])):>4}"
         )
         print(f"  {row['description']}")
-    return 0
+    for row in broken:
+        print(f"gobtui: error: {error_line(row['error'])}", file=sys.stderr)
+    return int(Exit.USAGE) if broken else 0
 
 
 def cmd_policy_check(args: argparse.Namespace) -> int:
@@ -434,7 +456,8 @@ def cmd_policy_check(args: argparse.Namespace) -> int:
             check_selector(args.session)
         except SelectError as error:
             raise CliError(str(error)) from None
-    provider = Provider(args.provider)
+    provider = policy_provider(args.provider)
+    assert provider is not None  # argparse took one of its names
     resolved = resolve_policy(args, provider, args.session, window=args.window)
     policy = resolved.policy
     if args.quota_pressure:

@@ -22,7 +22,8 @@ from gobtui.adapters.config.paths import config_path
 from gobtui.core.alerts import AlertChannel, AlertEvent
 from gobtui.core.limits import CONFIG_MAX_BYTES, MAX_POLICY_TOKENS
 from gobtui.core.model import Provider
-from gobtui.core.policy import PRESETS, PolicyConfig, QuotaPressure
+from gobtui.core.policy import PRESETS, NativeProvider, PolicyConfig, QuotaPressure
+from tests.corpus.spec_config import SPEC_CONFIG
 
 LAYERED = """\
 # every layer sets the trigger, so the winner shows the order
@@ -55,6 +56,17 @@ def write(tmp_path: Path, text: str, name: str = "config.toml") -> Path:
 def load_error(tmp_path: Path, text: str) -> ConfigError:
     with pytest.raises(ConfigError) as caught:
         load_config(write(tmp_path, text))
+    error = caught.value
+    assert "\n" not in str(error)
+    return error
+
+
+def preset_error(tmp_path: Path, text: str, name: str = "x") -> ConfigError:
+    """A preset's mistake: the file loads, the preset fails where a command names it."""
+    config = load_config(write(tmp_path, text))
+    config.resolve(Provider.CLAUDE, None, None, None)  # a command without it runs
+    with pytest.raises(ConfigError) as caught:
+        config.resolve(Provider.CLAUDE, None, name, None)
     error = caught.value
     assert "\n" not in str(error)
     return error
@@ -239,7 +251,6 @@ def test_unknown_key_names_key_and_line(tmp_path: Path) -> None:
         ("[polcy]\n", "polcy", 1),
         ("[provider.claude]\ntrigger_tokens = 1\n", "provider.claude", 1),
         ("\n[ui]\ncolour = 'x'\n", "ui.colour", 3),
-        ('[presets.x]\nstrategy = "elide"\ntrigger_tokens = 9\ncolor = 1\n', "presets.x.color", 4),
         ('[sessions."a.b"]\n\nfoo = 1\n', 'sessions."a.b".foo', 3),
         ("[provider]\ncodex.trigger_tokens = 5\ncodex.bogus = 1\n", "provider.codex.bogus", 3),
     ],
@@ -249,6 +260,14 @@ def test_unknown_keys_anywhere(tmp_path: Path, text: str, key: str, line: int) -
     assert error.code is ConfigErrorCode.UNKNOWN_KEY
     assert (error.key, error.line) == (key, line)
     assert f"{key} (line {line})" in str(error)
+
+
+def test_an_unknown_key_in_a_preset_fails_only_that_preset(tmp_path: Path) -> None:
+    text = '[presets.x]\nstrategy = "elide"\ntrigger_tokens = 9\ncolor = 1\n'
+    error = preset_error(tmp_path, text)
+    assert error.code is ConfigErrorCode.UNKNOWN_KEY
+    assert (error.key, error.line) == ("presets.x.color", 4)
+    assert "presets.x.color (line 4)" in str(error)
 
 
 @pytest.mark.parametrize(
@@ -298,9 +317,36 @@ def test_unknown_keys_anywhere(tmp_path: Path, text: str, key: str, line: int) -
         ('[ui.alerts]\nwaiting = "bell"\n', ConfigErrorCode.INVALID_VALUE, "ui.alerts.waiting", 2),
         ("[ui.alerts]\ncrashed = []\n", ConfigErrorCode.UNKNOWN_KEY, "ui.alerts.crashed", 2),
         ("policy = 3\n", ConfigErrorCode.BAD_TYPE, "policy", 1),
+    ],
+)
+def test_bad_values_name_key_and_line(
+    tmp_path: Path, text: str, code: ConfigErrorCode, key: str, line: int
+) -> None:
+    error = load_error(tmp_path, text)
+    assert error.code is code
+    assert (error.key, error.line) == (key, line)
+    assert f"{key} (line {line})" in str(error)
+    assert str(error).startswith(str(tmp_path / "config.toml") + ": ")
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "key", "line"),
+    [
         (
-            "[presets.x]\ncommand = 'python3 x.py'\n",
+            "[presets.x]\ncommand = 3\ntrusted_legacy_command = true\n",
             ConfigErrorCode.BAD_TYPE,
+            "presets.x.command",
+            2,
+        ),
+        (
+            "[presets.x]\ncommand = 'python3 \"x.py'\ntrusted_legacy_command = true\n",
+            ConfigErrorCode.INVALID_VALUE,
+            "presets.x.command",
+            2,
+        ),
+        (
+            "[presets.x]\ncommand = ' '\ntrusted_legacy_command = true\n",
+            ConfigErrorCode.INVALID_VALUE,
             "presets.x.command",
             2,
         ),
@@ -330,10 +376,10 @@ def test_unknown_keys_anywhere(tmp_path: Path, text: str, key: str, line: int) -
         ),
     ],
 )
-def test_bad_values_name_key_and_line(
+def test_bad_preset_values_name_key_and_line(
     tmp_path: Path, text: str, code: ConfigErrorCode, key: str, line: int
 ) -> None:
-    error = load_error(tmp_path, text)
+    error = preset_error(tmp_path, text)
     assert error.code is code
     assert (error.key, error.line) == (key, line)
     assert f"{key} (line {line})" in str(error)
@@ -353,16 +399,112 @@ def test_external_strategy_needs_a_command(tmp_path: Path) -> None:
     assert (error.key, error.line) == ("policy.strategy", 3)
 
 
-def test_command_needs_trust(tmp_path: Path) -> None:
-    error = load_error(tmp_path, "[presets.x]\n\ncommand = ['python3', 'x.py']\n")
+@pytest.mark.parametrize("command", ["['python3', 'x.py']", "'python3 x.py'"])
+def test_command_needs_trust(tmp_path: Path, command: str) -> None:
+    error = preset_error(tmp_path, f"[presets.x]\n\ncommand = {command}\n")
     assert error.code is ConfigErrorCode.UNTRUSTED_COMMAND
     assert (error.key, error.line) == ("presets.x.command", 3)
     assert "trusted_legacy_command = true" in str(error)
 
 
+def test_the_spec_sample_config_loads_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = load_config(SPEC_CONFIG)
+    claude = config.resolve(Provider.CLAUDE, None, None, None)
+    assert claude.strategy == "auto"
+    assert (claude.policy.trigger_tokens, claude.policy.floor_tokens) == (250_000, 40_000)
+    assert (claude.policy.min_savings_tokens, claude.policy.adaptive) == (4_096, True)
+    codex = config.resolve(Provider.CODEX, None, None, None)
+    assert codex.policy.trigger_tokens == 200_000 and codex.layers[-1] == "provider.codex"
+    devin = config.resolve(NativeProvider.DEVIN, None, None, None)
+    assert (devin.policy.trigger_tokens, devin.policy.floor_tokens) == (200_000, 40_000)
+    assert devin.layers == ["defaults", "policy", "provider.devin"]
+    session = config.resolve(Provider.CLAUDE, "01a08d7c-…", None, None)
+    assert (session.strategy, session.policy.trigger_tokens) == ("structured", 120_000)
+    deep = config.resolve(Provider.CODEX, None, "deep-work", None)
+    assert (deep.strategy, deep.policy.trigger_tokens, deep.policy.floor_tokens) == (
+        "elide",
+        150_000,
+        20_000,  # the built-in preset's floor: the config pins only what it names
+    )
+    script = config.resolve(Provider.CLAUDE, None, "custom-script", None)
+    assert script.strategy == "external"
+    assert script.external_command == ExternalCommand(
+        argv=["python3", str(tmp_path / "bin" / "my_compactor.py")],
+        trusted=True,
+        source="presets.custom-script",
+    )
+
+
+def test_a_string_command_is_split_into_words_without_a_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/me")
+    text = (
+        "[presets.x]\n"
+        """command = "run '~/my dir/x.py' --out=~/o ~ $HOME a*b | tee log"\n"""
+        "trusted_legacy_command = true\n"
+    )
+    command = load_config(write(tmp_path, text)).resolve(Provider.CODEX, None, "x", None)
+    assert command.external_command is not None
+    # Quotes group words and a leading ~ is the home; variables, globs and pipes stay words.
+    assert command.external_command.argv == [
+        "run",
+        "/home/me/my dir/x.py",
+        "--out=~/o",
+        "/home/me",
+        "$HOME",
+        "a*b",
+        "|",
+        "tee",
+        "log",
+    ]
+
+
+def test_a_bad_preset_fails_only_the_commands_that_use_it(tmp_path: Path) -> None:
+    text = (
+        "[policy]\ntrigger_tokens = 200_000\n\n"
+        "[presets.good]\ntrigger = 100_000\n\n"
+        "[presets.bad]\ntrigger = 100_000\nfloor = 100_000\n\n"
+        "[presets.worse]\ncolour = 1\n"
+    )
+    config = load_config(write(tmp_path, text))
+    assert config.resolve(Provider.CODEX, None, None, None).policy.trigger_tokens == 200_000
+    assert config.resolve(Provider.CODEX, None, "good", None).policy.trigger_tokens == 100_000
+    assert config.preset_names()[len(PRESETS) :] == ["good", "bad", "worse"]
+    for name, key, line in (("bad", "presets.bad.floor", 9), ("worse", "presets.worse.colour", 12)):
+        with pytest.raises(ConfigError) as caught:
+            config.resolve(Provider.CODEX, None, name, None)
+        assert (caught.value.key, caught.value.line) == (key, line)
+        assert f"{key} (line {line})" in str(caught.value)
+    # A session that names a broken preset cannot be shown with its policy: the file fails,
+    # naming the session's key and the preset's mistake.
+    error = load_error(tmp_path, text + '\n[sessions.abc]\npreset = "worse"\n')
+    assert (error.key, error.line) == ("sessions.abc.preset", 15)
+    assert "preset 'worse' does not load" in str(error) and "presets.worse.colour" in str(error)
+
+
+def test_the_devin_table_is_a_numeric_policy(tmp_path: Path) -> None:
+    text = "[provider.devin]\ntrigger_tokens = 90_000\nquota_pressure = 'high'\n"
+    config = load_config(write(tmp_path, text))
+    devin = config.resolve(NativeProvider.DEVIN, None, None, None).policy
+    assert (devin.trigger_tokens, devin.quota_pressure) == (90_000, QuotaPressure.HIGH)
+    assert config.resolve(Provider.CLAUDE, None, None, None).policy.trigger_tokens == 250_000
+    for key in ("strategy = 'elide'", "adaptive = true", "drop_old_images = false"):
+        error = load_error(tmp_path, f"[provider.devin]\ntrigger_tokens = 90_000\n{key}\n")
+        name = key.split()[0]
+        assert error.code is ConfigErrorCode.UNKNOWN_KEY
+        assert (error.key, error.line) == (f"provider.devin.{name}", 3)
+        assert "numeric policy" in str(error) and "/compact" in str(error)
+    error = load_error(tmp_path, "[provider.devin]\nfloor_tokens = 300_000\n")
+    assert (error.key, error.line) == ("provider.devin.floor_tokens", 2)
+
+
 def test_command_preset_cannot_name_another_strategy(tmp_path: Path) -> None:
     text = "[presets.x]\ncommand = ['p']\ntrusted_legacy_command = true\nstrategy = 'elide'\n"
-    error = load_error(tmp_path, text)
+    error = preset_error(tmp_path, text)
     assert (error.key, error.line) == ("presets.x.strategy", 4)
 
 
@@ -388,7 +530,7 @@ def test_floor_above_the_default_trigger(tmp_path: Path) -> None:
 
 
 def test_config_preset_over_a_builtin_is_checked_together(tmp_path: Path) -> None:
-    error = load_error(tmp_path, "[presets.deep-work]\nfloor = 160000\n")
+    error = preset_error(tmp_path, "[presets.deep-work]\nfloor = 160000\n", "deep-work")
     assert (error.key, error.line) == ("presets.deep-work.floor", 2)
 
 

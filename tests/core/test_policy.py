@@ -10,11 +10,13 @@ from pydantic import ValidationError
 from gobtui.core.model import Provider
 from gobtui.core.policy import (
     PRESETS,
+    NativeProvider,
     PolicyAction,
     PolicyConfig,
     QuotaPressure,
     TuneReason,
     policy_check,
+    policy_provider,
     resolve,
     tune,
 )
@@ -177,6 +179,27 @@ def test_policy_check() -> None:
         policy_check(Provider.CODEX, 180_000, False, high).action is PolicyAction.TRANSCRIPT_COMPACT
     )
     assert live.model_dump(mode="json")["action"] == "provider_compact"
+
+
+@pytest.mark.parametrize("active", [True, False])
+def test_devin_is_a_numeric_policy_answered_with_its_own_compact(active: bool) -> None:
+    p = PolicyConfig(trigger_tokens=200_000)
+    over = policy_check(NativeProvider.DEVIN, 200_000, active, p, strategy="elide")
+    # Idle or live: gobtui never touches Devin's store, so no transcript strategy is offered.
+    assert (over.action, over.strategy, over.control) == (
+        PolicyAction.PROVIDER_COMPACT,
+        "sawtooth",
+        "/compact",
+    )
+    under = policy_check(NativeProvider.DEVIN, 199_999, active, p)
+    assert (under.action, under.control) == (PolicyAction.NONE, None)
+
+
+def test_provider_names_as_the_reference_spells_them() -> None:
+    assert policy_provider("claude_code") is policy_provider("claude") is Provider.CLAUDE
+    assert policy_provider("codex") is Provider.CODEX
+    assert policy_provider("devin") is NativeProvider.DEVIN
+    assert policy_provider("Devin") is None and policy_provider("gemini") is None
 
 
 def test_capped_to_window_lowers_the_trigger_to_fire_before_the_client_compacts() -> None:

@@ -17,6 +17,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from gobtui.adapters.config.paths import config_path
 from gobtui.cli.dispatch import main
+from tests.corpus.spec_config import SPEC_CONFIG
 from tests.gobtui.corpus_home import LOW, SESSION, source
 
 __all__ = ["source"]  # a fixture, used by name
@@ -158,10 +159,34 @@ def test_a_malformed_request_gets_a_protocol_error_not_a_crash(source: Path) -> 
     assert done.returncode == 0
 
 
-def test_print_config_names_both_clients(capsys: pytest.CaptureFixture[str]) -> None:
+def test_print_config_names_every_client(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", "--print-config"]) == 0
     out = capsys.readouterr().out
     assert "claude mcp add gobtui -- gobtui mcp" in out and "[mcp_servers.gobtui]" in out
+    assert "devin mcp add -s user gobtui -- gobtui mcp" in out.splitlines()
+
+
+@pytest.mark.timeout(120)
+async def test_policy_check_takes_devin_and_the_reference_s_provider_names() -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_bytes(SPEC_CONFIG.read_bytes())  # [provider.devin] trigger 200k
+    async with Client(server()) as client:
+
+        async def check(provider: str, tokens: int) -> Any:
+            arguments = {"provider": provider, "context_tokens": tokens}
+            return await client.call_tool("policy_check", arguments)
+
+        over = answer(await check("devin", 200_000))
+        under = answer(await check("devin", 199_999))
+        claude = answer(await check("claude_code", 260_000))
+        plain = answer(await check("claude", 260_000))
+        unknown = await check("gemini", 1)
+    assert (over["action"], over["control"]) == ("provider_compact", "/compact")
+    assert over["effective_trigger_tokens"] == 200_000
+    assert (under["action"], under["control"]) == ("none", None)
+    assert claude == plain and claude["effective_trigger_tokens"] == 250_000
+    assert claude["action"] == "transcript_compact"
+    assert "'gemini'" in error_text(unknown) and "devin" in error_text(unknown)
 
 
 async def test_the_reference_s_argument_names_mean_what_they_mean_there(
