@@ -336,5 +336,7 @@ PACK_MAX_FACTS = 64
 HOOK_STDIN_MAX_BYTES = 1024 * 1024
 """A hook payload is a few hundred bytes; a larger one is not read (and is logged)."""
 HOOK_SESSION_ID_MAX_CHARS = 128
+HOOK_SETTINGS_MAX_BYTES = 8 * 1024 * 1024
+"""A client's settings.json or hooks.json is a few KB; a larger one is refused, not edited."""
 HOOK_PACK_BUDGET_TOKENS = 1_500
 """What the post-compaction recovery message may add to the new context, pointer included."""

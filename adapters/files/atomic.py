@@ -10,8 +10,10 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import stat
 import time
 from contextlib import suppress
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
@@ -148,4 +150,75 @@ def replace_private(target: Path, data: bytes, mode: int = 0o600) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+    fsync_dir(target.parent)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file as it was read: its bytes and its stat identity (None: there was no file)."""
+
+    data: bytes
+    identity: tuple[int, ...] | None
+
+
+class FileChangedError(Exception):
+    """The file is no longer as it was read: someone else wrote it meanwhile."""
+
+
+def read_state(path: Path, max_bytes: int) -> FileState:
+    """`path`'s bytes and identity, read through one descriptor (so they describe the same
+    file). Never follows a symlink nor waits on a FIFO: ValueError for anything but a regular
+    file of at most `max_bytes`."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return FileState(b"", None)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ValueError("is a symlink") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("is not a regular file")
+        if st.st_size > max_bytes:
+            raise ValueError(f"is over {max_bytes:,} bytes")
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return FileState(b"".join(chunks), _identity(os.fstat(fd)))
+    finally:
+        os.close(fd)
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    # A rewrite in place moves size, mtime or ctime; a rename over it changes the inode.
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def replace_if_unchanged(target: Path, data: bytes, mode: int, expected: FileState) -> None:
+    """Compare-and-swap for a file someone else also writes (a client's settings): `target`
+    becomes `data` only if it is still what `expected` read, compared (bytes and identity)
+    right before the rename, after everything slow is done; FileChangedError otherwise, and
+    the file is left as it is. A file that did not exist is created without clobbering one
+    made meanwhile."""
+    temp = _write_temp(target.parent, data, mode)
+    os.chmod(temp, mode)  # the umask does not narrow what the file had before
+    try:
+        if expected.identity is None:
+            try:
+                os.link(temp, target)
+            except FileExistsError:
+                raise FileChangedError(str(target)) from None
+        else:
+            try:
+                now = read_state(target, len(expected.data))
+            except (OSError, ValueError):
+                raise FileChangedError(str(target)) from None
+            if now != expected:
+                raise FileChangedError(str(target))
+            os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
     fsync_dir(target.parent)

@@ -1,9 +1,11 @@
 """Where each client keeps its hook settings, and the careful edit of that file.
 
 The file is read whole (it is small), merged (core.hooks) and written back atomically with
-its mode kept, after a copy of the old one is saved beside it under a new name. A settings
-file that is a symlink (a dotfiles checkout) is not written through: the user is shown what
-to add. A file that is not the hooks shape is refused, never rewritten.
+its mode kept, after a copy of the old one is saved beside it under a new name. The client may
+rewrite its file at any moment, so the write is a compare-and-swap: it is refused when the file
+is no longer the one read (adapters.files.atomic.replace_if_unchanged). A settings file that is
+a symlink (a dotfiles checkout) is not written through: the user is shown what to add. A file
+that is not the hooks shape is refused, never rewritten.
 """
 
 from __future__ import annotations
@@ -18,9 +20,16 @@ from typing import Any
 import orjson
 
 from ...core.hooks import HOOK_POINTS, HookSettingsError, Merge, install_into, remove_from
+from ...core.limits import HOOK_SETTINGS_MAX_BYTES
 from ...core.model import Provider
 from ..config.paths import Homes
-from ..files.atomic import publish_new, replace_private
+from ..files.atomic import (
+    FileChangedError,
+    FileState,
+    publish_new,
+    read_state,
+    replace_if_unchanged,
+)
 
 SETTINGS_FILES = {Provider.CLAUDE: "settings.json", Provider.CODEX: "hooks.json"}
 """Claude Code reads hooks from <home>/settings.json, Codex from <home>/hooks.json."""
@@ -31,6 +40,10 @@ class HookFileError(Exception):
     """A settings file gobtui will not edit, in one line."""
 
 
+class HookFileChanged(HookFileError):
+    """The settings file changed between its read and the write: nothing was written."""
+
+
 @dataclass(frozen=True)
 class Edit:
     provider: Provider
@@ -38,9 +51,16 @@ class Edit:
     merge: Merge
     text: str
     """The whole file as it would be written."""
-    existed: bool
-    original: bytes
-    """The file's bytes when read: the write is refused if they changed meanwhile."""
+    read: FileState
+    """The file when read: the write is refused if it changed meanwhile."""
+
+    @property
+    def existed(self) -> bool:
+        return self.read.identity is not None
+
+    @property
+    def original(self) -> bytes:
+        return self.read.data
 
 
 def settings_path(homes: Homes, provider: Provider) -> Path | None:
@@ -48,20 +68,17 @@ def settings_path(homes: Homes, provider: Provider) -> Path | None:
     return None if home is None else home / SETTINGS_FILES[provider]
 
 
-def _read(path: Path) -> tuple[Any, bool, bytes]:
+def _read(path: Path) -> tuple[Any, FileState]:
     try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return {}, False, b""
-    if stat.S_ISLNK(st.st_mode):
-        raise HookFileError(f"{path} is a symlink; gobtui does not write through it")
-    if not stat.S_ISREG(st.st_mode):
-        raise HookFileError(f"{path} is not a regular file")
-    data = path.read_bytes()
+        state = read_state(path, HOOK_SETTINGS_MAX_BYTES)
+    except ValueError as error:  # a symlink (a dotfiles checkout), a FIFO, a huge file
+        why = "; gobtui does not write through it" if "symlink" in str(error) else ""
+        raise HookFileError(f"{path} {error}{why}") from None
+    data = state.data
     if not data.strip():
-        return {}, True, data
+        return {}, state
     try:
-        return orjson.loads(data), True, data
+        return orjson.loads(data), state
     except orjson.JSONDecodeError as error:
         raise HookFileError(f"{path} is not valid JSON ({error}); it was left as it is") from None
 
@@ -75,7 +92,7 @@ def plan_edit(homes: Homes, provider: Provider, executable: str, install: bool) 
     path = settings_path(homes, provider)
     if path is None:
         return None
-    doc, existed, original = _read(path)
+    doc, state = _read(path)
     try:
         if install:
             points = [p for p in HOOK_POINTS if p.provider is provider]
@@ -84,29 +101,34 @@ def plan_edit(homes: Homes, provider: Provider, executable: str, install: bool) 
             merge = remove_from(doc, provider)
     except HookSettingsError as error:
         raise HookFileError(f"{path}: {error}; it was left as it is") from None
-    return Edit(provider, path, merge, _render(merge.doc), existed, original)
+    return Edit(provider, path, merge, _render(merge.doc), state)
 
 
 def write_edit(edit: Edit, now: float | None = None) -> Path | None:
-    """Write the edit (nothing when it changes nothing); the old file's copy, if one."""
+    """Write the edit (nothing when it changes nothing); the old file's copy, if one.
+    HookFileError, and nothing written over, when the file changed since it was read."""
     if not edit.merge.changed:
         return None
+    changed = HookFileChanged(f"{edit.path} changed while gobtui was editing it; run it again")
     backup = None
     mode = 0o600
     if edit.existed:
-        current = edit.path.read_bytes()
-        if current != edit.original:
-            raise HookFileError(f"{edit.path} changed while gobtui was editing it; run it again")
-        mode = stat.S_IMODE(os.lstat(edit.path).st_mode)
+        st = os.lstat(edit.path)
+        mode = stat.S_IMODE(st.st_mode)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         backup = edit.path.with_name(f"{edit.path.name}{BACKUP_SUFFIX}-{stamp}")
         for n in range(1, 100):
             try:
-                publish_new(backup, current, mode)
+                publish_new(backup, edit.original, mode)
                 break
             except FileExistsError:
                 backup = edit.path.with_name(f"{edit.path.name}{BACKUP_SUFFIX}-{stamp}-{n}")
     else:
         edit.path.parent.mkdir(parents=True, exist_ok=True)
-    replace_private(edit.path, edit.text.encode(), mode)
+    try:
+        replace_if_unchanged(edit.path, edit.text.encode(), mode, edit.read)
+    except FileChangedError:
+        if backup is not None:  # a copy of a file that was never replaced: no use
+            backup.unlink(missing_ok=True)
+        raise changed from None
     return backup

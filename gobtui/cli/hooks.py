@@ -17,9 +17,16 @@ from typing import Any
 import orjson
 
 from gobtui.adapters.config.paths import Homes
-from gobtui.adapters.hooks.settings import Edit, HookFileError, plan_edit, write_edit
+from gobtui.adapters.hooks.settings import (
+    Edit,
+    HookFileChanged,
+    HookFileError,
+    plan_edit,
+    write_edit,
+)
 from gobtui.cli.common import homes_of
 from gobtui.cli.dispatch import CliError
+from gobtui.cli.exits import Exit
 from gobtui.core.hooks import HookEvent, is_ours
 from gobtui.core.limits import HOOK_STDIN_MAX_BYTES
 from gobtui.core.model import Provider
@@ -96,6 +103,8 @@ def cmd_hooks(args: argparse.Namespace) -> int:
             continue
         try:
             backup = write_edit(edit)
+        except HookFileChanged as error:  # the client's own write wins; nothing written over
+            raise CliError(str(error), Exit.REFUSED) from None
         except HookFileError as error:
             raise CliError(str(error)) from None
         kept = f"; the old file is kept as {backup}" if backup else ""

@@ -1,0 +1,127 @@
+"""install-hooks --yes against a client that rewrites its settings.json meanwhile: the write
+is a compare-and-swap, so the client's change is never lost (the install is refused)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gobtui.adapters.files import atomic
+from gobtui.adapters.hooks import settings as hook_settings
+from gobtui.cli.dispatch import main
+from gobtui.cli.exits import Exit
+
+ORIGINAL = {"model": "opus", "hooks": {}}
+CLIENTS = {"model": "sonnet", "theme": "dark", "hooks": {}}
+"""What the client writes while gobtui edits (a different size, so any stat check sees it)."""
+
+
+def _in_place(path: Path, data: bytes) -> None:
+    path.write_bytes(data)
+
+
+def _by_rename(path: Path, data: bytes) -> None:
+    temp = path.with_name("settings.json.client-tmp")
+    temp.write_bytes(data)
+    os.replace(temp, path)
+
+
+@pytest.fixture
+def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "claude"
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    return home
+
+
+def _race(
+    monkeypatch: pytest.MonkeyPatch,
+    module: Any,
+    name: str,
+    client_write: Callable[[], None],
+) -> None:
+    """The client writes its file once, just as gobtui calls `module.name` (after the read)."""
+    real = getattr(module, name)
+    fired: list[bool] = []
+
+    def racing(*args: Any, **kwargs: Any) -> Any:
+        if not fired:
+            fired.append(True)
+            client_write()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, racing)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("writer", [_in_place, _by_rename], ids=["in-place", "by-rename"])
+@pytest.mark.parametrize(
+    "where",
+    [(hook_settings, "publish_new"), (atomic, "_write_temp")],
+    ids=["while-the-backup-is-written", "while-the-new-file-is-written"],
+)
+def test_a_settings_file_the_client_rewrites_meanwhile_is_never_written_over(
+    claude: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    writer: Callable[[Path, bytes], None],
+    where: tuple[Any, str],
+) -> None:
+    settings = claude / "settings.json"
+    settings.write_text(json.dumps(ORIGINAL))
+    clients = json.dumps(CLIENTS).encode()
+    _race(monkeypatch, *where, lambda: writer(settings, clients))
+
+    code = main(["install-hooks", "--yes", "--provider", "claude"])
+
+    err = capsys.readouterr().err
+    assert settings.read_bytes() == clients  # the client's change survives as it wrote it
+    assert code == Exit.REFUSED
+    assert "changed while gobtui was editing it" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not list(claude.glob("settings.json.gobtui-bak-*"))  # no copy of a file not replaced
+    assert not list(claude.glob(".gobtui-*"))  # nor a temporary file
+
+
+@pytest.mark.timeout(60)
+def test_the_same_bytes_under_a_new_inode_still_count_as_a_change(
+    claude: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Stat identity is compared too: a file renamed in with the bytes read is another file."""
+    settings = claude / "settings.json"
+    settings.write_text(json.dumps(ORIGINAL))
+    same = settings.read_bytes()
+    _race(monkeypatch, atomic, "_write_temp", lambda: _by_rename(settings, same))
+    assert main(["install-hooks", "--yes", "--provider", "claude"]) == Exit.REFUSED
+    assert settings.read_bytes() == same
+    assert "changed while" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_a_settings_file_the_client_creates_meanwhile_is_not_clobbered(
+    claude: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = claude / "settings.json"  # none yet: gobtui would create it
+    clients = json.dumps(CLIENTS).encode()
+    _race(monkeypatch, atomic, "_write_temp", lambda: settings.write_bytes(clients))
+    assert main(["install-hooks", "--yes", "--provider", "claude"]) == Exit.REFUSED
+    assert settings.read_bytes() == clients
+    assert "changed while" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_without_a_race_the_install_still_writes(
+    claude: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = claude / "settings.json"
+    settings.write_text(json.dumps(ORIGINAL))
+    assert main(["install-hooks", "--yes", "--provider", "claude"]) == 0
+    doc = json.loads(settings.read_text())
+    assert doc["model"] == "opus" and set(doc["hooks"]) == {"PreCompact", "SessionStart"}
+    assert "wrote" in capsys.readouterr().out
