@@ -10,6 +10,7 @@ that is not the hooks shape is refused, never rewritten.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import time
@@ -78,13 +79,57 @@ def _read(path: Path) -> tuple[Any, FileState]:
     if not data.strip():
         return {}, state
     try:
-        return orjson.loads(data), state
+        return parse(data), state
     except orjson.JSONDecodeError as error:
         raise HookFileError(f"{path} is not valid JSON ({error}); it was left as it is") from None
+    except RecursionError:
+        raise HookFileError(f"{path} is nested too deeply; it was left as it is") from None
 
 
-def _render(doc: Any) -> str:
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+@dataclass(frozen=True)
+class JsonNumber:
+    """A number as the user wrote it: a 30-digit id or 1.50 stays what it was (a float would
+    make them 1.2345678901234568e+29 and 1.5)."""
+
+    text: str
+
+
+def parse(data: bytes) -> Any:
+    """The document, its numbers kept as written. orjson checks it first (strict UTF-8, no
+    lone surrogate, no NaN), so what is accepted is what was accepted before."""
+    orjson.loads(data)
+    return json.loads(data.decode(), parse_int=JsonNumber, parse_float=JsonNumber)
+
+
+def render(doc: Any) -> str:
+    """The document as orjson's two-space indent would write it, numbers as they were read.
+    RecursionError for a document nested deeper than Python's stack."""
+    out: list[str] = []
+    _render_into(doc, "", out)
+    return "".join(out) + "\n"
+
+
+def _render_into(value: Any, indent: str, out: list[str]) -> None:
+    if isinstance(value, JsonNumber):
+        out.append(value.text)
+    elif isinstance(value, str):
+        out.append(_string(value))
+    elif isinstance(value, dict | list) and value:
+        inner = indent + "  "
+        items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+        out.append("{" if isinstance(value, dict) else "[")
+        for n, (key, item) in enumerate(items):
+            out.append(("," if n else "") + "\n" + inner)
+            if key is not None:
+                out.append(_string(key) + ": ")
+            _render_into(item, inner, out)
+        out.append("\n" + indent + ("}" if isinstance(value, dict) else "]"))
+    else:  # true, false, null, {} and [] (and numbers gobtui made itself, should it ever)
+        out.append(orjson.dumps(value).decode())
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
 
 
 def plan_edit(homes: Homes, provider: Provider, executable: str, install: bool) -> Edit | None:
@@ -101,7 +146,11 @@ def plan_edit(homes: Homes, provider: Provider, executable: str, install: bool) 
             merge = remove_from(doc, provider)
     except HookSettingsError as error:
         raise HookFileError(f"{path}: {error}; it was left as it is") from None
-    return Edit(provider, path, merge, _render(merge.doc), state)
+    try:
+        text = render(merge.doc)
+    except RecursionError:
+        raise HookFileError(f"{path} is nested too deeply; it was left as it is") from None
+    return Edit(provider, path, merge, text, state)
 
 
 def write_edit(edit: Edit, now: float | None = None) -> Path | None:

@@ -14,14 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from gobtui.adapters.config.paths import Homes
 from gobtui.adapters.hooks.settings import (
     Edit,
     HookFileChanged,
     HookFileError,
+    parse,
     plan_edit,
+    render,
     write_edit,
 )
 from gobtui.cli.common import homes_of
@@ -75,8 +75,8 @@ def _ours(doc: Any) -> dict[str, list[Any]]:
 
 def _preview(edit: Edit, install: bool) -> str:
     """What an install adds, or an uninstall takes out: gobtui's groups, as JSON."""
-    doc = edit.merge.doc if install else (orjson.loads(edit.original) if edit.original else {})
-    return orjson.dumps({"hooks": _ours(doc)}, option=orjson.OPT_INDENT_2).decode()
+    doc = edit.merge.doc if install else (parse(edit.original) if edit.original.strip() else {})
+    return render({"hooks": _ours(doc)}).rstrip("\n")
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
 """install-hooks --yes against a client that rewrites its settings.json meanwhile: the write
-is a compare-and-swap, so the client's change is never lost (the install is refused)."""
+is a compare-and-swap, so the client's change is never lost (the install is refused). And the
+user's numbers are written back as they were written."""
 
 from __future__ import annotations
 
@@ -125,3 +126,40 @@ def test_without_a_race_the_install_still_writes(
     doc = json.loads(settings.read_text())
     assert doc["model"] == "opus" and set(doc["hooks"]) == {"PreCompact", "SessionStart"}
     assert "wrote" in capsys.readouterr().out
+
+
+NUMBERS = (
+    b'{\n  "model": "opus",\n  "feedbackSurveyState": {"lastShownTime": 1754000000000},\n'
+    b'  "id": 123456789012345678901234567890,\n  "ratio": 1.50,\n  "big": 1E+40,\n'
+    b'  "tiny": 2.5e-35,\n  "zero": -0,\n  "list": [0.10, 7, -3.000]\n}\n'
+)
+LITERALS = [
+    b": 1754000000000}",
+    b": 123456789012345678901234567890,",
+    b": 1.50,",
+    b": 1E+40,",
+    b": 2.5e-35,",
+    b": -0,",
+    b"0.10,",
+    b"-3.000\n",
+]
+
+
+@pytest.mark.timeout(60)
+def test_install_and_uninstall_keep_the_users_numbers_as_written(
+    claude: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = claude / "settings.json"
+    settings.write_bytes(NUMBERS)
+    assert main(["install-hooks", "--provider", "claude"]) == 0  # the preview reads them too
+    assert main(["install-hooks", "--yes", "--provider", "claude"]) == 0
+    written = settings.read_bytes()
+    assert json.loads(written)["hooks"]["PreCompact"]
+    assert main(["uninstall-hooks", "--yes", "--provider", "claude"]) == 0
+    back = settings.read_bytes()
+    for text in (written, back):
+        compact = text.replace(b"\n    ", b"").replace(b"\n  ", b"")  # the indent may differ
+        for literal in LITERALS:
+            assert literal in compact or literal in text, (literal, text)
+        assert b"e+29" not in text and b"1.5," not in text
+    assert "Traceback" not in capsys.readouterr().err
