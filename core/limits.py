@@ -254,6 +254,10 @@ VAULT_PRUNE_KEEP_DEFAULT = 10
 VAULT_PRUNE_KEEP_MAX = 100_000
 VAULT_LOCK_WAIT_SECS = 10.0
 """How long a vault command waits for another one's lock before giving up."""
+STATE_LOCK_WAIT_SECS = 10.0
+"""How long a read-modify-write of a state file (cursors, card index) waits for another's."""
+LOCK_POLL_SECS = 0.05
+"""How often a lock that is held is tried again."""
 VAULT_IO_THREADS = 3
 """Chunk writes (each with its fsync) in flight at once while a snapshot streams."""
 VAULT_INFLIGHT_CHUNKS = 8

@@ -1,7 +1,7 @@
 """cursors.json under the data folder: one delta cursor per (caller, session).
 
-The file is small and rewritten whole (atomically, 0600); two deltas at once may lose one
-update, which only means an item is delivered again (deltas are at least once). Expired
+The file is small and rewritten whole (atomically, 0600), read and written back under its
+lock so that deltas running at once for other sessions each keep their cursor. Expired
 cursors are kept a while so their next call can say they expired; the least recently used go
 first past the cap. A file that does not parse is started afresh, with a warning.
 """
@@ -20,6 +20,7 @@ from ...core.recall.model import Cursor
 from ..config.paths import data_dir
 from ..files.atomic import replace_private
 from ..files.private_fs import open_private
+from ..files.state_lock import state_locked
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +61,12 @@ def stored_cursor(caller: str, session_id: str, root: Path | None = None) -> Cur
 
 def store_cursor(cursor: Cursor, now: float, root: Path | None = None) -> None:
     path = _path(root)
-    cursors = _load(path)
-    cursors[_key(cursor.caller, cursor.session_id)] = cursor
-    kept = sorted(
-        (c for c in cursors.values() if now - c.touched <= CURSOR_KEEP_SECS),
-        key=lambda c: -c.touched,
-    )[:CURSOR_MAX_ENTRIES]
-    data = orjson.dumps({"cursors": [c.model_dump() for c in kept]})
-    replace_private(path, data)
+    with state_locked(path, LABEL):
+        cursors = _load(path)
+        cursors[_key(cursor.caller, cursor.session_id)] = cursor
+        kept = sorted(
+            (c for c in cursors.values() if now - c.touched <= CURSOR_KEEP_SECS),
+            key=lambda c: -c.touched,
+        )[:CURSOR_MAX_ENTRIES]
+        data = orjson.dumps({"cursors": [c.model_dump() for c in kept]})
+        replace_private(path, data)

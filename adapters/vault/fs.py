@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from ...core.limits import LOCK_POLL_SECS
 from ...core.vault_model import VaultError, VaultErrorCode
 from ..files.atomic import write_all
 from ..files.regular import NotRegular as NotRegular
@@ -30,7 +31,6 @@ except ImportError:  # pragma: no cover - not a Unix
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-LOCK_POLL_SECS = 0.05
 """How often a waiting command retries the lock."""
 
 
