@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ import orjson
 from pydantic import BaseModel
 
 from gobtui import format as fmt
+from gobtui.adapters.recall.card_index import CardIndexCheck, check_vault_card_index
 from gobtui.adapters.sessions.select import SelectError, check_selector
 from gobtui.adapters.vault.prune import prune, repair
 from gobtui.adapters.vault.recovery import read_record, recall, search
@@ -274,9 +275,13 @@ def cmd_vault(args: argparse.Namespace) -> int:
 
 def _stats(vault: Vault, args: argparse.Namespace) -> int:
     stats = vault.stats(deep=args.deep)
-    failed = 1 if stats.damaged else 0
+    cards = check_vault_card_index(vault) if args.deep else None
+    failed = 1 if stats.damaged or (cards is not None and cards.damaged) else 0
     if args.json:
-        _dump(stats)
+        data = stats.model_dump(mode="json")
+        if cards is not None:
+            data["card_index"] = asdict(cards)
+        _dump(data)
         return failed
     dedup = stats.logical_bytes / stats.stored_bytes if stats.stored_bytes else 1.0
     print(f"snapshots  {stats.snapshots} of {stats.sessions} sessions, {stats.manifests} manifests")
@@ -309,6 +314,8 @@ def _stats(vault: Vault, args: argparse.Namespace) -> int:
             "checked    index lines checksummed, manifests hash-checked, chunks present with "
             "the right sizes; chunks not re-hashed (--deep re-hashes them)"
         )
+    if cards is not None:
+        _print_card_check(cards)
     for damage in stats.damaged:
         where = "" if damage.indexed else " (no index line names it)"
         print(f"DAMAGED    {damage.sha256[:12]}{where}: {_safe(damage.message)}")
@@ -319,6 +326,21 @@ def _stats(vault: Vault, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return failed
+
+
+def _print_card_check(cards: CardIndexCheck) -> None:
+    print(
+        f"cards      {fmt.plural(cards.lines, 'card index line')} re-derived from their snapshots"
+        + (f" ({cards.orphans} of pruned snapshots)" if cards.orphans else "")
+    )
+    if cards.damaged:
+        wrong = fmt.plural(cards.rejected + cards.mismatched, "card index line")
+        print(
+            f"DAMAGED    {wrong} did not match their snapshots ({cards.rejected} failed their "
+            f"checksum, {cards.mismatched} said other than the snapshot holds); they were "
+            "dropped and are never served",
+            file=sys.stderr,
+        )
 
 
 def _repair(vault: Vault, args: argparse.Namespace) -> int:
