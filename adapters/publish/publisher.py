@@ -61,7 +61,7 @@ __all__ = [
 FaultHook = Callable[[str], None]
 """Called with each step's name after it completes; tests raise there to simulate a crash."""
 
-STEPS = ("snapshot", "candidate", "verify", "intent", "recheck", "publish", "complete")
+STEPS = ("snapshot", "candidate", "verify", "intent", "recheck", "publish", "complete", "kept")
 
 
 class Publisher:
@@ -142,6 +142,9 @@ class Publisher:
         )  # fmt: skip
         with op.locked() as (earlier, settled):
             if settled is not None:
+                # An earlier run may have died between publishing and keeping the fork.
+                if not self._kept(settled):
+                    self._keep_fork(settled)
                 return settled, False
             entry = self._snapshot(session, plan.strategy, progress)
             self.fault("snapshot")
@@ -183,6 +186,7 @@ class Publisher:
                 receipt, op.receipt_path, source, session.source_sha256, output
             )
             self._keep_fork(published)
+            self.fault("kept")
             return published, True
 
     # --- undo and fork ---------------------------------------------------------------------
@@ -296,6 +300,19 @@ class Publisher:
             )
         except (VaultError, OSError) as error:
             log.warning("the fork is published, but not kept in the vault: %s", error)
+
+    def _kept(self, receipt: Receipt) -> bool:
+        """Whether the vault holds the fork as it was published."""
+        try:
+            entries = self.vault.entries(checked=False)
+        except VaultError:
+            return True  # a vault that cannot be read is reported by what reads it, not here
+        return any(
+            e.session_id == receipt.session_id
+            and e.strategy == PUBLISHED_LABEL
+            and e.source_sha256 == receipt.output_sha256
+            for e in entries
+        )
 
     def _snapshot(
         self, session: LoadedSession, label: str, progress: Callable[[int, int], None] | None

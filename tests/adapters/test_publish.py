@@ -16,6 +16,7 @@ from gobtui.adapters.providers.registry import parse_transcript
 from gobtui.adapters.publish import publisher as publish_module
 from gobtui.adapters.publish.events import read_events
 from gobtui.adapters.publish.publisher import (
+    PUBLISHED_LABEL,
     STEPS,
     Publisher,
     PublishError,
@@ -180,17 +181,24 @@ def test_a_crash_after_any_step_leaves_the_source_and_vault_intact(
     with pytest.raises(Crash):
         publisher(vault, tmp_path, fault=crash_at).apply(session, plan, POLICY)
     assert claude_source.read_bytes() == original
-    for entry in vault.entries():  # readable, and every snapshot reconstructs
-        assert vault.read_bytes(entry.sha256) == original
+    for entry in vault.entries():  # readable, and every snapshot of the source reconstructs
+        if entry.strategy != PUBLISHED_LABEL:
+            assert vault.read_bytes(entry.sha256) == original
     leftovers = [p.name for p in claude_source.parent.iterdir() if p.name.startswith(".gobtui-")]
     assert leftovers == []
-    # Running again (the process restarted) finishes the job, or returns what was done.
+    # Running again (the process restarted) finishes the job, or returns what was done,
+    # the fork kept in the vault as published included (once, however often it is rerun).
     receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)
     assert receipt.completed
     assert (
         Path(receipt.path).is_file() and verify(Path(receipt.path).read_bytes(), Provider.CLAUDE).ok
     )
     assert claude_source.read_bytes() == original
+    publisher(vault, tmp_path).apply(session, plan, POLICY)
+    kept = [e for e in vault.entries() if e.strategy == PUBLISHED_LABEL]
+    assert [(e.session_id, e.source_sha256) for e in kept] == [
+        (receipt.session_id, receipt.output_sha256)
+    ]
 
 
 def test_a_concurrent_apply_of_the_same_plan_is_refused_clearly(
