@@ -8,7 +8,6 @@ first receipt instead of writing again.
 from __future__ import annotations
 
 import hashlib
-import uuid
 from enum import StrEnum
 
 import orjson
@@ -45,11 +44,6 @@ def operation_id(
         "extra": extra,
     }
     return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-def fork_session_id(operation: str) -> str:
-    """A UUID (version 4 layout) derived from the operation, so a rerun names the same fork."""
-    return str(uuid.UUID(bytes=bytes.fromhex(operation[:32]), version=4))
 
 
 def items_covered(edits: list[Edit]) -> int:

@@ -35,6 +35,7 @@ from gobtui.auto_prepare import AutoPrepare
 from gobtui.commands import EDGE_KEYS, BindingCommands, SessionCommands
 from gobtui.config_reload import ConfigWatch
 from gobtui.core.alerts import AlertChannel, AlertEvent
+from gobtui.core.fork_id import published_size
 from gobtui.core.limits import COMPLETE_MAX_BYTES, SHUTDOWN_GRACE_SECS
 from gobtui.core.model import Coverage, SessionSummary
 from gobtui.core.sanitize import one_line, terminal_safe
@@ -330,6 +331,8 @@ class GobtuiApp(App[None]):
         for summary in arrivals:
             if self.forks.labels.get(summary.session_id) is not None:
                 continue
+            if published_size(summary.session_id) is not None:
+                continue  # its id says it is a fork, and at what size it was published
             if summary.has_state_card:
                 self.forks.note_seen(summary, CARD_FORK_LABEL)
                 continue

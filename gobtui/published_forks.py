@@ -2,8 +2,11 @@
 
 A fork and its source look alike (same title, same records up to the cut), so a fork's title
 says what made it ("elide fork", "restore"). A fork is known by its receipt in this data dir,
-else by the state card it holds (SessionSummary.has_state_card): one published with another
-data dir, on another machine, or by the reference, is labelled a fork too. Its context needs no
+else by its own content: its session id, which says it is a fork gobtui published and at what
+size (core.fork_id), or the state card it holds (SessionSummary.has_state_card). One published
+with another data dir or on another machine is labelled a fork too, and reads unresumed (so
+no watch compacts it again) while its file keeps the size its id names; one published by the
+reference is known by its card. Its context needs no
 help: a compacted fork's latest usage says its own projected context (adapters.rewrite.apply),
 as the client will see it.
 """
@@ -15,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gobtui.core.fork_id import published_size
 from gobtui.core.model import SessionSummary
 
 if TYPE_CHECKING:  # receipts (and the plan model under them) load once one is read
@@ -22,7 +26,7 @@ if TYPE_CHECKING:  # receipts (and the plan model under them) load once one is r
 
 
 CARD_FORK_LABEL = "fork"
-"""What the board calls a fork known by its state card alone (no receipt here to say more)."""
+"""What the board calls a fork known by its content alone (no receipt here to say more)."""
 COPY_LABEL = "copy"
 """What the board calls a session that appeared while it runs holding another's records (same
 provider, folder and first record): a fork with no receipt here and no card."""
@@ -78,18 +82,25 @@ class PublishedForks:
 
     def label_of(self, summary: SessionSummary) -> str | None:
         """What made the session when it is a fork: its receipt's label, else CARD_FORK_LABEL
-        when it holds a state card; None for any other session."""
+        when its id is a fork's or it holds a state card; None for any other session."""
         label = self.labels.get(summary.session_id)
-        if label is None and summary.has_state_card:
+        if label is None and (summary.has_state_card or _fork_size(summary) is not None):
             return CARD_FORK_LABEL
         return label
+
+    def unresumed(self, summary: SessionSummary) -> bool:
+        """Whether the fork still has the size it was published at (no client wrote to it)."""
+        size = self.sizes.get(summary.session_id)
+        return (size if size is not None else _fork_size(summary)) == summary.bytes
 
     def is_fork(self, summary: SessionSummary) -> bool:
         return self.label_of(summary) is not None
 
     def mark(self, summaries: list[SessionSummary]) -> list[SessionSummary]:
         """The summaries, those of forks titled with what made them."""
-        if not self.labels and not any(s.has_state_card for s in summaries):
+        if not self.labels and not any(
+            s.has_state_card or _fork_size(s) is not None for s in summaries
+        ):
             return summaries
         marked = []
         for summary in summaries:
@@ -97,8 +108,7 @@ class PublishedForks:
             if label is None:
                 marked.append(summary)
                 continue
-            unresumed = self.sizes.get(summary.session_id) == summary.bytes
-            marked.append(_titled(summary, label, unresumed))
+            marked.append(_titled(summary, label, self.unresumed(summary)))
         return marked
 
 
@@ -118,6 +128,10 @@ def twin_of(summary: SessionSummary, others: Iterable[SessionSummary]) -> Sessio
         ):
             return other
     return None
+
+
+def _fork_size(summary: SessionSummary) -> int | None:
+    return published_size(summary.session_id)
 
 
 def _titled(summary: SessionSummary, label: str, unresumed: bool) -> SessionSummary:

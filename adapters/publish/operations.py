@@ -10,25 +10,28 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
 import orjson
 
 from ...core.edits import Edit
+from ...core.fork_id import fork_session_id
 from ...core.limits import RECEIPT_MAX_BYTES
 from ...core.model import Provider, resume_command, resume_line
 from ...core.projection import Projection
-from ...core.receipt import OperationKind, Receipt, fork_session_id, operation_id
+from ...core.receipt import OperationKind, Receipt, operation_id
 from ...core.vault_model import VaultErrorCode
 from ..config.paths import data_dir
 from ..files.atomic import replace_private
 from ..files.private_fs import PrivateError, open_private, private_dir
 from ..files.regular import regular_file
 from ..providers.registry import provider_of
+from ..rewrite.apply import rewrite_identity
 
 
 class PublishErrorCode(StrEnum):
@@ -197,7 +200,10 @@ def _starts_with(path: Path, size: int, sha256: str) -> bool:
 
 @dataclass(frozen=True)
 class Operation:
-    """One apply, undo or fork: its deterministic id, the fork's id and its receipt file."""
+    """One apply, undo or fork: its deterministic id, the fork's id and its receipt file.
+
+    The fork's id also says the fork's size (core.fork_id), so it is known once the fork's
+    bytes are: `identified` gives them their identity and the operation its `new_id`."""
 
     kind: OperationKind
     provider: Provider
@@ -223,8 +229,21 @@ class Operation:
         operation = operation_id(kind, provider, source_path, source_sha256, edits, extra)
         return cls(
             kind, provider, source_path, source_session_id, source_sha256, operation,
-            fork_session_id(operation), operations_dir(root) / f"{operation}.json",
+            "", operations_dir(root) / f"{operation}.json",
         )  # fmt: skip
+
+    def identified(self, data: bytes) -> tuple[Operation, bytearray]:
+        """`data` as the fork's transcript (rewrite_identity), and this operation with the
+        fork's id, which names the size of those very bytes.
+
+        The id's value does not change the size (ids are 36 characters that JSON never
+        escapes), so the bytes are made once under a stand-in no transcript holds (random),
+        and the stand-in then replaced by the id the size names.
+        """
+        stand_in = str(uuid.uuid4())
+        output = rewrite_identity(data, self.provider, stand_in)
+        named = replace(self, new_id=fork_session_id(self.id, len(output)))
+        return named, output.replace(stand_in.encode(), named.new_id.encode())
 
     @contextmanager
     def locked(self) -> Iterator[tuple[Receipt | None, Receipt | None]]:

@@ -29,7 +29,6 @@ from ...core.verify_findings import FindingCode
 from ..files.atomic import describe, publish_new
 from ..planning.load import LoadedSession
 from ..providers.rewrite_records import RewriteError
-from ..rewrite.apply import rewrite_identity
 from ..vault.vault import Vault
 from .events import append_event
 from .operations import (
@@ -170,7 +169,7 @@ class Publisher:
                     "the compacted copy does not verify "
                     f"({FindingCode.THINKING_AFTER_CHANGE.value})",
                 )
-            output = rewrite_identity(session.whole(candidate), session.provider, op.new_id)
+            op, output = op.identified(session.whole(candidate))
             if len(output) >= size:
                 raise PublishError(
                     PublishErrorCode.IDENTITY_OVERHEAD, "fork identity overhead exceeds savings"
@@ -205,7 +204,7 @@ class Publisher:
             OperationKind.UNDO, provider, entry.path, entry.session_id, entry.source_sha256,
             self.root, extra=entry.sha256,
         )  # fmt: skip
-        output = rewrite_identity(data, provider, op.new_id)
+        op, output = op.identified(data)
         # The snapshot is what the session was: what it carried is no reason to refuse it back,
         # only a finding the new identity would add.
         added = added_findings(verify(bytes(output), provider), verify(data, provider))
@@ -261,7 +260,7 @@ class Publisher:
                 return settled
             entry = self._snapshot(session, "fork", None)
             source = session.source_bytes
-            output = rewrite_identity(source, session.provider, op.new_id)
+            op, output = op.identified(source)
             now = self.clock()
             receipt = op.receipt(
                 "fork", op.target(earlier, now), output, entry.sha256, len(source), now,
