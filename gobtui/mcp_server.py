@@ -164,7 +164,7 @@ def plan(session: str, strategy: str = "", trigger: int = 0, floor: int = 0) -> 
     """The plan the session's policy (or `strategy`) makes now, in memory: before and after,
     the saving, what its edits do and whether admission takes it. `trigger` and `floor`
     (tokens) override the policy's, as the CLI's options do. Nothing is written."""
-    from gobtui.cli.common import plan_target, resolve_target
+    from gobtui.cli.common import ExternalRefused, plan_target, resolve_target
 
     if strategy == EXTERNAL_ID:
         raise ToolError("external runs a command: it is not offered over MCP")
@@ -173,12 +173,14 @@ def plan(session: str, strategy: str = "", trigger: int = 0, floor: int = 0) -> 
     try:
         args = _args(strategy=strategy or None, trigger=trigger or None, floor=floor or None)
         target = resolve_target(args, session)
-        resolved_strategy = args.strategy
-        planned = plan_target(args, target)
+        # Refused from the resolved policy, before planning: nothing here runs a command.
+        planned = plan_target(args, target, run_external=False)
+    except ExternalRefused:
+        raise ToolError(
+            "the session's policy runs an external command: not offered over MCP"
+        ) from None
     except (CliError, PlanningError) as error:
         raise _refused(error) from None
-    if planned.strategy == EXTERNAL_ID and resolved_strategy is None:
-        raise ToolError("the session's policy runs an external command: not offered over MCP")
     result = planned.outcome.result
     base = {"session_id": target.session_id, "provider": target.provider.value}
     if isinstance(result, NoPlan):

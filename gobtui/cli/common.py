@@ -186,14 +186,23 @@ class PlannedTarget:
     outcome: PlanOutcome
 
 
-def plan_target(args: Any, target: Target) -> PlannedTarget:
-    """The target's plan under the CLI's flags (--strategy, --preset, --trigger, ...)."""
+class ExternalRefused(CliError):
+    """The policy resolves to a preset's external command where no command may run."""
+
+
+def plan_target(args: Any, target: Target, *, run_external: bool = True) -> PlannedTarget:
+    """The target's plan under the CLI's flags (--strategy, --preset, --trigger, ...).
+    `run_external=False` (the MCP server) refuses a policy whose strategy is a preset's
+    command before the session is even loaded, and hands the planner no command at all."""
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     strategy = strategy_named(args.strategy or resolved.strategy)
+    if not run_external and strategy == "external":
+        raise ExternalRefused("the policy's strategy runs an external command", Exit.REFUSED)
+    command = resolved.external_command if run_external else None
     live = target.live(args.live_secs, time.time())
     session = load_target(target)
     try:
-        outcome = plan_session(session, strategy, resolved.policy, live, resolved.external_command)
+        outcome = plan_session(session, strategy, resolved.policy, live, command)
     except PlanningError as error:
         raise planning_failed(error) from None
     return PlannedTarget(resolved, strategy, live, session, outcome)
