@@ -172,7 +172,7 @@ def plan(session: str, strategy: str = "", trigger: int = 0, floor: int = 0) -> 
         raise ToolError("trigger and floor are token counts: 0 (the policy's) or more")
     try:
         args = _args(strategy=strategy or None, trigger=trigger or None, floor=floor or None)
-        target = resolve_target(args, session)
+        target = resolve_target(args, session, confined=True)
         # Refused from the resolved policy, before planning: nothing here runs a command.
         planned = plan_target(args, target, run_external=False)
     except ExternalRefused:
@@ -208,7 +208,7 @@ def verify(session: str) -> dict[str, Any]:
     from gobtui.cli.verify import _verify_file
 
     try:
-        target = resolve_target(_args(), session)
+        target = resolve_target(_args(), session, confined=True)
         return _verify_file(target.path, target.provider).model_dump(mode="json")
     except CliError as error:
         raise _refused(error) from None

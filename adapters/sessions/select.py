@@ -81,7 +81,8 @@ def check_selector(selector: str) -> str:
     return selector
 
 
-def _looks_like_path(selector: str) -> bool:
+def looks_like_path(selector: str) -> bool:
+    """A selector taken as a path (not an id): it has a separator, ~ or . first, or .jsonl."""
     return os.sep in selector or selector.startswith(("~", ".")) or selector.endswith(".jsonl")
 
 
@@ -89,7 +90,7 @@ def select_session(selector: str, summaries: Iterable[SessionSummary]) -> Select
     """The one session `selector` names among `summaries` (subagents included), or a path."""
     selector = check_selector(selector)
     known = {s.path: s for s in summaries}  # one entry per file
-    if _looks_like_path(selector):
+    if looks_like_path(selector):
         return _select_path(selector, known)
     found = [s for s in known.values() if own_id(s) == selector]
     if not found:

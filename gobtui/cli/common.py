@@ -32,6 +32,7 @@ from gobtui.adapters.sessions.select import (
     SelectError,
     check_selector,
     load_summaries,
+    looks_like_path,
     select_session,
 )
 from gobtui.cli.dispatch import CliError
@@ -64,20 +65,40 @@ class Target:
         return now - mtime <= live_secs
 
 
-def resolve_target(args: Any, selector: str) -> Target:
-    """An id prefix among the discovered sessions, or a transcript path."""
+def resolve_target(args: Any, selector: str, *, confined: bool = False) -> Target:
+    """An id prefix among the discovered sessions, or a transcript path. `confined` (the MCP
+    server): only a session file inside the homes; a path outside them is refused before any
+    file system call looks at it, with one message whether or not it exists (no oracle)."""
     homes = homes_of(args)
     try:
         check_selector(selector)  # before any file system call sees it
-        candidate = Path(selector).expanduser()
-        summaries = [] if candidate.is_file() else load_summaries(homes, all_sessions=True)
+        if confined and looks_like_path(selector):
+            real = os.path.realpath(os.path.abspath(os.path.expanduser(selector)))
+            if not within_homes(real, homes):  # as given: the real path would tell links apart
+                raise CliError(f"{selector!r} is outside the provider homes: not read here")
+            selector = real
+        as_path = looks_like_path(selector) if confined else Path(selector).expanduser().is_file()
+        summaries = [] if as_path else load_summaries(homes, all_sessions=True)
         found = select_session(selector, summaries)
     except (HomeError, SelectError) as error:
         raise CliError(str(error)) from None
     path = Path(found.path)
+    if confined and not within_homes(str(path), homes):
+        # An id that named no session but a file in the current directory: as if it were not
+        # there, the answer to an id that matches nothing.
+        raise CliError(f"no session matches {selector!r}")
     summary = found.summary or _summary_of(path, found.provider)
     session_id = summary.session_id if summary is not None else path.stem
     return Target(path, found.provider, session_id, summary)
+
+
+def within_homes(path: str, homes: Homes) -> bool:
+    """Whether `path`, symbolic links resolved, lies inside the claude or codex home."""
+    real = os.path.realpath(path)
+    for home in (homes.claude, homes.codex):
+        if home is not None and real.startswith(os.path.realpath(home).rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
 def require_direct(target: Target) -> None:

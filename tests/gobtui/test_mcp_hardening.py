@@ -4,11 +4,15 @@ and lines that are not JSON-RPC requests. The real server in a subprocess, the S
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 from gobtui.adapters.config.paths import config_path
 from tests.gobtui.corpus_home import SESSION, source
@@ -49,3 +53,56 @@ async def test_a_policy_that_runs_a_command_is_refused_before_it_runs(
     assert "not offered over MCP" in error_text(trigger)
     assert not marker.exists()  # refused from the policy: the command never ran
     assert not elided.is_error  # a built-in strategy named explicitly still plans
+
+
+def _params(*argv: str, cwd: Path | None = None) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "gobtui.cli", *argv], env=dict(os.environ), cwd=cwd
+    )
+
+
+async def test_plan_and_verify_read_only_inside_the_provider_homes(
+    source: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    copy = outside / "copy.jsonl"
+    shutil.copyfile(source, copy)  # a transcript, but not in a home
+    (outside / "stolen").write_bytes(source.read_bytes())  # a bare name in the server's cwd
+    link = source.parent / "link.jsonl"
+    link.symlink_to(copy)  # inside the home, pointing out of it
+    missing = outside / "missing.jsonl"
+    answers: dict[str, Any] = {}
+    async with Client(_params("mcp", cwd=outside)) as client:
+        for tool in ("plan", "verify"):
+            for name, selector in (("copy", copy), ("missing", missing), ("link", link)):
+                answers[tool, name] = await client.call_tool(tool, {"session": str(selector)})
+            answers[tool, "bare"] = await client.call_tool(tool, {"session": "stolen"})
+            answers[tool, "unknown"] = await client.call_tool(tool, {"session": "nothere"})
+            answers[tool, "inside"] = await client.call_tool(tool, {"session": str(source)})
+    for tool in ("plan", "verify"):
+        told = {
+            name: error_text(answers[tool, name]).replace(str(selector), "PATH")
+            for name, selector in (("copy", copy), ("missing", missing), ("link", link))
+        }
+        # One message whether the file exists or not: no existence oracle.
+        assert told["copy"] == told["missing"] == told["link"], told
+        assert "outside the provider homes" in told["copy"]
+        # A file in the server's cwd named like an id: answered as an id matching nothing.
+        bare = error_text(answers[tool, "bare"]).replace("stolen", "ID")
+        assert bare == error_text(answers[tool, "unknown"]).replace("nothere", "ID")
+        assert "no session matches" in bare
+        assert not answers[tool, "inside"].is_error
+
+
+async def test_the_homes_are_those_the_server_was_started_with(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other-home"
+    shutil.copytree(source.parents[2], other)  # a second claude home, named by the flag
+    moved = other / source.relative_to(source.parents[2])
+    async with Client(_params("mcp", "--claude-home", str(other))) as client:
+        named = await client.call_tool("verify", {"session": str(moved)})
+        default = await client.call_tool("verify", {"session": str(source)})
+    assert not named.is_error
+    assert "outside the provider homes" in error_text(default)  # the env's home is not one now
