@@ -26,6 +26,8 @@ from .tokens import estimate_tokens
 # rendering would not parse back.
 _LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _COVERS = re.compile(r"\(covers (\d+) earlier records\)")
+_PROVIDER_CONTEXT = re.compile(r"provider: [a-z_]{1,16}")
+"""The context gobtui writes (core.digest): a card written otherwise may say anything there."""
 
 
 def one_line(text: str) -> str:
@@ -141,6 +143,16 @@ class DigestBlock(_Strict):
             return cls.model_validate(values)
         except ValueError:
             return None
+
+    def without_transcript_text(self) -> DigestBlock:
+        """The card as a caller not shown transcript text sees it: the files it names, the
+        provider it was written for and how many records it covers. Every other field is
+        what a tool printed (errors, constraints, to-dos: HTTP headers, ids, verbatim lines)
+        or what the user and the assistant said (goal, decisions, current work)."""
+        context = self.context if _PROVIDER_CONTEXT.fullmatch(self.context) else ""
+        return DigestBlock(
+            files_touched=list(self.files_touched), context=context, covers_items=self.covers_items
+        )
 
     def text_bytes(self) -> int:
         """UTF-8 bytes of every text field (the reference's overhead basis)."""

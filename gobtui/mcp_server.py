@@ -2,8 +2,10 @@
 
 Every tool reads; none writes a transcript, the vault or the events, and none runs a command
 (a preset's external strategy is refused here). Answers are ids, numbers, closed codes and
-paths: no transcript text. A session's title is its first prompt, so it is left out, and the
-tools that read a snapshot's records exist only with --allow-transcript-content.
+paths: no transcript text. A session's title is its first prompt, so it is left out; a state
+card shows its files, provider and count, its other fields (tool output, what the user and the
+assistant said) only with --allow-transcript-content, and the tools that read a snapshot's
+records exist only with it.
 
 A tool's failure (an unknown session, a bad argument) is a tool error with one line; a
 malformed request is the SDK's protocol error. stdout is the protocol: nothing here prints.
@@ -55,6 +57,9 @@ class ToolError(SdkToolError):
 
 _HOMES: dict[str, Any] = {"claude_home": None, "codex_home": None}
 """The homes `gobtui [--claude-home D] mcp [--codex-home D]` was given (build_server)."""
+_CONTENT = {"allowed": False}
+"""--allow-transcript-content: without it a card's fields that are transcript text (tool
+output, what the user and the assistant said) are withheld from recall, context_pack and delta."""
 
 
 def _args(**more: Any) -> argparse.Namespace:
@@ -259,14 +264,16 @@ def recall(
     """The state cards gobtui wrote into its forks (the error, the open task, the decision),
     newest first, those holding `query` when given, of one session (`session_id` or
     `session`: its whole id) or one snapshot (`sha`: an id or prefix) when given. A card's
-    goal and summary quote the user's prompt, so they are left out, as titles are."""
+    goal and summary quote the user's prompt, so they are left out, as titles are; without
+    --allow-transcript-content so is every field but its files, provider and count (and a
+    query matches only those)."""
     if not 1 <= limit <= 100:
         raise ToolError("limit must be 1 to 100")
     snapshot = _snapshot_id(sha) if sha else None
     try:
         found = recall_cards(
             _vault(), query or None, limit, session_id or session or None,
-            with_prompt=False, snapshot=snapshot,
+            with_prompt=False, with_text=_CONTENT["allowed"], snapshot=snapshot,
         )  # fmt: skip
     except VaultError as error:
         raise _refused(error) from None
@@ -278,9 +285,10 @@ def context_pack(entities: list[str], budget_tokens: int) -> dict[str, Any]:
     """What the vault knows about `entities` (session ids, projects, files, terms), packed into
     `budget_tokens`: state cards first, then facts from earlier cards, snapshot pointers and
     events. Inject `text`; `dropped_count` says what did not fit. World-only: no goals, no
-    paths."""
+    paths; a card's fields other than its files only with --allow-transcript-content."""
     try:
-        return pack(entities, budget_tokens).model_dump(mode="json")
+        found = pack(entities, budget_tokens, with_text=_CONTENT["allowed"])
+        return found.model_dump(mode="json")
     except (RecallError, VaultError, PrivateError, OSError) as error:
         raise _refused(error) from None
 
@@ -302,7 +310,12 @@ def delta(
             raise _refused(error) from None
     try:
         return heartbeat(
-            session_id, REMOTE_CALLER, budget_tokens, since=start, only_session=only_session
+            session_id,
+            REMOTE_CALLER,
+            budget_tokens,
+            since=start,
+            only_session=only_session,
+            with_text=_CONTENT["allowed"],
         ).model_dump(mode="json")
     except (RecallError, VaultError, PrivateError, OSError) as error:
         raise _refused(error) from None
@@ -356,6 +369,7 @@ def build_server(
     allow_transcript_content: bool = False, homes: dict[str, Any] | None = None
 ) -> MCPServer:
     _HOMES.update(homes or {})
+    _CONTENT["allowed"] = allow_transcript_content
     server = StrictServer(
         "gobtui",
         version=__version__,

@@ -17,6 +17,7 @@ from ...core.recall.model import (
     check_budget,
     parse_cursor_token,
     resolve_session,
+    without_card_text,
 )
 from ...core.recall.pack import context_pack
 from .archive import open_archive
@@ -28,11 +29,15 @@ def pack(
     budget_tokens: int,
     *,
     include_private: bool = False,
+    with_text: bool = True,
     root: Path | None = None,
 ) -> ContextPack:
+    """`with_text=False` (MCP without --allow-transcript-content): cards show and match only
+    what is not transcript text (their files, provider and count)."""
     check_budget(budget_tokens)  # before the vault is read
     with open_archive(root=root) as opened:
-        found = context_pack(opened.archive, entities, budget_tokens, include_private)
+        archive = opened.archive if with_text else without_card_text(opened.archive)
+        found = context_pack(archive, entities, budget_tokens, include_private)
         opened.check_named(_snapshots_named(found.items))
     return found
 
@@ -58,17 +63,18 @@ def heartbeat(
     since: str | float | None = None,
     include_private: bool = False,
     only_session: bool = False,
+    with_text: bool = True,
     root: Path | None = None,
     now: float | None = None,
 ) -> Delta:
     """The caller's delta (core.recall.delta): what is new in the vault since its session's
     cursor, or (`only_session`) in that archived session's; the cursor is stored unless
-    `since` was given."""
+    `since` was given. `with_text=False`: cards as in pack."""
     check_budget(budget_tokens)
     start = since_position(since, caller)
     now = time.time() if now is None else now
     with open_archive(root=root) as opened:
-        archive = opened.archive
+        archive = opened.archive if with_text else without_card_text(opened.archive)
         session_id = resolve_session(archive, session) if only_session else cursor_name(session)
         stored = None if start is not None else stored_cursor(caller, session_id, root)
         answer, cursor = delta(

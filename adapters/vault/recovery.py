@@ -51,6 +51,7 @@ def recall(
     session_id: str | None = None,
     *,
     with_prompt: bool = True,
+    with_text: bool = True,
     snapshot: str | None = None,
 ) -> RecallResult:
     """State cards found in the snapshots (of one session, or one snapshot, or all), best
@@ -59,7 +60,9 @@ def recall(
     With a query, only cards with at least one case-insensitive hit count; without one, every
     card, newest first. A card seen in several snapshots (versions of one file) is reported
     once, from the newest snapshot holding it. `with_prompt=False` (MCP) matches the query
-    only against the fields that caller is shown.
+    only against the fields that caller is shown; `with_text=False` (MCP without
+    --allow-transcript-content) shows and matches only what is not transcript text
+    (DigestBlock.without_transcript_text).
     """
     if query is not None:
         _query_bytes(query)
@@ -82,6 +85,8 @@ def recall(
                 card = _card_of(line)
                 if card is None:
                     continue
+                if not with_text:
+                    card = card.without_transcript_text()
                 key = (entry.session_id, hashlib.sha256(line).hexdigest())
                 hits = card_hits(card, query, with_prompt)
                 if key in seen_cards or (query and not hits):

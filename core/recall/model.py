@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -64,6 +64,13 @@ class Archive:
     entries: Sequence[IndexEntry]
     cards: Sequence[CardSeen]
     events: Sequence[TelemetryEvent]
+
+
+def without_card_text(archive: Archive) -> Archive:
+    """The archive with each card reduced to what is not transcript text (a caller not given
+    it is neither shown a card's other fields nor matched against them)."""
+    cards = [replace(seen, card=seen.card.without_transcript_text()) for seen in archive.cards]
+    return replace(archive, cards=cards)
 
 
 class _Frozen(BaseModel):

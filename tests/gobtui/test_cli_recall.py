@@ -226,9 +226,9 @@ def test_bad_recall_input_is_one_line_and_a_clear_code(
     )
 
 
-def server() -> StdioServerParameters:
+def server(*flags: str) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "gobtui.cli", "mcp"], env=dict(os.environ)
+        command=sys.executable, args=["-m", "gobtui.cli", "mcp", *flags], env=dict(os.environ)
     )
 
 
@@ -271,9 +271,18 @@ async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
         unseen = answer(
             await client.call_tool("delta", {"session_id": "nope-1234", "budget_tokens": 2000})
         )
+        withheld = answer(await client.call_tool("recall", {"query": "apply_coupon"}))
+    async with Client(server("--allow-transcript-content")) as client:
+        shown = answer(
+            await client.call_tool(
+                "context_pack", {"entities": ["apply_coupon"], "budget_tokens": 3000}
+            )
+        )
         recalled = answer(await client.call_tool("recall", {"query": "apply_coupon"}))
-    assert packed["include_private"] is False and CRITICAL_ERROR in packed["text"]
-    assert TASK not in packed["text"] and "/claude/projects/" not in packed["text"]
+    # The failing test's output is on the card: tool output, shown with the flag only.
+    assert CRITICAL_ERROR not in packed["text"] and withheld["results"] == []
+    assert shown["include_private"] is False and CRITICAL_ERROR in shown["text"]
+    assert TASK not in shown["text"] and "/claude/projects/" not in shown["text"]
     # the local lane's delivery did not advance the remote cursor, nor the other way round
     assert remote["cursor_status"] == "established" and remote["items"]
     assert again["cursor_status"] == "unchanged"

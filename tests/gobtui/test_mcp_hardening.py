@@ -4,19 +4,22 @@ and lines that are not JSON-RPC requests. The real server in a subprocess, the S
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from gobtui.adapters.config.paths import config_path
-from tests.gobtui.corpus_home import SESSION, source
-from tests.gobtui.test_mcp_server import error_text, server
+from gobtui.cli.dispatch import main
+from tests.gobtui.corpus_home import LOW, SESSION, source
+from tests.gobtui.test_mcp_server import answer, error_text, server
 
 __all__ = ["source"]  # a fixture, used by name
 
@@ -106,3 +109,42 @@ async def test_the_homes_are_those_the_server_was_started_with(
         default = await client.call_tool("verify", {"session": str(source)})
     assert not named.is_error
     assert "outside the provider homes" in error_text(default)  # the env's home is not one now
+
+
+async def test_card_fields_that_are_transcript_text_need_the_content_flag(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["apply", SESSION[:8], "--strategy", "compacted", *LOW, "--yes", "--json"]) == 0
+    fork = orjson.loads(capsys.readouterr().out)["session_id"]  # its snapshot holds the card
+    calls = {
+        "recall": {"session": fork},
+        "context_pack": {"entities": [fork], "budget_tokens": 4_000},
+        "delta": {"session_id": "agent", "budget_tokens": 4_000, "since": "30d"},
+    }
+    seen: dict[str, dict[str, str]] = {}
+    for flags in ((), ("--allow-transcript-content",)):
+        async with Client(server(*flags)) as client:
+            seen[" ".join(flags)] = {
+                tool: json.dumps(answer(await client.call_tool(tool, arguments)))
+                for tool, arguments in calls.items()
+            }
+    for tool in calls:
+        withheld, shown = seen[""][tool], seen["--allow-transcript-content"][tool]
+        # The failing test's output and the assistant's to-do are in the card, shown only
+        # with the flag; the card's snapshot and its files are there either way.
+        assert "1302 == 1299" in shown and "coupon tests" in shown, tool
+        assert "1302 == 1299" not in withheld and "coupon tests" not in withheld, tool
+        assert "shop/checkout" in withheld, tool
+    assert '"card": {' in seen[""]["recall"] and '"covers_items"' in seen[""]["recall"]
+
+
+async def test_recall_does_not_match_a_query_against_withheld_fields(
+    source: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["apply", SESSION[:8], "--strategy", "compacted", *LOW, "--yes", "--json"]) == 0
+    capsys.readouterr()
+    found: dict[bool, Any] = {}
+    for allowed in (False, True):
+        async with Client(server(*(["--allow-transcript-content"] if allowed else []))) as client:
+            found[allowed] = answer(await client.call_tool("recall", {"query": "1302"}))
+    assert found[True]["results"] and found[False]["results"] == []  # no oracle by guessing
