@@ -8,7 +8,8 @@ assistant said) only with --allow-transcript-content, and the tools that read a 
 records exist only with it.
 
 A tool's failure (an unknown session, a bad argument) is a tool error with one line; a
-malformed request is the SDK's protocol error. stdout is the protocol: nothing here prints.
+malformed request is the SDK's protocol error, and a line that is no JSON-RPC message at all
+is answered with its own (gobtui.mcp_stdio). stdout is the protocol: nothing here prints.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import argparse
 import inspect
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
@@ -363,6 +364,20 @@ class StrictServer(MCPServer):
                 f"(it takes {', '.join(taken or ()) or 'none'})"
             )
         return await super().call_tool(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport, reading a stdin that answers what is not JSON-RPC
+        (gobtui.mcp_stdio) instead of dropping it; stdout is the SDK's, claimed as it does."""
+        from mcp.server.stdio import stdio_server
+
+        from gobtui.mcp_stdio import CheckedStdin, claimed_stdin
+
+        with claimed_stdin() as raw:
+            stdin = CheckedStdin(raw)
+            async with stdio_server(stdin=cast(Any, stdin)) as (read_stream, write_stream):
+                stdin.answer_on(write_stream)
+                server = self._lowlevel_server  # what MCPServer.run_stdio_async runs too
+                await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def build_server(

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +151,56 @@ async def test_recall_does_not_match_a_query_against_withheld_fields(
         async with Client(server(*(["--allow-transcript-content"] if allowed else []))) as client:
             found[allowed] = answer(await client.call_tool("recall", {"query": "1302"}))
     assert found[True]["results"] and found[False]["results"] == []  # no oracle by guessing
+
+
+BAD_LINES = [
+    (b"{not json\n", -32700, None),
+    (b'\xff\xfe{"jsonrpc": "2.0"}\n', -32700, None),  # not UTF-8
+    (b'[{"jsonrpc": "2.0", "id": 3, "method": "ping"}]\n', -32600, None),  # a batch
+    (b"[]\n", -32600, None),
+    (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}\n', -32600, None),
+    (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}\n', -32600, None),
+    (b'{"jsonrpc": "2.0", "id": 7, "method": 12}\n', -32600, 7),
+    (b"42\n", -32600, None),
+]
+
+
+def _reply(proc: subprocess.Popen[bytes], timeout: float = 15) -> dict[str, Any]:
+    """One line of the server's stdout, within `timeout` seconds (a missing answer fails
+    the test instead of hanging it)."""
+    assert proc.stdout is not None
+    fd, data, deadline = proc.stdout.fileno(), b"", time.monotonic() + timeout
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([fd], [], [], max(left, 0))
+        assert ready, f"no answer within {timeout}s (got {data!r})"
+        chunk = os.read(fd, 1)
+        assert chunk, "the server closed its stdout"
+        data += chunk
+    reply: dict[str, Any] = json.loads(data)
+    return reply
+
+
+def test_a_line_that_is_no_request_is_answered_and_the_server_reads_on() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gobtui.cli", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
+    assert proc.stdin is not None
+    try:
+        for n, (line, code, request_id) in enumerate(BAD_LINES):
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            error = _reply(proc)
+            assert (error["id"], error["error"]["code"]) == (request_id, code), line
+            ping = {"jsonrpc": "2.0", "id": 100 + n, "method": "ping"}
+            proc.stdin.write(json.dumps(ping).encode() + b"\n")
+            proc.stdin.flush()
+            assert _reply(proc) == {"jsonrpc": "2.0", "id": 100 + n, "result": {}}, line
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
