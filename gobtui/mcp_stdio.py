@@ -47,8 +47,9 @@ def line_error(line: bytes) -> JSONRPCError | None:
         return _error(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC message object")
     found = value.get("id", _ABSENT)
     usable = isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool))
-    if found is not _ABSENT and not usable:
-        # The SDK would take it for a notification (its id ignored) and never answer.
+    if "method" in value and found is not _ABSENT and not usable:
+        # The SDK would take it for a notification (its id ignored) and never answer. (An
+        # error response may carry a null id: the client could not tell which request.)
         return _error(None, INVALID_REQUEST, "Invalid Request: an id is a string or an integer")
     if valid:
         return None

@@ -200,6 +200,12 @@ def test_a_line_that_is_no_request_is_answered_and_the_server_reads_on() -> None
             proc.stdin.write(json.dumps(ping).encode() + b"\n")
             proc.stdin.flush()
             assert _reply(proc) == {"jsonrpc": "2.0", "id": 100 + n, "result": {}}, line
+        # A client's error response may carry a null id: it is no request, so not answered.
+        nothing = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}
+        ping = {"jsonrpc": "2.0", "id": 999, "method": "ping"}
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in (nothing, ping)))
+        proc.stdin.flush()
+        assert _reply(proc)["id"] == 999
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
