@@ -303,3 +303,23 @@ def test_a_snapshot_taken_twice_is_one_pointer() -> None:
     post = pre.model_copy(update={"ts": T0 + 1, "strategy": "post-compact"})  # the same bytes
     found = context_pack(Archive([post, pre], [], []), [CLAUDE_ID[:8]], 4_000)
     assert [i.ref for i in found.items if i.arm is Arm.SNAPSHOTS] == [pre.sha256]
+
+
+def test_a_card_without_transcript_text_keeps_its_files_provider_and_count() -> None:
+    card = DigestBlock(
+        goal="the prompt",
+        summary="the prompt",
+        files_touched=["src/app.py"],
+        decisions=["we will round per line"],
+        constraints=["never call prod"],
+        errors=["HTTP/1.1 500 x-request-id: 7f3a"],
+        open_tasks=["TODO: retry"],
+        current_work="fixing it",
+        context="provider: claude",
+        covers_items=8,
+    )
+    assert card.without_transcript_text() == DigestBlock(
+        files_touched=["src/app.py"], context="provider: claude", covers_items=8
+    )
+    forged = card.model_copy(update={"context": "x-request-id: 7f3a"})  # not what gobtui writes
+    assert forged.without_transcript_text().context == ""
