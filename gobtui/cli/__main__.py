@@ -1,5 +1,5 @@
 """`python -m gobtui.cli`: the console script's code."""
 
-from gobtui.cli.dispatch import main
+from gobtui.cli.entry import main
 
 raise SystemExit(main())

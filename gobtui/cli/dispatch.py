@@ -484,8 +484,10 @@ def _main(argv: list[str]) -> int:
         detail = error_line(f"{error.strerror or error} ({error.filename or ''})")
         print(f"gobtui: error: {detail}", file=sys.stderr)
         return Exit.IO
-    except KeyboardInterrupt:
-        return Exit.INTERRUPTED
+    except KeyboardInterrupt:  # (the cleanup above has run: the one line, and 130)
+        from gobtui.cli.interrupted import say_interrupted
+
+        return say_interrupted()
     finally:
         logging.getLogger("gobtui.adapters").removeHandler(warnings)
 
