@@ -17,7 +17,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeGuard
 
 from .limits import HOOK_SESSION_ID_MAX_CHARS
 from .model import Provider
@@ -37,13 +37,25 @@ class HookSkip(StrEnum):
 
     NOT_JSON = "payload_not_json"
     TOO_LARGE = "payload_too_large"
+    STDIN_OPEN = "payload_stdin_not_closed"
+    """The client did not close stdin within HOOK_STDIN_DEADLINE_SECS."""
     NO_SESSION = "payload_without_session"
     NO_TRANSCRIPT = "payload_without_transcript"
     OUTSIDE_HOMES = "transcript_outside_provider_homes"
     NOT_A_FILE = "transcript_not_a_regular_file"
+    FILE_SESSION_UNUSABLE = "transcript_session_id_unusable"
+    """The id the transcript's own records (or name) give is not one a session id can be."""
     NOT_AFTER_COMPACT = "session_start_not_after_compaction"
     UNKNOWN_EVENT = "unknown_event"
     FAILED = "snapshot_failed"
+
+
+class HookNote(StrEnum):
+    """Something a hook call did differently from what its payload said (logged)."""
+
+    SESSION_ID_IGNORED = "payload_session_id_not_the_transcripts"
+    """The payload's session_id is not the one its transcript's records give: the
+    transcript's is used (the snapshot is its session's, whatever the payload claims)."""
 
 
 class HookSettingsError(ValueError):
@@ -181,16 +193,22 @@ class HookPayload:
     """SessionStart: startup, resume, clear or compact ("" for other events)."""
 
 
+def usable_session_id(value: object) -> TypeGuard[str]:
+    """A session id a hook files a snapshot under and names in a command it suggests."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= HOOK_SESSION_ID_MAX_CHARS
+        and _SESSION_ID.fullmatch(value) is not None
+    )
+
+
 def read_payload(value: Any) -> HookPayload | HookSkip:
-    """The fields a hook acts on, or why it will not act (never an exception)."""
+    """The fields a hook acts on, or why it will not act (never an exception). The session
+    id is only a claim: the adapter takes the transcript's own."""
     if not isinstance(value, dict):
         return HookSkip.NOT_JSON
     session_id = value.get("session_id")
-    if (
-        not isinstance(session_id, str)
-        or not 0 < len(session_id) <= HOOK_SESSION_ID_MAX_CHARS
-        or _SESSION_ID.fullmatch(session_id) is None
-    ):
+    if not usable_session_id(session_id):
         return HookSkip.NO_SESSION
     path = value.get("transcript_path")
     if not isinstance(path, str) or not path.startswith("/") or "\x00" in path:

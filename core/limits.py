@@ -339,6 +339,9 @@ PACK_MAX_FACTS = 64
 # --- lifecycle hooks (core/hooks.py, adapters/hooks/) ---
 HOOK_STDIN_MAX_BYTES = 1024 * 1024
 """A hook payload is a few hundred bytes; a larger one is not read (and is logged)."""
+HOOK_STDIN_DEADLINE_SECS = 5.0
+"""A client writes its payload and closes the hook's stdin at once: a stdin still open this
+long after the hook started reading is given up on (one line, exit 0), never waited out."""
 HOOK_SESSION_ID_MAX_CHARS = 128
 HOOK_SETTINGS_MAX_BYTES = 8 * 1024 * 1024
 """A client's settings.json or hooks.json is a few KB; a larger one is refused, not edited."""

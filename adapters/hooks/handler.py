@@ -7,13 +7,17 @@ commands that search and read it, and the recall pack of that session when there
 
 A hook never blocks or breaks the agent: whatever the payload, it exits 0, and anything it
 did not act on is one line in hooks.log (an event, a closed reason code, never payload text).
-The transcript must be a regular file (not a symlink) under the client's own home.
+The transcript must be a regular file (not a symlink) under the client's own home, and it is
+the only thing trusted: the session a snapshot is filed under (and whose snapshots a new
+context is pointed at) is the one the transcript's own records give. A payload naming
+another session is acted on as its transcript's, and the difference logged: a stray or
+forged session_id can neither file one session's transcript as another's nor tell another
+session that this snapshot is its own.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,7 +25,13 @@ from pathlib import Path
 
 import orjson
 
-from ...core.hooks import HookEvent, HookPayload, HookSkip, read_payload
+from ...core.hooks import (
+    HookEvent,
+    HookNote,
+    HookSkip,
+    read_payload,
+    usable_session_id,
+)
 from ...core.limits import HOOK_PACK_BUDGET_TOKENS
 from ...core.model import Provider
 from ...core.recall.model import RecallError
@@ -30,6 +40,8 @@ from ...core.tokens import estimate_tokens
 from ...core.vault_model import IndexEntry, VaultError
 from ..config.paths import Homes, data_dir
 from ..files.private_fs import PrivateError, open_private
+from ..files.regular import open_regular
+from ..providers.registry import session_id_of
 from ..publish.events import append_event
 from ..recall.verbs import pack
 from ..vault.vault import Vault
@@ -47,12 +59,16 @@ class HookResult:
     """What the hook prints on stdout (the client adds it to the context), or ""."""
     skipped: HookSkip | None = None
     snapshot: IndexEntry | None = None
+    notes: tuple[HookNote, ...] = ()
+    session_id: str | None = None
+    """The session acted on: the transcript's, whatever the payload said."""
 
 
-def log_skip(event: str, reason: HookSkip, root: Path | None = None) -> None:
+def log_skip(event: str, reason: HookSkip | HookNote, root: Path | None = None) -> None:
     """One line in hooks.log; a log that cannot be written is let go (the hook must not fail)."""
     when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    line = f"{when} {event[:32]!r} skipped: {reason.value}\n".encode()
+    verb = "skipped" if isinstance(reason, HookSkip) else "note"
+    line = f"{when} {event[:32]!r} {verb}: {reason.value}\n".encode()
     try:
         fd, _ = open_private(
             (root or data_dir()) / HOOK_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "hook log"
@@ -83,15 +99,13 @@ def _provider_of(path: Path, homes: Homes) -> Provider | None:
     return None
 
 
-def _record(provider: Provider, payload: HookPayload, path: Path, outcome: EventOutcome) -> None:
+def _record(provider: Provider, session_id: str, path: Path, outcome: EventOutcome) -> None:
     append_event(
         TelemetryEvent(
             ts=time.time(),
             provider=provider,
-            session_id=payload.session_id,
-            source_identity_sha256=source_identity(
-                provider, payload.session_id, os.path.realpath(path)
-            ),
+            session_id=session_id,
+            source_identity_sha256=source_identity(provider, session_id, os.path.realpath(path)),
             strategy=NATIVE,
             action=EventAction.PROVIDER_COMPACT,
             outcome=outcome,
@@ -103,6 +117,32 @@ def _record(provider: Provider, payload: HookPayload, path: Path, outcome: Event
             duration_ms=0.0,
         )
     )
+
+
+def _transcript(path: Path, homes: Homes) -> tuple[Provider, str] | HookSkip:
+    """The client and session of the transcript at `path`: a regular file (opened without
+    following a last symlink, and without blocking on a FIFO) in a client's sessions
+    folder, its session id as its own records give it."""
+    try:
+        fd = open_regular(path)
+    except OSError:  # (NotRegular included: a symlink, a FIFO, a directory...)
+        return HookSkip.NOT_A_FILE
+    try:
+        provider = _provider_of(path, homes)
+        if provider is None:
+            return HookSkip.OUTSIDE_HOMES
+        # The folder check is of the path; bind it to the file opened.
+        opened, there = os.fstat(fd), os.stat(os.path.realpath(path))
+        if (opened.st_dev, opened.st_ino) != (there.st_dev, there.st_ino):
+            return HookSkip.NOT_A_FILE
+        session_id = session_id_of(provider, fd, str(path))
+    except OSError:
+        return HookSkip.NOT_A_FILE
+    finally:
+        os.close(fd)
+    if not usable_session_id(session_id):
+        return HookSkip.FILE_SESSION_UNUSABLE
+    return provider, session_id
 
 
 def recovery_text(session_id: str, before: IndexEntry | None, gobtui: str = "gobtui") -> str:
@@ -147,32 +187,28 @@ def handle(event: str, raw: bytes, homes: Homes, gobtui: str = "gobtui") -> Hook
     if hook is HookEvent.SESSION_START and payload.source != "compact":
         return HookResult("", HookSkip.NOT_AFTER_COMPACT)
     path = Path(payload.transcript_path)
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return HookResult("", HookSkip.NOT_A_FILE)
-    if not stat.S_ISREG(st.st_mode):
-        return HookResult("", HookSkip.NOT_A_FILE)
-    provider = _provider_of(path, homes)
-    if provider is None:
-        return HookResult("", HookSkip.OUTSIDE_HOMES)
+    found = _transcript(path, homes)
+    if isinstance(found, HookSkip):
+        return HookResult("", found)
+    provider, session_id = found
+    notes = (HookNote.SESSION_ID_IGNORED,) if session_id != payload.session_id else ()
     vault = Vault(data_dir() / "vault")
     label = PRE_LABEL if hook is HookEvent.PRE_COMPACT else POST_LABEL
     try:
-        taken = vault.snapshot(path, provider, payload.session_id, label, time.time())
+        taken = vault.snapshot(path, provider, session_id, label, time.time())
     except (VaultError, OSError):
-        return HookResult("", HookSkip.FAILED)
+        return HookResult("", HookSkip.FAILED, None, notes, session_id)
     outcome = EventOutcome.PLANNED if hook is HookEvent.PRE_COMPACT else EventOutcome.APPLIED
-    _record(provider, payload, path, outcome)
+    _record(provider, session_id, path, outcome)
     if hook is HookEvent.PRE_COMPACT:
-        return HookResult("", None, taken)
+        return HookResult("", None, taken, notes, session_id)
     try:
-        history = vault.history(payload.session_id)
+        history = vault.history(session_id)
     except VaultError:
         history = []
     before = next((e for e in history if e.strategy == PRE_LABEL), None)
-    context = recovery_text(payload.session_id, before, gobtui)
+    context = recovery_text(session_id, before, gobtui)
     output = orjson.dumps(
         {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
     ).decode()
-    return HookResult(output, None, taken)
+    return HookResult(output, None, taken, notes, session_id)

@@ -197,6 +197,13 @@ def open_cursor(
         os.close(fd)
 
 
+def cursor_of_fd(
+    fd: int, path: str, provider: Provider, make_state: TailStateFactory
+) -> FileCursor:
+    """open_cursor() of a descriptor the caller opened (and checked) itself."""
+    return _cold_read(fd, os.fstat(fd), path, provider, make_state)
+
+
 def _cold_read(
     fd: int,
     st: os.stat_result,

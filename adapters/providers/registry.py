@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.model import Provider, Transcript
 from . import claude, codex
-from .reader import TailState
+from .reader import TailState, cursor_of_fd
 
 if TYPE_CHECKING:  # the package contract, for annotations (it names the rewriting stack)
     from .interface import ProviderPackage
@@ -21,6 +21,13 @@ def provider_of(provider: Provider) -> ProviderPackage:
 
 def state_class(provider: Provider) -> type[TailState]:
     return provider_of(provider).state_class()
+
+
+def session_id_of(provider: Provider, fd: int, path: str) -> str:
+    """The id the session in this file goes by everywhere in gobtui (its summary's: what its
+    records say, else its file name), read from `fd` as the board reads a file cold."""
+    make = state_class(provider)
+    return cursor_of_fd(fd, path, provider, lambda p: make(p)).summary().session_id
 
 
 def parse_transcript(provider: Provider, path: str) -> Transcript:

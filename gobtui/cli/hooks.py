@@ -28,7 +28,7 @@ from gobtui.cli.common import homes_of
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
 from gobtui.core.hooks import HookEvent, is_ours
-from gobtui.core.limits import HOOK_STDIN_MAX_BYTES
+from gobtui.core.limits import HOOK_STDIN_DEADLINE_SECS, HOOK_STDIN_MAX_BYTES
 from gobtui.core.model import Provider
 
 
@@ -119,18 +119,30 @@ def cmd_hooks(args: argparse.Namespace) -> int:
 def cmd_hook(args: argparse.Namespace) -> int:
     """Always 0: a hook must never block or break the agent that runs it."""
     from gobtui.adapters.hooks.handler import handle, log_skip
+    from gobtui.adapters.hooks.stdin import StdinEnd, read_bounded
     from gobtui.core.hooks import HookSkip
 
-    raw = sys.stdin.buffer.read(HOOK_STDIN_MAX_BYTES + 1)
-    if len(raw) > HOOK_STDIN_MAX_BYTES:
+    stdin = read_bounded(0, HOOK_STDIN_MAX_BYTES, HOOK_STDIN_DEADLINE_SECS)
+    if stdin.end is StdinEnd.DEADLINE:
+        # The client is told (its hook log shows stderr) and goes on: exit 0, no output.
+        print(
+            f"gobtui hook: stdin was not closed within {HOOK_STDIN_DEADLINE_SECS:g} s; "
+            "nothing done",
+            file=sys.stderr,
+        )
+        log_skip(args.event, HookSkip.STDIN_OPEN)
+        return 0
+    if stdin.end is StdinEnd.TOO_LARGE:
         log_skip(args.event, HookSkip.TOO_LARGE)
         return 0
     try:
         homes = homes_of(args)
-        result = handle(args.event, raw, homes, shlex.quote(executable()))
+        result = handle(args.event, stdin.data, homes, shlex.quote(executable()))
     except Exception:  # the agent must go on whatever happens here
         log_skip(args.event, HookSkip.FAILED)
         return 0
+    for note in result.notes:
+        log_skip(args.event, note)
     if result.skipped is not None:
         log_skip(args.event, result.skipped)
     if result.output:
