@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
-from typing import Self
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -192,6 +192,29 @@ class TuneReason(StrEnum):
     TRIGGER_LOWERED_HIGH_ELIDABLE = "trigger_lowered_high_elidable"
     FLOOR_CAPPED_TO_TRIGGER_HALF = "floor_capped_to_trigger_half"
 
+    @property
+    def words(self) -> str:
+        """What the reason means, for a person (plan, the preview, explain, tune)."""
+        return _TUNE_REASON_WORDS[self]
+
+
+_TUNE_REASON_WORDS: dict[TuneReason, str] = {
+    TuneReason.TRIGGER_CAPPED_TO_WINDOW_FRACTION: (
+        f"trigger capped to {TUNE_WINDOW_FRACTION:.0%} of the context window"
+    ),
+    TuneReason.TRIGGER_RAISED_LOW_YIELD: (
+        f"trigger raised: the last compactions each reclaimed under {TUNE_LOW_YIELD_SHARE:.0%} "
+        "of the context, so compact less often"
+    ),
+    TuneReason.TRIGGER_LOWERED_HIGH_ELIDABLE: (
+        f"trigger lowered: over {TUNE_HIGH_ELIDABLE_SHARE:.0%} of the context is old tool "
+        "output, so compacting earlier is cheap"
+    ),
+    TuneReason.FLOOR_CAPPED_TO_TRIGGER_HALF: (
+        "floor capped to half the trigger, so each compaction reclaims something"
+    ),
+}
+
 
 class Tuned(BaseModel):
     """Derived trigger and floor (tokens) and why they moved."""
@@ -327,6 +350,8 @@ class PolicyDecision(BaseModel):
     context_tokens: int
     effective_trigger_tokens: int
     floor_tokens: int
+    tune_reasons: list[TuneReason] = Field(default_factory=list)
+    """What the adaptive tuner moved in the trigger and floor above (nothing when it is off)."""
 
 
 def policy_check(
@@ -344,7 +369,7 @@ def policy_check(
     (Devin) always gets its own control, since gobtui never touches its store.
     """
     trigger = policy.effective_trigger()
-    common = {
+    common: dict[str, Any] = {
         "context_tokens": max(0, context_tokens),
         "effective_trigger_tokens": trigger,
         "floor_tokens": policy.floor_tokens,

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .model import Provider
+from .policy import TuneReason
 
 EVENTS_SCHEMA = "gobtui/compaction-events-v1"
 
@@ -48,6 +49,8 @@ class TelemetryEvent(BaseModel):
     bytes_after: int = Field(default=0, ge=0)
     duration_ms: float = Field(ge=0)
     error_code: str | None = Field(default=None, max_length=64)
+    tune_reasons: list[TuneReason] = Field(default_factory=list, max_length=8)
+    """What the adaptive tuner moved for this decision (`trigger_tokens` is the tuned one)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 

@@ -16,7 +16,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from .model import Provider
-from .policy import PolicyConfig
+from .policy import PolicyConfig, TuneReason
 from .watch_codes import WatchCode
 
 
@@ -74,6 +74,8 @@ class WatchDecision(BaseModel):
     fork_path: str | None = None
     resume_command: str | None = None
     detail: str = ""
+    tune_reasons: list[TuneReason] = []
+    """What the adaptive tuner moved in the trigger this decision used (`trigger_tokens`)."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -21,7 +21,7 @@ from gobtui.adapters.providers.rewrite_records import RewriteError
 from gobtui.core.board import project_name
 from gobtui.core.edits import CompactionPlan, NoPlan, NoPlanReason
 from gobtui.core.model import SessionSummary
-from gobtui.core.policy import PolicyConfig
+from gobtui.core.policy import PolicyConfig, TuneReason
 from gobtui.core.vault_model import IndexEntry
 from gobtui.format import human_bytes
 
@@ -40,6 +40,8 @@ class ApplyRequest:
     policy: PolicyConfig
     candidate_bytes: int
     """Size of the compacted copy before the fork gets its new identity (hence "~")."""
+    tune_reasons: tuple[TuneReason, ...] = ()
+    """What the adaptive tuner moved in `policy` (for the event)."""
     live: bool = False
     """Its agent wrote to it lately: the fork is of the file as it is now."""
 
@@ -74,7 +76,12 @@ def prepare_apply(
     policy: PolicyConfig,
     live: bool,
 ) -> ApplyRequest:
-    """Plan `session` and check the plan can become a fork; NothingToApply says why not."""
+    """Plan `session` and check the plan can become a fork; NothingToApply says why not.
+    `policy` is tuned here when adaptive (planning_state.tuned_for), as the preview is."""
+    from gobtui.planning_state import tuned_for
+
+    adapted = tuned_for(session, policy)
+    policy = adapted.policy
     try:
         outcome = plan_session(session, strategy, policy, live)
     except PlanningError as error:
@@ -98,7 +105,7 @@ def prepare_apply(
         raise NothingToApply(
             f"the plan cannot be applied: {first[0] if first else error}"
         ) from None
-    return ApplyRequest(summary, session, plan, policy, size, live=live)
+    return ApplyRequest(summary, session, plan, policy, size, adapted.reasons, live=live)
 
 
 def _article(word: str) -> str:

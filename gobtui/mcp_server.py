@@ -41,7 +41,6 @@ from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.edits import NoPlan
 from gobtui.core.limits import HOT_SECS
 from gobtui.core.policy import POLICY_PROVIDER_NAMES, QuotaPressure, policy_provider
-from gobtui.core.policy import policy_check as decide
 from gobtui.core.recall.model import REMOTE_CALLER, RecallError
 from gobtui.core.report import detect_row
 from gobtui.core.vault_model import VaultError
@@ -103,6 +102,7 @@ def policy_check(
     `session_id` (or `session`) applies that session's config layer; `quota_pressure` (low,
     normal, high) moves the trigger as the CLI's option does; `window`, the session's
     context window, lowers a trigger the client would beat; `preset` names a preset."""
+    from gobtui.adaptive import checked_policy
     from gobtui.cli.common import resolve_policy
 
     chosen = policy_provider(provider)  # claude_code and devin as the reference names them
@@ -124,7 +124,10 @@ def policy_check(
     policy = resolved.policy
     if quota_pressure:
         policy = policy.model_copy(update={"quota_pressure": QuotaPressure(quota_pressure)})
-    found = decide(chosen, context_tokens, session_active, policy, resolved.strategy)
+    found = checked_policy(
+        chosen, named or None, context_tokens, session_active, policy, resolved.strategy,
+        window or None,
+    )  # fmt: skip
     return found.model_dump(mode="json")
 
 

@@ -45,6 +45,8 @@ def figures_text(view: HeaderView, styles: BandStyles) -> Text:
         if f.why:
             text.append(f"\n{f.why}", styles.muted)
         text.append(f"\n{_trigger_text(view, f)} · {mode} diffs")
+        if f.adaptive:
+            text.append(f"\n{f.adaptive}", styles.muted)
         if f.no_plan_reason == "below_trigger" and not view.ignore_trigger:
             text.append("\npress t to plan anyway (trigger lowered to the current context)")
         return text
@@ -62,6 +64,8 @@ def figures_text(view: HeaderView, styles: BandStyles) -> Text:
         text.append(f"\n{f.fills}", styles.muted)
     text.append(f"\n{_trigger_text(view, f)} · {mode} diffs · ")
     text.append(f.rationale, styles.muted)
+    if f.adaptive:
+        text.append(f"\n{f.adaptive}", styles.muted)
     return text
 
 

@@ -20,6 +20,7 @@ from gobtui.adapters.planning.load import (
     load_session,
     plan_session,
 )
+from gobtui.adaptive import Adapted, adapt
 from gobtui.core.admission import protected_tail_start
 from gobtui.core.context_words import fills_words
 from gobtui.core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
@@ -28,7 +29,7 @@ from gobtui.core.model import ItemKind, SessionSummary
 from gobtui.core.policy import PolicyConfig, QuotaPressure, capped_to_window
 from gobtui.core.probes import Probe, extract_probes, probe_recall
 from gobtui.core.strategies import STRATEGIES
-from gobtui.core.strategies.common import prefix_tokens
+from gobtui.core.strategies.common import elidable_tokens, prefix_tokens
 from gobtui.core.verify import verify
 from gobtui.core.verify_findings import FindingCode
 from gobtui.preview_rows import PairRow, build_rows, split_lines
@@ -54,6 +55,24 @@ def policy_for(summary: SessionSummary) -> tuple[PolicyConfig, str]:
     if resolved.strategy not in STRATEGIES:
         return policy, DEFAULT_STRATEGY  # external commands run from the CLI only
     return policy, resolved.strategy
+
+
+def tuned_for(session: LoadedSession, policy: PolicyConfig) -> Adapted:
+    """The policy a loaded session is planned with: `policy` as it is, or (adaptive) the
+    tuner's, which knows the items here, as `gobtui plan` does (gobtui.adaptive)."""
+    summary = session.transcript.summary
+    window = summary.context_window if summary is not None else None
+    transcript = session.transcript
+    return adapt(
+        policy,
+        provider=session.provider,
+        session_id=session.session_id,
+        path=str(session.path),
+        window=window,
+        context_tokens=transcript.context_tokens(),
+        elidable_tokens=elidable_tokens(transcript) if policy.adaptive else None,
+        recent=policies.current().recent if policy.adaptive else None,
+    )
 
 
 def ignoring_trigger(policy: PolicyConfig, context_tokens: int) -> PolicyConfig:
@@ -124,6 +143,8 @@ class PreviewFigures:
     added_records: int = 0
     client_compacts: bool | None = None
     """The provider's client will compact the fork itself on resume (None: no file plan)."""
+    adaptive: str | None = None
+    """What the adaptive tuner chose and why (Adapted.line), None when it is off."""
 
     @property
     def saved(self) -> int:
@@ -196,6 +217,8 @@ class PreviewPlanner:
     ) -> PlanPreview:
         session = self.session
         transcript = session.transcript
+        adapted = tuned_for(session, policy)
+        policy = adapted.policy
         if ignore_trigger:
             policy = ignoring_trigger(policy, transcript.context_tokens())
         outcome = plan_session(session, strategy, policy, live)
@@ -207,6 +230,7 @@ class PreviewPlanner:
                 effective_trigger=result.effective_trigger_tokens,
                 no_plan_reason=result.reason_code.value,
                 why=result.why,
+                adaptive=adapted.line(),
             )
             rows = build_rows(self.source_lines, self.source_lines, transcript)
             return PlanPreview(figures, rows, self.source_lines, self.source_lines, ignore_trigger)
@@ -268,6 +292,7 @@ class PreviewPlanner:
             elided=len(plan.elided_lines),
             left_out=len(left_out),
             fills=fills_words(session.composition),
+            adaptive=adapted.line(),
             added_records=max(0, len(candidate_lines) + len(left_out) - len(self.source_lines)),
             client_compacts=plan.projection.client_compacts if plan.projection else None,
         )

@@ -13,13 +13,16 @@ from pathlib import Path
 from gobtui.adapters.config.config_file import LoadedConfig, ResolvedPolicy, load_config
 from gobtui.adapters.config.paths import config_path
 from gobtui.adapters.config.stamp import file_stamp
+from gobtui.adaptive import Adapted, RecentCompactions, adapt
 from gobtui.core.model import SessionSummary
+from gobtui.core.policy import capped_to_window
 
 
 @dataclass
 class SessionPolicies:
     config: LoadedConfig
     _resolved: dict[tuple[str, str | None], ResolvedPolicy] = field(default_factory=dict)
+    recent: RecentCompactions = field(default_factory=RecentCompactions)
 
     def resolve(self, summary: SessionSummary) -> ResolvedPolicy:
         # A session without a table of its own has its provider's policy: resolved once
@@ -32,9 +35,31 @@ class SessionPolicies:
             self._resolved[key] = found
         return found
 
+    def adapted(self, summary: SessionSummary) -> Adapted:
+        """The policy the board and the watch's pre-check decide with: the resolved one,
+        lowered to fire before the client compacts, then tuned when adaptive (without the
+        elidable share: a row's items are not read)."""
+        policy = capped_to_window(
+            self.resolve(summary).policy, summary.provider, summary.context_window
+        )
+        return adapt(
+            policy,
+            provider=summary.provider,
+            session_id=summary.session_id,
+            path=summary.path,
+            window=summary.context_window,
+            context_tokens=summary.context_tokens or 0,
+            elidable_tokens=None,
+            recent=self.recent,
+        )
+
     def trigger(self, summary: SessionSummary) -> int:
-        """The resolved policy's effective trigger (quota pressure applied)."""
-        return self.resolve(summary).policy.effective_trigger()
+        """The effective trigger the board marks (quota pressure applied; the tuner's when
+        adaptive)."""
+        policy = self.resolve(summary).policy
+        if not policy.adaptive:
+            return policy.effective_trigger()
+        return self.adapted(summary).policy.effective_trigger()
 
 
 _current: tuple[Path, tuple[int, int] | None, SessionPolicies] | None = None

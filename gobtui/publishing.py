@@ -255,7 +255,9 @@ class PublishController:
 
         publisher = Publisher(self.open_vault(), clock=self.host.config.clock)
         try:
-            receipt = publisher.apply(request.session, request.plan, request.policy, progress)
+            receipt = publisher.apply(
+                request.session, request.plan, request.policy, progress, request.tune_reasons
+            )
         except PublishError as error:
             self.app.post_message(PublishFailed("Apply failed", str(error), error.code.value))
             return

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,14 @@ from gobtui.adapters.publish.publisher import Publisher, PublishError
 from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.vault.vault import Vault
+from gobtui.adaptive import RecentCompactions, adapt
 from gobtui.core.board import BoardPolicy, BoardRow, build_board
 from gobtui.core.edits import NoPlan
 from gobtui.core.limits import ACTIVE_ONLY_SECS, DEFAULT_MAX_AGE_SECS, HOT_SECS
 from gobtui.core.model import Provider, SessionSummary
-from gobtui.core.policy import PROVIDER_CONTROLS, PolicyConfig, capped_to_window
+from gobtui.core.policy import PROVIDER_CONTROLS, PolicyConfig, TuneReason, capped_to_window
 from gobtui.core.receipt import Receipt
+from gobtui.core.strategies.common import elidable_tokens
 from gobtui.core.telemetry import (
     EventAction,
     EventOutcome,
@@ -133,7 +135,8 @@ class HeadlessWatch:
     ) -> WatchDecision:
         summary = row.summary
         resolved = current.resolve(summary)
-        policy = capped_to_window(resolved.policy, summary.provider, summary.context_window)
+        pre = current.adapted(summary)
+        policy = pre.policy
         state = SessionState(
             over_trigger=row.over_trigger,
             live=row.live,
@@ -141,7 +144,7 @@ class HeadlessWatch:
             last_published_ts=published.get(summary.session_id),
             last_failed_ts=self._failed.get(row.key),
         )
-        base = _Base(row, now)
+        base = _Base(row, now, list(pre.reasons))
         verdict = gate(state, policy, now)
         if verdict is Gate.PROVIDER_COMPACT:
             return base.decision(
@@ -155,7 +158,7 @@ class HeadlessWatch:
         settled = self._settled.get(row.key)
         if settled is not None and settled.stamp == stamp:
             return settled.decision
-        decision = self._plan_and_publish(base, summary, policy, resolved)
+        decision = self._plan_and_publish(base, summary, policy, resolved, current.recent)
         if decision.decision is WatchCode.FAILED:
             self._failed[row.key] = now
         else:
@@ -169,10 +172,25 @@ class HeadlessWatch:
         summary: SessionSummary,
         policy: PolicyConfig,
         resolved: ResolvedPolicy,
+        recent: RecentCompactions,
     ) -> WatchDecision:
         strategy = resolved.strategy
         try:
             session = load_session(Path(summary.path), summary.provider)
+            if policy.adaptive:  # the plan knows the items: the tuner's full say, as `plan`
+                transcript = session.transcript
+                tuned = adapt(
+                    capped_to_window(resolved.policy, summary.provider, summary.context_window),
+                    provider=summary.provider,
+                    session_id=summary.session_id,
+                    path=summary.path,
+                    window=summary.context_window,
+                    context_tokens=transcript.context_tokens(),
+                    elidable_tokens=elidable_tokens(transcript),
+                    recent=recent,
+                )
+                policy = tuned.policy
+                base = replace(base, reasons=list(tuned.reasons))
             outcome = plan_session(session, strategy, policy, False, resolved.external_command)
         except PlanningError as error:
             return base.decision(WatchCode.FAILED, strategy=strategy, detail=str(error))
@@ -204,7 +222,7 @@ class HeadlessWatch:
                 detail="dry run: nothing written",
             )
         try:
-            receipt = publisher.apply(session, plan, policy)
+            receipt = publisher.apply(session, plan, policy, None, base.reasons)
         except PublishError as error:
             return base.decision(
                 WatchCode.FAILED, strategy=plan.strategy, detail=f"{error} [{error.code.value}]"
@@ -245,6 +263,8 @@ class _Base:
 
     row: BoardRow
     now: float
+    reasons: list[TuneReason]
+    """What the adaptive tuner moved (nothing when it is off)."""
 
     def decision(self, code: WatchCode, **more: Any) -> WatchDecision:
         summary = self.row.summary
@@ -256,6 +276,7 @@ class _Base:
             decision=code,
             context_tokens=summary.context_tokens or 0,
             trigger_tokens=self.row.trigger_tokens,
+            tune_reasons=self.reasons,
             **more,
         )
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 
 from ...core.admission import admit
 from ...core.edits import CompactionPlan
 from ...core.model import Provider
-from ...core.policy import PolicyConfig
+from ...core.policy import PolicyConfig, TuneReason
 from ...core.receipt import OperationKind, Receipt, items_covered
 from ...core.strategies.auto import selected_strategy
 from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
@@ -86,18 +86,22 @@ class Publisher:
         plan: CompactionPlan,
         policy: PolicyConfig,
         progress: Callable[[int, int], None] | None = None,
+        tune_reasons: Sequence[TuneReason] = (),
     ) -> Receipt:
-        """Publish `plan` applied to `session` as a new fork; returns the receipt."""
+        """Publish `plan` applied to `session` as a new fork; returns the receipt.
+        (`tune_reasons`: what the adaptive tuner moved in `policy`, for the event.)"""
         started = time.perf_counter()
+        reasons = list(tune_reasons)
         try:
             receipt, fresh = self._apply(session, plan, policy, progress)
         except PublishError as error:
             self._event(
-                session, plan, policy, EventOutcome.FAILED, started, error_code=error.code.value
-            )
+                session, plan, policy, EventOutcome.FAILED, started, reasons,
+                error_code=error.code.value,
+            )  # fmt: skip
             raise
         outcome = EventOutcome.APPLIED if fresh else EventOutcome.SKIPPED
-        self._event(session, plan, policy, outcome, started, receipt=receipt)
+        self._event(session, plan, policy, outcome, started, reasons, receipt=receipt)
         return receipt
 
     def published(self, session: LoadedSession, plan: CompactionPlan) -> Receipt | None:
@@ -392,6 +396,7 @@ class Publisher:
         policy: PolicyConfig,
         outcome: EventOutcome,
         started: float,
+        tune_reasons: list[TuneReason],
         receipt: Receipt | None = None,
         error_code: str | None = None,
     ) -> None:
@@ -417,6 +422,7 @@ class Publisher:
                     bytes_after=receipt.bytes_after if receipt else 0,
                     duration_ms=round((time.perf_counter() - started) * 1000, 1),
                     error_code=error_code,
+                    tune_reasons=tune_reasons,
                 ),
                 self.root,
             )

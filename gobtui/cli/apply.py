@@ -134,7 +134,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     require_direct(target)
     planned = plan_target(args, target)
-    resolved, live, session = planned.resolved, planned.live, planned.session
+    live, session = planned.live, planned.session
     outcome = planned.outcome
     result = outcome.result
     if isinstance(result, NoPlan):
@@ -172,6 +172,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
     if earlier is not None:  # the same plan of the same bytes: its fork is there, as written
         _print_receipt(earlier, args.json, earlier=True)
         return 0
+    if (line := planned.adapted.line()) is not None and not args.json:
+        print(line)
     article = "an" if plan.strategy[:1] in "aeiou" else "a"
     _confirm(
         f"publish {article} {plan.strategy} fork of {target.session_id} beside {target.path} "
@@ -182,7 +184,11 @@ def cmd_apply(args: argparse.Namespace) -> int:
     try:
         with progress_bar("snapshot") as progress:
             receipt = publisher.apply(
-                session, plan, resolved.policy, lambda done, total: progress(done, total, "")
+                session,
+                plan,
+                planned.adapted.policy,
+                lambda done, total: progress(done, total, ""),
+                planned.adapted.reasons,
             )
     except PublishError as error:
         raise _publish_error(error) from None

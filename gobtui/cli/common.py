@@ -35,12 +35,14 @@ from gobtui.adapters.sessions.select import (
     looks_like_path,
     select_session,
 )
+from gobtui.adaptive import Adapted, adapt
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
 from gobtui.cli.safe_output import raw_stderr, write_json
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.policy import PolicyProvider, capped_to_window
 from gobtui.core.strategies import STRATEGIES
+from gobtui.core.strategies.common import elidable_tokens
 
 if TYPE_CHECKING:
     from gobtui.adapters.vault.vault import Vault
@@ -205,6 +207,8 @@ class PlannedTarget:
     live: bool
     session: LoadedSession
     outcome: PlanOutcome
+    adapted: Adapted
+    """The policy the plan was made with (the adaptive tuner's when it is on)."""
 
 
 class ExternalRefused(CliError):
@@ -222,11 +226,21 @@ def plan_target(args: Any, target: Target, *, run_external: bool = True) -> Plan
     command = resolved.external_command if run_external else None
     live = target.live(args.live_secs, time.time())
     session = load_target(target)
+    transcript = session.transcript
+    adapted = adapt(
+        resolved.policy,
+        provider=target.provider,
+        session_id=target.session_id,
+        path=str(target.path),
+        window=target.window or (transcript.summary.context_window if transcript.summary else None),
+        context_tokens=transcript.context_tokens(),
+        elidable_tokens=elidable_tokens(transcript) if resolved.policy.adaptive else None,
+    )
     try:
-        outcome = plan_session(session, strategy, resolved.policy, live, command)
+        outcome = plan_session(session, strategy, adapted.policy, live, command)
     except PlanningError as error:
         raise planning_failed(error) from None
-    return PlannedTarget(resolved, strategy, live, session, outcome)
+    return PlannedTarget(resolved, strategy, live, session, outcome, adapted)
 
 
 def planning_failed(error: PlanningError) -> CliError:

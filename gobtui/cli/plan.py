@@ -11,8 +11,8 @@ from typing import Any
 from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import PlanningError
-from gobtui.adapters.publish.events import read_events
 from gobtui.adapters.sessions.select import SelectError, check_selector
+from gobtui.adaptive import checked_policy, preview
 from gobtui.cli.common import (
     Target,
     add_limit_options,
@@ -39,12 +39,10 @@ from gobtui.core.policy import (
     PRESETS,
     QuotaPressure,
     capped_to_window,
-    policy_check,
     policy_provider,
     tune,
 )
 from gobtui.core.strategies.common import elidable_tokens
-from gobtui.core.telemetry import recent_reductions, source_identity
 from gobtui.core.thresholds import client_compact_threshold
 from gobtui.eval_rows import known_recall
 
@@ -152,10 +150,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
     outcome = planned.outcome
     result = outcome.result
     codes = [code.value for code in outcome.admission.codes] if outcome.admission else []
+    adapted = planned.adapted
     if args.json:
-        print_json(result if isinstance(result, NoPlan) else _plan_json(result, codes))
+        data = (
+            result.model_dump(mode="json")
+            if isinstance(result, NoPlan)
+            else _plan_json(result, codes)
+        )
+        if adapted.adaptive:
+            data["adaptive"] = adapted.as_json()
+        print_json(data)
         return 1 if codes else 0
     print(_heading(target, live, args.live_secs))
+    if (line := adapted.line()) is not None:
+        print(f"  {line}")
     if isinstance(result, NoPlan):
         print(f"no plan ({result.reason_code.value}) with {strategy}:")
         print(
@@ -283,44 +291,59 @@ def _window(target: Target) -> int | None:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    """What the adaptive tuner makes of one session, and what decides it now: with adaptive
+    on they are the same (plan, apply, watch and the board use the tuner's figures); off,
+    the tuner's are a preview of turning it on, beside the one trigger everything uses."""
     target = resolve_target(args, args.session)
-    resolved = resolve_policy(args, target.provider, target.session_id)
     session = load_target(target)
     transcript = session.transcript
-    identity = source_identity(target.provider, target.session_id, str(target.path.resolve()))
-    recent = recent_reductions(read_events(), identity)
     window = _window(target) or (transcript.summary.context_window if transcript.summary else None)
-    tuned = tune(
-        resolved.policy, window, transcript.context_tokens(), elidable_tokens(transcript), recent
-    )
+    resolved = resolve_policy(args, target.provider, target.session_id, window=window)
+    policy = resolved.policy
+    context = transcript.context_tokens()
+    tuned = preview(
+        policy, provider=target.provider, session_id=target.session_id, path=str(target.path),
+        window=window, context_tokens=context, elidable_tokens=elidable_tokens(transcript),
+    )  # fmt: skip
+    used = tuned.policy if policy.adaptive else policy
     if args.json:
         print_json(
             {
                 "session_id": target.session_id,
                 "provider": target.provider.value,
                 "context_window": window,
-                "context_tokens": transcript.context_tokens(),
-                "base_trigger_tokens": resolved.policy.trigger_tokens,
-                "base_floor_tokens": resolved.policy.floor_tokens,
-                "trigger_tokens": tuned.trigger,
-                "floor_tokens": tuned.floor,
-                "reasons": [reason.value for reason in tuned.reasons],
-                "recent_compactions": len(recent),
+                "context_tokens": context,
+                "adaptive": policy.adaptive,
+                "base_trigger_tokens": policy.trigger_tokens,
+                "base_floor_tokens": policy.floor_tokens,
+                "trigger_tokens": used.effective_trigger(),
+                "floor_tokens": used.floor_tokens,
+                "tuned": {
+                    "trigger_tokens": tuned.policy.trigger_tokens,
+                    "floor_tokens": tuned.policy.floor_tokens,
+                    "reasons": [reason.value for reason in tuned.reasons],
+                    "reasons_words": tuned.words(),
+                },
             }
         )
         return 0
-    print(
-        f"base    trigger {fmt.tokens(resolved.policy.trigger_tokens)}  floor "
-        f"{fmt.tokens(resolved.policy.floor_tokens)}"
+    configured = (
+        f"trigger {fmt.tokens(policy.trigger_tokens)}, floor {fmt.tokens(policy.floor_tokens)}"
     )
-    print(f"tuned   trigger {fmt.tokens(tuned.trigger)}  floor {fmt.tokens(tuned.floor)}")
-    for reason in tuned.reasons:
-        print(f"  because {reason.value}")
-    if not tuned.reasons:
-        print("  nothing to change")
-    print("\n# to pin these for this session in config.toml:")
-    print(f"[sessions.{fmt.toml_string(target.session_id)}]")
-    print(f"trigger_tokens = {tuned.trigger}\nfloor_tokens = {tuned.floor}")
+    figures = f"trigger {fmt.tokens(tuned.policy.trigger_tokens)}, floor {fmt.tokens(tuned.policy.floor_tokens)}"
+    why = tuned.words() or ["nothing to change"]
+    if policy.adaptive:
+        print(f"adaptive is on: plan, apply, watch and the board use {figures}")
+        print(f"  (configured {configured})")
+        for words in why:
+            print(f"  because {words}")
+        return 0
+    print(f"adaptive is off: plan, apply, watch and the board use {configured}")
+    print(f"with adaptive = true they would use {figures}")
+    for words in why:
+        print(f"  because {words}")
+    print("\n# to let the tuner decide for this session, in config.toml:")
+    print(f"[sessions.{fmt.toml_string(target.session_id)}]\nadaptive = true")
     return 0
 
 
@@ -350,10 +373,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 "provider_compacts_at_tokens": provider_fires,
                 "cycle_reclaims_tokens": trigger - floor,
                 "average_occupancy_tokens": (trigger + floor) // 2,
+                "adaptive": policy.adaptive,
                 "tuned": {
                     "trigger_tokens": tuned.trigger,
                     "floor_tokens": tuned.floor,
                     "reasons": [reason.value for reason in tuned.reasons],
+                    "reasons_words": [reason.words for reason in tuned.reasons],
                 },
             }
         )
@@ -374,9 +399,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
     print(f"  average occupancy about {(trigger + floor) // 2:,} tokens")
     if trigger > provider_fires:
         print("  the trigger is above the provider's own threshold: the provider wins")
-    print(f"\nthe adaptive tuner would use trigger {tuned.trigger:,}, floor {tuned.floor:,}")
+    if policy.adaptive:
+        print("\nadaptive is on: each session's trigger is the tuner's (gobtui tune SESSION);")
+        print(
+            f"with no history and nothing known of its items: trigger {tuned.trigger:,}, floor {tuned.floor:,}"
+        )
+    else:
+        print(
+            f"\nadaptive is off; with adaptive = true the tuner would use trigger {tuned.trigger:,}, floor {tuned.floor:,}"
+        )
     for reason in tuned.reasons:
-        print(f"  because {reason.value}")
+        print(f"  because {reason.words}")
     print("\nrewriting before the prompt-cache prefix invalidates the cache: cache_aware and")
     print("auto prefer plans whose first cut comes late (savings x prefix share cubed).")
     return 0
@@ -462,9 +495,8 @@ def cmd_policy_check(args: argparse.Namespace) -> int:
     policy = resolved.policy
     if args.quota_pressure:
         policy = policy.model_copy(update={"quota_pressure": QuotaPressure(args.quota_pressure)})
-    decision = policy_check(
-        provider, args.context_tokens, args.session_active, policy, resolved.strategy
-    )
+    decision = checked_policy(provider, args.session, args.context_tokens, args.session_active,
+                              policy, resolved.strategy, args.window)  # fmt: skip
     if args.json:
         print_json(decision)
         return 0
@@ -474,4 +506,6 @@ def cmd_policy_check(args: argparse.Namespace) -> int:
         f"{what}{' ' + extra if extra else ''}  (context {decision.context_tokens:,}, "
         f"trigger {decision.effective_trigger_tokens:,}, floor {decision.floor_tokens:,})"
     )
+    for reason in decision.tune_reasons:
+        print(f"  adaptive: {reason.words}")
     return 0

@@ -202,9 +202,15 @@ def test_tune_json_caps_the_trigger_to_a_quarter_window(
 ) -> None:
     data = run_json(capsys, "tune", SPOTTER, "--json")
     assert isinstance(data, dict)
-    assert data["context_window"] == 200_000
-    assert (data["trigger_tokens"], data["floor_tokens"]) == (50_000, 25_000)
-    assert "trigger_capped_to_window_fraction" in data["reasons"]
+    assert data["context_window"] == 200_000 and data["adaptive"] is False
+    tuned = data["tuned"]
+    assert (tuned["trigger_tokens"], tuned["floor_tokens"]) == (50_000, 25_000)
+    assert "trigger_capped_to_window_fraction" in tuned["reasons"]
+    assert "trigger capped to 25% of the context window" in tuned["reasons_words"]
+    # adaptive off: what decides is the one trigger explain states for that window
+    explained = run_json(capsys, "explain", "--window", "200000", "--json")
+    assert isinstance(explained, dict)
+    assert data["trigger_tokens"] == explained["trigger_tokens"] == 150_300
 
 
 def test_config_file_layers_reach_plan(
@@ -250,6 +256,7 @@ def test_presets_and_policy_check(capsys: pytest.CaptureFixture[str]) -> None:
         "context_tokens": 300_000,
         "effective_trigger_tokens": 250_000,  # no window: nothing to lower it to
         "floor_tokens": 40_000,
+        "tune_reasons": [],  # adaptive is off
     }
     idle = run_json(
         capsys, "policy-check", "--provider", "codex", "--context-tokens", "100000", "--json"
