@@ -82,6 +82,8 @@ class RecentCompactions:
         if not self._loaded or stamp != self._stamp:
             self._events = read_events(self.root) if stamp is not None else []
             self._stamp, self._loaded = stamp, True
+        if not self._events:
+            return []  # (most homes: no path resolved for nothing)
         identity = source_identity(provider, session_id, str(Path(path).resolve()))
         return recent_reductions(self._events, identity)
 

@@ -45,6 +45,7 @@ from gobtui.core.policy import (
 from gobtui.core.strategies.common import elidable_tokens
 from gobtui.core.thresholds import client_compact_threshold
 from gobtui.eval_rows import known_recall
+from gobtui.planning_state import tuned_for
 
 MIN_WINDOW_TOKENS = 10_000
 """The smallest `explain --window`: no supported model has a smaller context window, and
@@ -422,12 +423,16 @@ def _explain_session(args: argparse.Namespace) -> int:
     session = load_target(target)
     comp = session.composition
     reach = reclaimable(session.transcript, resolved.policy, comp)
+
+    adapted = tuned_for(session, resolved.policy)
     if args.json:
         print_json(
             {"session_id": target.session_id, "composition": composition_object(comp, reach)}
         )
         return 0
     print(f"{target.provider.label} {target.session_id}")
+    if (line := adapted.line()) is not None:
+        print(f"  {line}")
     fit = "no usage to fit" if comp.fit_error is None else f"fit error {comp.fit_error:.1%}"
     print(f"  context {comp.reported:,} tokens, {comp.points} usage records ({fit})")
     for part in comp.parts:
