@@ -146,8 +146,10 @@ class ClaudeState:
         parsed ("YYYY-MM-DDTHH:MM:"), and its instant in microseconds."""
         self._minute_us = 0
         self._anon = 0
-        self.turn: TurnState | None = None
-        """Who is up after the newest conversational record of the main chain."""
+        self._turn: TurnState | None = None
+        self._turn_unread: list[tuple[str, Record]] = []
+        """The newest conversational records not yet asked who is up after them: only the
+        newest that says decides (`turn`), so most never need asking."""
         self.state_card = False
         """A user record of the main chain was a state card: the file is a fork gobtui made."""
         self.life = [0, 0, 0, 0]
@@ -214,9 +216,10 @@ class ClaudeState:
                 self.prompt_leaf = leaf
             return
         if not excluded and (kind == "assistant" or kind == "user" or kind == "system"):
-            turn = turn_of(kind, record)
-            if turn is not None:
-                self.turn = turn
+            unread = self._turn_unread
+            unread.append((kind, record))
+            if len(unread) > _TURN_UNREAD_MAX:
+                self._settle_turn()
         if type(uuid) is not str:
             return
         usage: Usage | None = None
@@ -239,6 +242,27 @@ class ClaudeState:
         links[uuid] = (parent if type(parent) is str else None, usage, boundary)
         if len(links) > RECENT_LINK_WINDOW:
             links.popitem(False)
+
+    @property
+    def turn(self) -> TurnState | None:
+        """Who is up after the newest conversational record of the main chain."""
+        if self._turn_unread:
+            self._settle_turn()
+        return self._turn
+
+    @turn.setter
+    def turn(self, value: TurnState | None) -> None:
+        self._turn_unread.clear()
+        self._turn = value
+
+    def _settle_turn(self) -> None:
+        unread = self._turn_unread
+        for kind, record in reversed(unread):
+            turn = turn_of(kind, record)
+            if turn is not None:
+                self._turn = turn
+                break
+        unread.clear()
 
     @property
     def last_ts(self) -> float | None:
@@ -506,6 +530,9 @@ class ClaudeState:
 
 
 _TURN_VALUES = frozenset(turn.value for turn in TurnState)
+_TURN_UNREAD_MAX = 16
+"""Conversational records held before the newest are asked who is up (a few KB of
+references: settled by every summary, and each time this many more arrive)."""
 _TURN_END_SUBTYPES = frozenset({"stop_hook_summary", "turn_duration"})
 """System records Claude Code writes once a turn is over."""
 _INTERRUPTED = "[Request interrupted"
