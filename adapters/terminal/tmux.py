@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from ...core.model import Provider
-from .processes import PROC, ancestors, client_processes
+from .processes import ancestors, client_processes
 
 TMUX_PROGRAM = "tmux"
 TMUX_TIMEOUT_SECS = 3.0
@@ -133,10 +133,10 @@ def list_panes(socket: str, *, env: Mapping[str, str] | None = None) -> list[Pan
     return parse_panes(result.stdout)
 
 
-def pane_of(pid: int, panes: Sequence[Pane], proc: Path = PROC) -> Pane | None:
+def pane_of(pid: int, panes: Sequence[Pane]) -> Pane | None:
     """The pane whose process is `pid` or one of its ancestors (nearest first)."""
     by_pid = {pane.pid: pane for pane in panes}
-    for candidate in (pid, *ancestors(pid, proc)):
+    for candidate in (pid, *ancestors(pid)):
         if candidate in by_pid:
             return by_pid[candidate]
     return None
@@ -148,7 +148,6 @@ def jump_to_session(
     *,
     provider: Provider | None = None,
     env: Mapping[str, str] | None = None,
-    proc: Path = PROC,
 ) -> JumpResult:
     """Bring the pane running the session's client to the front of this tmux client.
 
@@ -162,12 +161,10 @@ def jump_to_session(
         panes = list_panes(socket, env=env)
     except TmuxError as error:
         return JumpResult(None, error.reason, error.detail)
-    candidates = client_processes(transcript, cwd, provider, proc=proc)
+    candidates = client_processes(transcript, cwd, provider)
     if not candidates:
         return JumpResult(None, JumpFailure.NO_PROCESS)
-    pane = next(
-        (found for pid in candidates if (found := pane_of(pid, panes, proc)) is not None), None
-    )
+    pane = next((found for pid in candidates if (found := pane_of(pid, panes)) is not None), None)
     if pane is None:
         return JumpResult(None, JumpFailure.NOT_IN_A_PANE)
     try:

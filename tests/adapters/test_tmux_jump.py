@@ -19,7 +19,6 @@ from gobtui.adapters.terminal.processes import (
     client_of,
     client_processes,
     parent_pid,
-    stat_parent,
 )
 from gobtui.adapters.terminal.tmux import (
     JumpFailure,
@@ -177,15 +176,6 @@ def test_list_panes_reads_session_names_with_spaces(server: Server) -> None:
     ]
     assert [str(p.pid) for p in panes] == pids
     assert all(p.pane_id.startswith("%") for p in panes)
-
-
-def test_stat_parent_reads_after_the_last_parenthesis() -> None:
-    assert stat_parent("4242 (a) (b c) R 17 4242 4242 0 -1 4194560") == 17
-    assert stat_parent("77 (x)) S 5 77") == 5
-    assert stat_parent("1 (init) S 0 1 1 0") is None
-    assert stat_parent("1 init S 5") is None
-    assert stat_parent("9 (x) S notanumber") is None
-    assert stat_parent("") is None
 
 
 def test_parent_pid_of_a_real_process_named_with_parentheses(tmp_path: Path) -> None:
