@@ -36,7 +36,7 @@ lint: $(DEV_STAMP)
 
 test: lint
 	@command -v npm >/dev/null || echo "note: npm is not on PATH, so the real-client suite (tests/e2e) is skipped"
-	$(BIN)/pytest -n 2 --dist loadfile -p no:cacheprovider
+	$(BIN)/pytest -n auto --dist loadfile -p no:cacheprovider
 
 bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.run
