@@ -221,6 +221,21 @@ EXTERNAL_MAX_ARGS = 64
 """A configured external command has at most this many argv entries."""
 EXTERNAL_STDERR_EXCERPT_CHARS = 200
 """A failed command's error quotes at most this much of its last stderr line."""
+PLUGIN_MANIFEST_MAX_BYTES = 64 * 1024
+"""A plugin manifest (gobtui-plugin.json) larger than this is refused (the reference's bound)."""
+PLUGIN_MAX_FILES = 64
+"""A plugin bundle declares at most this many files."""
+PLUGIN_MAX_ENTRIES = 256
+PLUGIN_MAX_DEPTH = 8
+"""A bundle folder holds at most this many entries, nested at most this deep."""
+PLUGIN_MAX_BUNDLE_BYTES = 16 * 1024 * 1024
+"""The declared files of a bundle add up to at most this many bytes."""
+PLUGIN_ID_MAX_CHARS = 128
+"""A plugin's name, version or environment variable name is at most this long."""
+PLUGIN_MAX_ENVIRONMENT = 16
+"""A plugin names at most this many environment variables to be passed on to it."""
+PLUGIN_MAX_STDIN_BYTES = 2 * 1024 * 1024
+"""The host's bound on what a plugin reads on stdin (a manifest may set a lower one)."""
 
 # --- vault ---
 # Content-addressed snapshots (reference vault.rs / recovery.rs).

@@ -28,7 +28,6 @@ from gobtui import __version__
 from gobtui.adapters.config.config_file import ConfigError
 from gobtui.adapters.config.paths import data_dir
 from gobtui.adapters.files.private_fs import PrivateError
-from gobtui.adapters.planning.external import STRATEGY_ID as EXTERNAL_ID
 from gobtui.adapters.planning.load import PlanningError
 from gobtui.adapters.recall.verbs import heartbeat, pack
 from gobtui.adapters.sessions.select import load_summaries
@@ -43,6 +42,7 @@ from gobtui.core.limits import HOT_SECS
 from gobtui.core.policy import POLICY_PROVIDER_NAMES, QuotaPressure, policy_provider
 from gobtui.core.recall.model import REMOTE_CALLER, RecallError
 from gobtui.core.report import detect_row
+from gobtui.core.strategies.external import EXTENSION_IDS
 from gobtui.core.vault_model import VaultError
 
 QUOTA_PRESSURES = tuple(q.value for q in QuotaPressure)
@@ -175,8 +175,8 @@ def plan(session: str, strategy: str = "", trigger: int = 0, floor: int = 0) -> 
     (tokens) override the policy's, as the CLI's options do. Nothing is written."""
     from gobtui.cli.common import ExternalRefused, plan_target, resolve_target
 
-    if strategy == EXTERNAL_ID:
-        raise ToolError("external runs a command: it is not offered over MCP")
+    if strategy in EXTENSION_IDS:
+        raise ToolError(f"{strategy} runs a command: it is not offered over MCP")
     if trigger < 0 or floor < 0:
         raise ToolError("trigger and floor are token counts: 0 (the policy's) or more")
     try:

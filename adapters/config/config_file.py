@@ -22,8 +22,10 @@ from ...core.alerts import AlertSettings
 from ...core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
 from ...core.model import Provider
 from ...core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider
+from ...core.strategies.external import EXTENSION_IDS
 from .config_keys import key_lines, syntax_error_line
 from .config_schema import (
+    AGENTIC,
     EXTERNAL,
     POLICY_CHECKS,
     PRESET_ALIASES,
@@ -55,14 +57,19 @@ _OVERRIDE_FLAGS = {"trigger_tokens": "--trigger", "floor_tokens": "--floor"}
 
 
 class ExternalCommand(BaseModel):
-    """A trusted preset command (argv, no shell) and the table that configured it."""
+    """A trusted preset command (argv, no shell) or plugin bundle, and the table that
+    configured it. A plugin's argv comes from its manifest, read when it runs."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    argv: list[str]
+    argv: list[str] = []
     trusted: bool
     timeout_secs: float = EXTERNAL_DEFAULT_TIMEOUT_SECS
     source: str
+    plugin: str | None = None
+    """The bundle folder (or its manifest file)."""
+    plugin_sha256: str | None = None
+    """The manifest's sha256 the preset trusts; a bundle of another runs nothing."""
 
 
 class ResolvedPolicy(BaseModel):
@@ -137,14 +144,28 @@ class LoadedConfig:
                     values[name], origins[name] = value, origin
                 elif name == "strategy":
                     chosen, strategy_origin = value, origin
-                    command = command if value == EXTERNAL else None
-            if "command" in layer.values:
-                chosen, strategy_origin = EXTERNAL, layer.origins["command"]
+                    command = command if value in EXTENSION_IDS else None
+            values_ = layer.values
+            timeout = values_.get("timeout_secs", EXTERNAL_DEFAULT_TIMEOUT_SECS)
+            if "command" in values_:
+                chosen = values_.get("strategy", EXTERNAL)
+                strategy_origin = layer.origins.get("strategy", layer.origins["command"])
                 command = ExternalCommand(
-                    argv=list(layer.values["command"]),
-                    trusted=layer.values.get("trusted_legacy_command", False),
-                    timeout_secs=layer.values.get("timeout_secs", EXTERNAL_DEFAULT_TIMEOUT_SECS),
+                    argv=list(values_["command"]),
+                    trusted=values_.get("trusted_legacy_command", False),
+                    timeout_secs=timeout,
                     source=layer.name,
+                )
+            elif "plugin" in values_:
+                chosen, strategy_origin = AGENTIC, layer.origins["plugin"]
+                path, pin = values_["plugin"]
+                pin = values_.get("trusted_plugin_sha256", pin)
+                command = ExternalCommand(
+                    trusted=pin is not None,
+                    timeout_secs=timeout,
+                    source=layer.name,
+                    plugin=path,
+                    plugin_sha256=pin,
                 )
 
         rank = len(names)
@@ -160,15 +181,18 @@ class LoadedConfig:
         if strategy is not None:
             chosen = checked(check_strategy, strategy, Origin("--strategy"), None)
             strategy_origin = Origin("--strategy", None, rank)
-            command = command if chosen == EXTERNAL else None
+            command = command if chosen in EXTENSION_IDS else None
 
         self._check_floor(values, origins)
-        if chosen == EXTERNAL and command is None:
+        if chosen in EXTENSION_IDS and command is None:
+            needs = "a command" if chosen == EXTERNAL else "a command or a plugin"
             raise self._error(
                 ConfigErrorCode.UNKNOWN_STRATEGY,
                 strategy_origin,
-                f"{strategy_origin}: strategy 'external' needs a preset with a command",
+                f"{strategy_origin}: strategy {chosen!r} needs a preset with {needs}",
             )
+        if chosen == EXTERNAL and command is not None and command.plugin is not None:
+            chosen = AGENTIC  # a plugin proposes file edits only, whatever id named it
         return ResolvedPolicy(
             policy=PolicyConfig(**values),
             strategy=chosen,

@@ -29,10 +29,13 @@ from ...core.limits import (
 from ...core.model import Provider
 from ...core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider, QuotaPressure
 from ...core.strategies import STRATEGIES
+from ...core.strategies.external import AGENTIC_ID, EXTENSION_IDS
 from .config_keys import Key, dotted
 
 EXTERNAL = "external"
 """The strategy id of a preset `command` (run by adapters.planning.external, not a core strategy)."""
+AGENTIC = AGENTIC_ID
+"""The strategy id of a preset's command or plugin, file edits only (adapters.planning.agentic)."""
 
 PROVIDER_TABLES: dict[PolicyProvider, str] = {
     Provider.CODEX: "codex",
@@ -142,8 +145,8 @@ def _channels(value: Any) -> frozenset[AlertChannel]:
 
 def check_strategy(value: Any) -> str:
     name = _text(value)
-    if name not in STRATEGIES and name != EXTERNAL:
-        known = ", ".join([*STRATEGIES, EXTERNAL])
+    if name not in STRATEGIES and name not in EXTENSION_IDS:
+        known = ", ".join([*STRATEGIES, *EXTENSION_IDS])
         raise _Bad(ConfigErrorCode.UNKNOWN_STRATEGY, f"unknown strategy {name!r} (known: {known})")
     return name
 
@@ -181,6 +184,37 @@ def _argv(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _plugin(value: Any) -> tuple[str, str | None]:
+    """A bundle folder (or its manifest file), absolute once a leading `~` is the home
+    folder; the reference's table `{ manifest = "...", trusted_sha256 = "..." }` too.
+    Returns (path, the pin the table gave or None)."""
+    pin: Any = None
+    if type(value) is dict:
+        if set(value) != {"manifest", "trusted_sha256"}:
+            raise _Bad(
+                ConfigErrorCode.INVALID_VALUE,
+                "as a table takes exactly manifest and trusted_sha256",
+            )
+        value, pin = value["manifest"], _sha256(value["trusted_sha256"])
+    path = os.path.expanduser(_text(value))
+    if not os.path.isabs(path):
+        raise _Bad(ConfigErrorCode.INVALID_VALUE, "must be an absolute path (or start with ~/)")
+    return path, pin
+
+
+def _sha256(value: Any) -> str:
+    if (
+        type(value) is not str
+        or len(value) != 64
+        or not all(c in "0123456789abcdef" for c in value.lower())
+    ):
+        raise _Bad(
+            ConfigErrorCode.INVALID_VALUE,
+            "must be the 64 hex digits `gobtui plugin check DIR` prints as manifest_sha256",
+        )
+    return value.lower()
+
+
 def _type(value: Any) -> str:
     names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}
     names |= {dict: "a table", list: "a list"}
@@ -215,6 +249,8 @@ _PRESET_TABLE = {
     "description": _text,
     "command": _argv,
     "trusted_legacy_command": _boolean,
+    "plugin": _plugin,
+    "trusted_plugin_sha256": _sha256,
     "timeout_secs": lambda v: _number(v, 0.0, EXTERNAL_MAX_TIMEOUT_SECS, open_low=True),
 }
 _SESSION_TABLE = {**POLICY_TABLE, "preset": _text}
@@ -403,7 +439,15 @@ class _Parser:
                 f"{origins['floor_tokens']}: floor {floor} must be below trigger {trigger} "
                 f"({origins['trigger_tokens']})",
             )
-        if "command" in values:
+        if "command" in values and "plugin" in values:
+            raise self.fail_at(
+                ConfigErrorCode.INVALID_VALUE,
+                origins["plugin"],
+                f"{origins['plugin']}: a preset runs a command or a plugin, not both",
+            )
+        if "plugin" in values:
+            self.check_plugin(values, origins)
+        elif "command" in values:
             if values.get("trusted_legacy_command") is not True:
                 raise self.fail_at(
                     ConfigErrorCode.UNTRUSTED_COMMAND,
@@ -411,20 +455,52 @@ class _Parser:
                     f"{origins['command']} runs a program: add trusted_legacy_command = true "
                     "to allow it",
                 )
-            if values.get("strategy", EXTERNAL) != EXTERNAL:
+            if values.get("strategy", EXTERNAL) not in EXTENSION_IDS:
                 raise self.fail_at(
                     ConfigErrorCode.INVALID_VALUE,
                     origins["strategy"],
-                    f"{origins['strategy']}: a preset with a command runs strategy 'external'",
+                    f"{origins['strategy']}: a preset with a command runs strategy 'external' "
+                    "or 'agentic'",
                 )
-        else:
-            for orphan in ("trusted_legacy_command", "timeout_secs"):
-                if orphan in values:
-                    raise self.fail_at(
-                        ConfigErrorCode.INVALID_VALUE,
-                        origins[orphan],
-                        f"{origins[orphan]} applies only to a preset with a command",
-                    )
+        for orphan, needs in (
+            ("trusted_legacy_command", "command"),
+            ("trusted_plugin_sha256", "plugin"),
+        ):
+            if orphan in values and needs not in values:
+                raise self.fail_at(
+                    ConfigErrorCode.INVALID_VALUE,
+                    origins[orphan],
+                    f"{origins[orphan]} applies only to a preset with a {needs}",
+                )
+        if "timeout_secs" in values and "command" not in values and "plugin" not in values:
+            raise self.fail_at(
+                ConfigErrorCode.INVALID_VALUE,
+                origins["timeout_secs"],
+                f"{origins['timeout_secs']} applies only to a preset with a command or plugin",
+            )
+
+    def check_plugin(self, values: Mapping[str, Any], origins: Mapping[str, Origin]) -> None:
+        """A plugin runs only pinned: the manifest's sha256, from `gobtui plugin check`."""
+        _path, table_pin = values["plugin"]
+        if table_pin is not None and "trusted_plugin_sha256" in values:
+            raise self.fail_at(
+                ConfigErrorCode.INVALID_VALUE,
+                origins["trusted_plugin_sha256"],
+                f"{origins['trusted_plugin_sha256']} repeats the plugin table's trusted_sha256",
+            )
+        if table_pin is None and "trusted_plugin_sha256" not in values:
+            raise self.fail_at(
+                ConfigErrorCode.UNTRUSTED_COMMAND,
+                origins["plugin"],
+                f'{origins["plugin"]} runs a program: add trusted_plugin_sha256 = "<the '
+                'manifest_sha256 `gobtui plugin check DIR` prints>" to allow it',
+            )
+        if values.get("strategy", AGENTIC) != AGENTIC:
+            raise self.fail_at(
+                ConfigErrorCode.INVALID_VALUE,
+                origins["strategy"],
+                f"{origins['strategy']}: a preset with a plugin runs strategy 'agentic'",
+            )
 
     def ui(self, table: dict[str, Any]) -> tuple[str | None, dict[str, str], AlertSettings]:
         theme: str | None = None

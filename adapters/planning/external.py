@@ -1,7 +1,8 @@
-"""Running a trusted external strategy command (a preset's `command`).
+"""Running a trusted external strategy command (a preset's `command`, or a pinned plugin's).
 
-The command gets the normalized transcript as JSON on stdin and answers `{"edits": [...]}` in
-the Edit IR on stdout; an empty list defers. It runs without a shell, in its own process group,
+The command gets the normalized transcript as JSON on stdin (items with their summaries, the
+session's usage, the policy) and answers `{"edits": [...]}` in the Edit IR on stdout; an empty
+list defers. It runs without a shell, in its own process group,
 with a cleared environment (PATH kept), a deadline that kills the whole group, and bounded
 output. Its proposal then passes the same gates as a built-in strategy: projection and minimum
 savings (core.strategies.external), then host admission. Every failure is an ExternalError
@@ -16,14 +17,17 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
 from ...core.admission import AdmissionCode, admit
-from ...core.edits import EDITS_ADAPTER, CompactionPlan, NoPlan
+from ...core.edits import EDITS_ADAPTER, CompactionPlan, ElideEdit, InjectDigestEdit, NoPlan
 from ...core.limits import (
     EXTERNAL_MAX_ARGS,
     EXTERNAL_MAX_STDERR_BYTES,
@@ -31,12 +35,13 @@ from ...core.limits import (
     EXTERNAL_MAX_TIMEOUT_SECS,
     EXTERNAL_STDERR_EXCERPT_CHARS,
 )
-from ...core.model import Transcript
+from ...core.model import Provider, Transcript
 from ...core.policy import PolicyConfig
+from ...core.report import lifetime_of
 from ...core.strategies.common import NO_CONTEXT, prefix_safe
-from ...core.strategies.external import plan_from_edits
+from ...core.strategies.external import AGENTIC_ID, EXTERNAL_ID, plan_from_edits
 
-STRATEGY_ID = "external"
+STRATEGY_ID = EXTERNAL_ID
 PROTOCOL = "gobtui-external-v1"
 _CHUNK = 64 * 1024
 
@@ -53,6 +58,28 @@ class ExternalErrorCode(StrEnum):
     BAD_EDITS = "bad_edits"
     SOURCE_MISMATCH = "source_mismatch"
     INADMISSIBLE = "inadmissible"
+    STDIN_TOO_LARGE = "stdin_too_large"
+    INVALID_PLUGIN = "invalid_plugin"
+    PLUGIN_CHANGED = "plugin_changed"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a command runs: its argv (no shell), folder, the variables it gets besides PATH,
+    whether it sees item summaries (transcript text), and its bounds."""
+
+    argv: list[str]
+    cwd: Path | None = None
+    environment: Mapping[str, str] = field(default_factory=dict)
+    summaries: bool = True
+    max_stdin_bytes: int | None = None
+    max_stdout_bytes: int = EXTERNAL_MAX_STDOUT_BYTES
+    source: str = "external command"
+    """What proposed the edits, in the plan's rationale and in messages."""
+
+
+_PROVIDER_IDS = {Provider.CLAUDE: "claude_code", Provider.CODEX: "codex"}
+"""Provider ids as the reference's payload names them."""
 
 
 class ExternalError(Exception):
@@ -71,14 +98,38 @@ class ExternalError(Exception):
 
 
 def transcript_input(
-    transcript: Transcript, source_sha256: str, policy: PolicyConfig
+    transcript: Transcript,
+    source_sha256: str,
+    policy: PolicyConfig,
+    *,
+    summaries: bool = True,
+    strategy_id: str = STRATEGY_ID,
 ) -> dict[str, Any]:
-    """What the command reads on stdin: metadata only (labels are tool names, no payloads)."""
+    """What the command reads on stdin, as the reference's payload has it: the items (each
+    with its short summary, None when `summaries` is off) and the session's usage, plus the
+    policy and the source's digest to echo. No payloads: an item's content stays in the file."""
     summary = transcript.summary
+    lifetime = lifetime_of(summary) if summary is not None else None
+    life = summary.lifetime if summary is not None else None
+    window = summary.context_window if summary is not None else None
+    cached = life.cache_read_tokens if life is not None else None
+    if lifetime is None:
+        lifetime_input = None
+    elif transcript.provider is Provider.CODEX:  # Codex counts cached input inside input
+        lifetime_input = lifetime["input_tokens"]
+    else:
+        lifetime_input = sum(
+            lifetime[key] or 0
+            for key in ("input_tokens", "cache_creation_tokens", "cache_read_tokens")
+        )
     return {
         "protocol": PROTOCOL,
+        "protocol_version": 1,
+        "operation": "strategy",
+        "strategy": strategy_id,
         "session_id": transcript.session_id,
         "provider": transcript.provider.value,
+        "provider_id": _PROVIDER_IDS.get(transcript.provider, transcript.provider.value),
         "source_sha256": source_sha256,
         "items": [
             {
@@ -90,38 +141,67 @@ def transcript_input(
                 "elidable_bytes": item.elidable_bytes,
                 "elidable_parts": item.elidable_parts,
                 "label": item.label,
+                "summary": item.summary if summaries else None,
+                "uuid": item.uuid,
+                "parent_uuid": item.parent_uuid,
                 "tool_use_ids": list(item.tool_use_ids),
+                "payload_sha256": item.payload_sha256,
             }
             for item in transcript.items
         ],
         "usage": {
             "context_tokens": transcript.context_tokens(),
-            "context_window": summary.context_window if summary is not None else None,
+            "context_window": window,
+            "model_context_window": window,
+            "lifetime_input_tokens": lifetime_input,
+            "lifetime_cached_tokens": cached,
+            "lifetime_output_tokens": lifetime["output_tokens"] if lifetime else None,
         },
         "policy": policy.model_dump(mode="json"),
     }
 
 
 def run_external(
-    command: list[str],
+    command: list[str] | Launch,
     transcript: Transcript,
     source_sha256: str,
     policy: PolicyConfig,
     *,
     trusted: bool,
     timeout_secs: float,
+    strategy_id: str = STRATEGY_ID,
 ) -> CompactionPlan | NoPlan:
-    """Run `command` on `transcript` and turn its proposal into an admitted plan (or NoPlan)."""
+    """Run `command` on `transcript` and turn its proposal into an admitted plan (or NoPlan).
+
+    Nothing runs unless `trusted`. `agentic` takes file edits only (elide, inject_digest):
+    a provider control or a cache_edit is the host's to decide, not a proposal's."""
+    launch = command if isinstance(command, Launch) else Launch(list(command))
     if not trusted:
         raise ExternalError(
             ExternalErrorCode.NOT_TRUSTED,
             "external command not trusted: set trusted_legacy_command = true in its preset",
         )
-    _check_command(command, timeout_secs)
-    stdin = orjson.dumps(transcript_input(transcript, source_sha256, policy))
-    stdout = _run(command, stdin, timeout_secs)
+    _check_command(launch.argv, timeout_secs)
+    payload = transcript_input(
+        transcript, source_sha256, policy, summaries=launch.summaries, strategy_id=strategy_id
+    )
+    stdin = orjson.dumps(payload)
+    if launch.max_stdin_bytes is not None and len(stdin) > launch.max_stdin_bytes:
+        raise ExternalError(
+            ExternalErrorCode.STDIN_TOO_LARGE,
+            f"{launch.source} input is {len(stdin)} bytes, over its limit of "
+            f"{launch.max_stdin_bytes}",
+        )
+    stdout = _run(launch, stdin, timeout_secs)
     edits = _parse_reply(stdout, source_sha256)
-    outcome = plan_from_edits(STRATEGY_ID, edits, transcript, policy)
+    if strategy_id == AGENTIC_ID:
+        other = next((e for e in edits if not isinstance(e, ElideEdit | InjectDigestEdit)), None)
+        if other is not None:
+            raise ExternalError(
+                ExternalErrorCode.BAD_EDITS,
+                f"agentic proposes file edits only (elide, inject_digest), not {other.op}",
+            )
+    outcome = plan_from_edits(strategy_id, edits, transcript, policy, launch.source)
     if isinstance(outcome, NoPlan):
         return outcome
     # The command need not know preserved thinking: the host adds what its rule leaves out.
@@ -154,13 +234,15 @@ def _check_command(command: list[str], timeout_secs: float) -> None:
         )
 
 
-def _run(command: list[str], stdin: bytes, timeout_secs: float) -> bytes:
+def _run(launch: Launch, stdin: bytes, timeout_secs: float) -> bytes:
     """The command's stdout; raises ExternalError on failure, timeout or oversize output."""
+    command = launch.argv
     name = os.path.basename(command[0])
-    environment = {"PATH": os.environ.get("PATH", os.defpath)}
+    environment = {**launch.environment, "PATH": os.environ.get("PATH", os.defpath)}
     try:
         process = subprocess.Popen(
             command,
+            cwd=launch.cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -173,7 +255,8 @@ def _run(command: list[str], stdin: bytes, timeout_secs: float) -> bytes:
             ExternalErrorCode.SPAWN_FAILED, f"cannot run {name!r}: {error.strerror or error}"
         ) from None
     try:
-        stdout, stderr = _communicate(process, stdin, time.monotonic() + timeout_secs, name)
+        deadline = time.monotonic() + timeout_secs
+        stdout, stderr = _communicate(process, stdin, deadline, name, launch.max_stdout_bytes)
     except BaseException:
         _kill_group(process)
         raise
@@ -187,12 +270,12 @@ def _run(command: list[str], stdin: bytes, timeout_secs: float) -> bytes:
 
 
 def _communicate(
-    process: subprocess.Popen[bytes], stdin: bytes, deadline: float, name: str
+    process: subprocess.Popen[bytes], stdin: bytes, deadline: float, name: str, max_stdout: int
 ) -> tuple[bytes, bytes]:
     """Feed stdin and drain both pipes at once (no deadlock on big inputs), within bounds."""
     assert process.stdin and process.stdout and process.stderr
     limits = {
-        process.stdout.fileno(): (EXTERNAL_MAX_STDOUT_BYTES, ExternalErrorCode.STDOUT_TOO_LARGE),
+        process.stdout.fileno(): (max_stdout, ExternalErrorCode.STDOUT_TOO_LARGE),
         process.stderr.fileno(): (EXTERNAL_MAX_STDERR_BYTES, ExternalErrorCode.STDERR_TOO_LARGE),
     }
     received: dict[int, bytearray] = {fd: bytearray() for fd in limits}
@@ -281,7 +364,13 @@ def _parse_reply(stdout: bytes, source_sha256: str) -> list[Any]:
             ExternalErrorCode.BAD_JSON,
             'external command output must be an object {"edits": [...]}',
         )
-    extra = sorted(set(reply) - {"edits", "source_sha256"})
+    # protocol_version and a null inspection are the reference's plugin reply; both allowed.
+    if reply.get("protocol_version", 1) != 1 or reply.get("inspection") is not None:
+        raise ExternalError(
+            ExternalErrorCode.BAD_JSON,
+            "external command output must be protocol_version 1 with no inspection",
+        )
+    extra = sorted(set(reply) - {"edits", "source_sha256", "protocol_version", "inspection"})
     if extra:
         raise ExternalError(
             ExternalErrorCode.BAD_JSON,

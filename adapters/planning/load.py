@@ -44,6 +44,7 @@ from ...core.probes import Probe, extract_probes
 from ...core.record_number import shown
 from ...core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
 from ...core.strategies.common import admit_with
+from ...core.strategies.external import AGENTIC_ID, EXTENSION_IDS
 from ...core.verify import SourceChecks
 from ..config.config_file import ExternalCommand
 from ..files.regular import regular_file
@@ -52,6 +53,7 @@ from ..providers.interface import CardScanner
 from ..providers.live_part import WHOLE, LivePart, find_live_part
 from ..providers.registry import parse_data
 from ..rewrite.lines import SourceLines, SourceRewriter, read_source
+from .agentic import run_plugin
 from .external import STRATEGY_ID as EXTERNAL_ID
 from .external import ExternalError, run_external
 
@@ -278,7 +280,7 @@ class PlanOutcome:
 
 
 def check_strategy(strategy: str, external: ExternalCommand | None = None) -> None:
-    if strategy == EXTERNAL_ID and external is not None:
+    if strategy in EXTENSION_IDS and external is not None:
         return
     if strategy == EXTERNAL_ID:
         raise PlanningError(
@@ -286,6 +288,13 @@ def check_strategy(strategy: str, external: ExternalCommand | None = None) -> No
             "external runs a preset's command: name a preset whose config.toml section sets "
             'strategy = "external", command = [...] and trusted_legacy_command = true '
             "(--preset NAME)",
+        )
+    if strategy in EXTENSION_IDS:
+        raise PlanningError(
+            PlanningErrorCode.UNKNOWN_STRATEGY,
+            f"{strategy} runs a preset's command or plugin: name a preset whose config.toml "
+            'section sets plugin = "/path/to/bundle" and trusted_plugin_sha256 = "..." '
+            "(or a trusted command) with --preset NAME",
         )
     if strategy not in STRATEGIES:
         raise PlanningError(PlanningErrorCode.UNKNOWN_STRATEGY, str(UnknownStrategyError(strategy)))
@@ -299,10 +308,11 @@ def plan_session(
     external: ExternalCommand | None = None,
 ) -> PlanOutcome:
     """One strategy behind the central gates, then admission. `external` is the trusted
-    command of a preset, run only when `strategy` is "external" and the trigger is reached."""
+    command or plugin of a preset, run only when `strategy` is external or agentic and the
+    trigger is reached."""
     check_strategy(strategy, external)
-    if strategy == EXTERNAL_ID and external is not None:
-        return _plan_external(session, policy, external)
+    if strategy in EXTENSION_IDS and external is not None:
+        return _plan_external(session, policy, external, strategy)
     ctx = session.context(live)
     with gc_paused():  # planning allocates much, and cycles none: no need to rescan the heap
         result = plan_for(strategy, session.transcript, policy, ctx)
@@ -313,13 +323,15 @@ def plan_session(
 
 
 def _plan_external(
-    session: LoadedSession, policy: PolicyConfig, external: ExternalCommand
+    session: LoadedSession, policy: PolicyConfig, external: ExternalCommand, strategy: str
 ) -> PlanOutcome:
+    if external.plugin is not None:  # a plugin proposes file edits only, under any id
+        strategy = AGENTIC_ID
     transcript = session.transcript
     before = transcript.context_tokens()
     if before < policy.effective_trigger():
         return PlanOutcome(
-            EXTERNAL_ID,
+            strategy,
             NoPlan(
                 reason_code=NoPlanReason.BELOW_TRIGGER,
                 context_tokens_before=before,
@@ -330,19 +342,23 @@ def _plan_external(
             None,
         )
     try:
-        result = run_external(
-            external.argv,
-            transcript,
-            session.source_sha256,
-            policy,
-            trusted=external.trusted,
-            timeout_secs=external.timeout_secs,
-        )
+        if external.plugin is not None:
+            result = run_plugin(external, transcript, session.source_sha256, policy)
+        else:
+            result = run_external(
+                external.argv,
+                transcript,
+                session.source_sha256,
+                policy,
+                trusted=external.trusted,
+                timeout_secs=external.timeout_secs,
+                strategy_id=strategy,
+            )
     except ExternalError as error:
         raise PlanningError(PlanningErrorCode.EXTERNAL_FAILED, str(error)) from None
     if isinstance(result, NoPlan):
-        return PlanOutcome(EXTERNAL_ID, result, None)
-    return PlanOutcome(EXTERNAL_ID, result, admit(result, transcript, policy))
+        return PlanOutcome(strategy, result, None)
+    return PlanOutcome(strategy, result, admit(result, transcript, policy))
 
 
 def candidate_bytes(session: LoadedSession, plan: CompactionPlan) -> bytes:

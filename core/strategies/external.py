@@ -20,6 +20,13 @@ from ..model import Transcript
 from ..policy import PolicyConfig
 from .common import card_tokens, elision_savings
 
+EXTERNAL_ID = "external"
+"""A preset's trusted `command`, as gobtui always ran it."""
+AGENTIC_ID = "agentic"
+"""Edit proposals from a trusted command or a pinned plugin bundle: file edits only."""
+EXTENSION_IDS = (EXTERNAL_ID, AGENTIC_ID)
+"""Strategy ids planned by a process outside gobtui (adapters.planning.external)."""
+
 
 def project_after(edits: list[Edit], transcript: Transcript, policy: PolicyConfig) -> int:
     """The context after `edits`, estimated as the built-in strategies do.
@@ -43,7 +50,11 @@ def project_after(edits: list[Edit], transcript: Transcript, policy: PolicyConfi
 
 
 def plan_from_edits(
-    strategy_id: str, edits: list[Edit], transcript: Transcript, policy: PolicyConfig
+    strategy_id: str,
+    edits: list[Edit],
+    transcript: Transcript,
+    policy: PolicyConfig,
+    source: str = "external command",
 ) -> CompactionPlan | NoPlan:
     """A proposal as a plan; empty (defer) or non-reducing proposals are no-plan results."""
     before = transcript.context_tokens()
@@ -68,7 +79,7 @@ def plan_from_edits(
         return no_plan(NoPlanReason.MINIMUM_SAVINGS_NOT_MET, after)
     return CompactionPlan(
         strategy=strategy_id,
-        rationale=f"{strategy_id}: {len(edits)} edits proposed by a trusted external command",
+        rationale=f"{strategy_id}: {len(edits)} edits proposed by a trusted {source}",
         edits=edits,
         context_tokens_before=before,
         context_tokens_after=after,

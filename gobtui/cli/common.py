@@ -43,6 +43,7 @@ from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.policy import PolicyProvider, capped_to_window
 from gobtui.core.strategies import STRATEGIES
 from gobtui.core.strategies.common import elidable_tokens
+from gobtui.core.strategies.external import EXTENSION_IDS
 
 if TYPE_CHECKING:
     from gobtui.adapters.vault.vault import Vault
@@ -180,11 +181,12 @@ def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
 
 
 def strategy_named(strategy: str) -> str:
-    """A strategy id the CLI can plan with: a built-in one, or external (with --preset)."""
-    if strategy not in STRATEGIES and strategy != "external":
+    """A strategy id the CLI can plan with: a built-in one, or external or agentic (with
+    --preset)."""
+    if strategy not in STRATEGIES and strategy not in EXTENSION_IDS:
         raise CliError(
             f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)}; "
-            "external with --preset)"
+            "external and agentic with --preset)"
         )
     return strategy
 
@@ -221,7 +223,7 @@ def plan_target(args: Any, target: Target, *, run_external: bool = True) -> Plan
     command before the session is even loaded, and hands the planner no command at all."""
     resolved = resolve_policy(args, target.provider, target.session_id, window=target.window)
     strategy = strategy_named(args.strategy or resolved.strategy)
-    if not run_external and strategy == "external":
+    if not run_external and strategy in EXTENSION_IDS:
         raise ExternalRefused("the policy's strategy runs an external command", Exit.REFUSED)
     command = resolved.external_command if run_external else None
     live = target.live(args.live_secs, time.time())

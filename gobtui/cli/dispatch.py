@@ -55,6 +55,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "mcp",
     "hooks",
     "bench",
+    "plugin",
 )
 """Modules under gobtui/ that add subcommands; each sets `handler` on its parsers."""
 

@@ -43,6 +43,7 @@ from gobtui.core.policy import (
     tune,
 )
 from gobtui.core.strategies.common import elidable_tokens
+from gobtui.core.strategies.external import EXTENSION_IDS
 from gobtui.core.thresholds import client_compact_threshold
 from gobtui.eval_rows import known_recall
 from gobtui.planning_state import tuned_for
@@ -227,10 +228,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if (args.session is None) == (args.corpus is None):
         raise CliError("eval takes a session or --corpus DIR (one of them)")
     given = [strategy_named(name) for name in args.strategy or []]
-    if "external" in given:
+    extension = next((name for name in given if name in EXTENSION_IDS), None)
+    if extension is not None:
         raise CliError(
-            "eval compares the built-in strategies; external runs a preset's command: "
-            "see what it proposes with `gobtui plan <session> --preset NAME`"
+            f"eval compares the built-in strategies; {extension} runs a preset's command or "
+            "plugin: see what it proposes with `gobtui plan <session> --preset NAME`"
         )
     names = list(dict.fromkeys(given)) or None  # a strategy named twice is one row
     if args.corpus is not None:
