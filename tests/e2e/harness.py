@@ -144,7 +144,7 @@ def resume_codex(clients: Clients, home: Home, session_id: str, model: str, *fla
              model, session_id, PROMPT],
             env, home.cwd,
         )  # fmt: skip
-        return Resumed(finished, recorder.model_requests())
+        return Resumed(finished, recorder.model_requests(), rejected=list(recorder.rejected))
 
 
 # -- what a request carries ------------------------------------------------------------------

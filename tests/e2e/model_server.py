@@ -4,7 +4,10 @@ Responses, both streamed (SSE), answering every request with one fixed reply.
 It binds the loopback interface only and forwards nothing: a request is recorded (path,
 headers, decoded JSON body) and answered here. Codex's own compaction (a request whose
 `x-codex-turn-metadata` names `request_kind: compaction`) gets the single `compaction`
-output item Codex expects; a WebSocket upgrade is refused with 404 (Codex then posts).
+output item Codex expects; a WebSocket upgrade is refused with 404 (Codex then posts). A
+Responses request's `input` is checked as the API checks a stateless one
+(`invalid_responses_input`: tool calls and outputs paired) and refused with the API's HTTP
+400 otherwise, in every mode.
 
 Preserved thinking, as the provider checks it: every thinking block this server produces is
 signed (`sign`) over its canonical prefix (`canonical`, `block_prefix`), and in the modes
@@ -383,12 +386,46 @@ def anthropic_stream(model: str, transformations: list[str] | None = None) -> by
     )
 
 
+COMPACTION_CONTENT = "e2e-compaction-summary"
+"""The encrypted content of the one compaction item this server produces."""
+RESPONSES_CALLS = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+}
+RESPONSES_OUTPUTS = {output: call for call, output in RESPONSES_CALLS.items()}
+
+
+def invalid_responses_input(items: list[Any]) -> str | None:
+    """The provider's 400 message for a Responses `input` it refuses, else None. Stateless
+    requests (no previous_response_id, as Codex sends them) are checked as the API checks
+    them: every tool call output answers a call earlier in the input, and every call has its
+    output. (A `compaction` item's encrypted content is checked by the API too, but a
+    genuine session's was made by the real one: the suite checks that no fork adds one.)"""
+    calls: dict[str, str] = {}
+    answered: set[str] = set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        call_id = item.get("call_id")
+        if kind in RESPONSES_CALLS and isinstance(call_id, str):
+            calls[call_id] = str(kind)
+        elif kind in RESPONSES_OUTPUTS and isinstance(call_id, str):
+            if calls.get(call_id) != RESPONSES_OUTPUTS[str(kind)]:
+                return f"No tool call found for function call output with call_id {call_id}."
+            answered.add(call_id)
+    for call_id in calls:
+        if call_id not in answered:
+            return f"No tool output found for function call {call_id}."
+    return None
+
+
 def responses_stream(model: str, compaction: bool) -> bytes:
     if compaction:
         item: dict[str, Any] = {
             "type": "compaction",
             "id": "cmp_e2e",
-            "encrypted_content": "e2e-compaction-summary",
+            "encrypted_content": COMPACTION_CONTENT,
         }
     else:
         item = {
@@ -494,6 +531,13 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/v1/messages":
             self._messages(request, body, model)
         elif path == "/v1/responses":
+            sent = body.get("input")
+            refused = invalid_responses_input(sent if isinstance(sent, list) else [])
+            if refused is not None and "previous_response_id" not in body:
+                self.server.recorder.reject(refused)
+                error = {"error": {"type": "invalid_request_error", "message": refused}}
+                self._send(400, json.dumps(error).encode())
+                return
             self._send(
                 200, responses_stream(model, request.is_codex_compaction), "text/event-stream"
             )
