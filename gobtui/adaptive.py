@@ -112,7 +112,7 @@ def adapt(
     return Adapted(tuned.apply(policy), policy, tuple(tuned.reasons))
 
 
-def preview(
+def tuner_preview(
     policy: PolicyConfig,
     *,
     provider: PolicyProvider,

@@ -103,6 +103,14 @@ class RewriteHalf(Protocol):
         replace, records to append."""
         ...
 
+    def compacted_lines(
+        self, lines: Sequence[bytes], elided: Sequence[int], card: str, seed: bytes
+    ) -> dict[int, bytes]:
+        """Lines of `lines` (elides applied) to replace (b"": left out) so that the prefix
+        through the last `elided` line is one compaction record of the provider's carrying
+        `card` (--experimental-compacted); RewriteError when that cannot be done safely."""
+        ...
+
     def rewrite_identity_record(self, record: Record, new_id: str) -> bool: ...
 
     def record_id(self, record: Record) -> str | None:

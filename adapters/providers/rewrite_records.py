@@ -36,6 +36,8 @@ class RewriteCode(StrEnum):
     TOO_DEEP = "too_deep"
     GREW = "grew"
     BAD_SESSION_ID = "bad_session_id"
+    COMPACTED_UNSAFE = "compacted_unsafe"
+    """--experimental-compacted: the prefix cannot be folded into one compacted record."""
 
 
 class RewriteError(Exception):

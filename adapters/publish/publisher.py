@@ -87,13 +87,18 @@ class Publisher:
         policy: PolicyConfig,
         progress: Callable[[int, int], None] | None = None,
         tune_reasons: Sequence[TuneReason] = (),
+        *,
+        compacted: bool = False,
     ) -> Receipt:
         """Publish `plan` applied to `session` as a new fork; returns the receipt.
-        (`tune_reasons`: what the adaptive tuner moved in `policy`, for the event.)"""
+        (`tune_reasons`: what the adaptive tuner moved in `policy`, for the event.)
+        `compacted` (--experimental-compacted): the elided prefix and the card as one
+        compaction record of the provider's (SourceRewriter.overlay), another operation than
+        the portable fork of the same plan."""
         started = time.perf_counter()
         reasons = list(tune_reasons)
         try:
-            receipt, fresh = self._apply(session, plan, policy, progress)
+            receipt, fresh = self._apply(session, plan, policy, progress, compacted)
         except PublishError as error:
             self._event(
                 session, plan, policy, EventOutcome.FAILED, started, reasons,
@@ -104,13 +109,16 @@ class Publisher:
         self._event(session, plan, policy, outcome, started, reasons, receipt=receipt)
         return receipt
 
-    def published(self, session: LoadedSession, plan: CompactionPlan) -> Receipt | None:
+    def published(
+        self, session: LoadedSession, plan: CompactionPlan, *, compacted: bool = False
+    ) -> Receipt | None:
         """The receipt of an earlier apply of this plan to these very bytes, when its fork is
         on disk as published: apply() would only return it. Reads only (no lock, no event);
         None otherwise, a damaged receipt included (apply() reports that)."""
         op = Operation.start(
             OperationKind.APPLY, session.provider, str(session.path.resolve()),
             session.session_id, session.source_sha256, self.root, plan.edits,
+            _representation(compacted),
         )  # fmt: skip
         try:
             earlier = read_receipt(op.receipt_path)
@@ -127,6 +135,7 @@ class Publisher:
         plan: CompactionPlan,
         policy: PolicyConfig,
         progress: Callable[[int, int], None] | None,
+        compacted: bool = False,
     ) -> tuple[Receipt, bool]:
         """The receipt, and whether this call published it (False: an earlier run did)."""
         if plan.is_control or not plan.rewrites_file:
@@ -141,7 +150,7 @@ class Publisher:
         self._require_unchanged(source, session.source_sha256, "planning")
         op = Operation.start(
             OperationKind.APPLY, session.provider, str(source.resolve()), session.session_id,
-            session.source_sha256, self.root, plan.edits,
+            session.source_sha256, self.root, plan.edits, _representation(compacted),
         )  # fmt: skip
         with op.locked() as (earlier, settled):
             if settled is not None:
@@ -154,7 +163,7 @@ class Publisher:
             try:
                 # apply_plan's bytes (tests/adapters/test_rewrite_lines.py), built from the
                 # loaded session's lines without a second copy of every line.
-                overlay = session.rewriter.overlay(plan)
+                overlay = session.rewriter.overlay(plan, compacted=compacted)
                 candidate = session.rewriter.materialize(overlay)
             except RewriteError as error:
                 raise PublishError(PublishErrorCode.REWRITE_FAILED, str(error)) from None
@@ -426,6 +435,11 @@ class Publisher:
                 ),
                 self.root,
             )
+
+
+def _representation(compacted: bool) -> str:
+    """What tells the operation of a compacted-record fork from the portable one's."""
+    return "compacted" if compacted else ""
 
 
 def _cwd_of(session: LoadedSession) -> str | None:

@@ -162,8 +162,10 @@ class SourceRewriter:
         self._rewritten: dict[StubKey, bytes | RewriteError] = {}
         self._thinking: list[int] | None = None
 
-    def overlay(self, plan: CompactionPlan) -> Overlay:
-        """apply_plan(data, provider, plan, transcript), as an Overlay."""
+    def overlay(self, plan: CompactionPlan, *, compacted: bool = False) -> Overlay:
+        """apply_plan(data, provider, plan, transcript), as an Overlay; `compacted`: the
+        elided prefix and the card folded into one compaction record of the provider's
+        instead (RewriteHalf.compacted_lines, --experimental-compacted)."""
         transcript, provider = self.transcript, self.provider
         digests, targets = checked_edits(plan, transcript, provider, self.lines)
         replaced: dict[int, bytes] = {}
@@ -179,7 +181,18 @@ class SourceRewriter:
         )
         replaced.update(safe)
         records: list[Record] = []
-        if digests:
+        if compacted:
+            if not digests or not targets:
+                raise RewriteError(
+                    RewriteCode.COMPACTED_UNSAFE,
+                    "a compacted record needs a plan that elides and carries a state card "
+                    "(strategy compacted)",
+                )
+            seed = plan_seed_of(self._source_digest(), provider, plan) + b"compacted"
+            replaced.update(
+                self._half.compacted_lines(candidate, sorted(targets), digests[0].render(), seed)
+            )
+        elif digests:
             seed = plan_seed_of(self._source_digest(), provider, plan)
             records = relinked(
                 self._half.card_records_scanned(

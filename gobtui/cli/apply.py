@@ -25,6 +25,7 @@ from gobtui.cli.common import (
     resolve_target,
     snapshots_of,
 )
+from gobtui.cli.compacted_flag import add_flag, requested
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
 from gobtui.cli.vault import vault_exit
@@ -48,6 +49,7 @@ def register(
     add_limit_options(apply)
     apply.add_argument("--yes", action="store_true", help="do not ask before writing")
     apply.add_argument("--json", action="store_true", help="print the receipt as JSON")
+    add_flag(apply, "publish")
     apply.set_defaults(handler=cmd_apply)
 
     fork = commands.add_parser(
@@ -133,6 +135,7 @@ def below_trigger_step(context_tokens: int) -> tuple[int, int]:
 def cmd_apply(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
     require_direct(target)
+    compacted = requested(args, target)
     planned = plan_target(args, target)
     live, session = planned.live, planned.session
     outcome = planned.outcome
@@ -168,15 +171,16 @@ def cmd_apply(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     publisher = Publisher(open_vault())
-    earlier = publisher.published(session, plan)
+    earlier = publisher.published(session, plan, compacted=compacted)
     if earlier is not None:  # the same plan of the same bytes: its fork is there, as written
         _print_receipt(earlier, args.json, earlier=True)
         return 0
     if (line := planned.adapted.line()) is not None and not args.json:
         print(line)
     article = "an" if plan.strategy[:1] in "aeiou" else "a"
+    shape = " (one synthetic compacted record, experimental)" if compacted else ""
     _confirm(
-        f"publish {article} {plan.strategy} fork of {target.session_id} beside {target.path} "
+        f"publish {article} {plan.strategy} fork{shape} of {target.session_id} beside {target.path} "
         f"({fmt.tokens(plan.context_tokens_before)} -> {fmt.tokens(plan.context_tokens_after)} "
         "tokens; the original is snapshotted and left untouched)?",
         args.yes,
@@ -189,6 +193,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
                 planned.adapted.policy,
                 lambda done, total: progress(done, total, ""),
                 planned.adapted.reasons,
+                compacted=compacted,
             )
     except PublishError as error:
         raise _publish_error(error) from None

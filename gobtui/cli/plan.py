@@ -6,13 +6,14 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import PlanningError
 from gobtui.adapters.sessions.select import SelectError, check_selector
-from gobtui.adaptive import checked_policy, preview
+from gobtui.adaptive import checked_policy, tuner_preview
 from gobtui.cli.common import (
     Target,
     add_limit_options,
@@ -27,6 +28,7 @@ from gobtui.cli.common import (
     strategy_named,
     token_count,
 )
+from gobtui.cli.compacted_flag import add_flag, preview, requested
 from gobtui.cli.dispatch import CliError, error_line
 from gobtui.cli.exits import Exit
 from gobtui.core.composition import PartKind
@@ -72,6 +74,7 @@ def register(
     plan.add_argument("--strategy", metavar="S", help="strategy id (default: the policy's)")
     plan.add_argument("--preset", metavar="P", help="a named preset")
     limits(plan)
+    add_flag(plan, "preview")
     plan.set_defaults(handler=cmd_plan)
 
     evaluate = commands.add_parser(
@@ -147,18 +150,26 @@ def _plan_json(plan: CompactionPlan, codes: list[str]) -> dict[str, Any]:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     target = resolve_target(args, args.session)
+    compacted = requested(args, target)
     planned = plan_target(args, target)
     strategy, live = planned.strategy, planned.live
     outcome = planned.outcome
     result = outcome.result
     codes = [code.value for code in outcome.admission.codes] if outcome.admission else []
     adapted = planned.adapted
+    built = (
+        preview(planned.session, result)
+        if compacted and isinstance(result, CompactionPlan) and not codes
+        else None
+    )
     if args.json:
         data = (
             result.model_dump(mode="json")
             if isinstance(result, NoPlan)
             else _plan_json(result, codes)
         )
+        if built is not None:
+            data["experimental_compacted"] = asdict(built)
         if adapted.adaptive:
             data["adaptive"] = adapted.as_json()
         print_json(data)
@@ -180,6 +191,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
             print(f"  {result.why}")
         return 0
     _print_plan(result, planned.session.record_number)
+    if built is not None:
+        print(
+            f"  as one synthetic compacted record (experimental): {built.bytes_before:,} -> "
+            f"{built.bytes_after:,} bytes, a replacement history of {built.history_items} "
+            "items; it verifies"
+        )
     first = planned.session.live_first_record
     if first > 1:
         print(f"  (read from record {first:,}, the newest compaction; the rest is kept as it is)")
@@ -304,7 +321,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     resolved = resolve_policy(args, target.provider, target.session_id, window=window)
     policy = resolved.policy
     context = transcript.context_tokens()
-    tuned = preview(
+    tuned = tuner_preview(
         policy, provider=target.provider, session_id=target.session_id, path=str(target.path),
         window=window, context_tokens=context, elidable_tokens=elidable_tokens(transcript),
     )  # fmt: skip

@@ -109,6 +109,15 @@ def elide_record(record: Record, stub: StubMaker) -> int:
     return stubbed
 
 
+def compacted_lines(
+    _lines: Sequence[bytes], _elided: Sequence[int], _card: str, _seed: bytes
+) -> dict[int, bytes]:
+    """Claude has no compaction record a client rebuilds its history from."""
+    raise RewriteError(
+        RewriteCode.COMPACTED_UNSAFE, "a compacted record is a Codex rollout's, not Claude's"
+    )
+
+
 def payload_text(record: Record) -> str | None:
     texts: list[str] = []
     for block in _results(record) or ():

@@ -29,6 +29,7 @@ from ..rewrite_records import (
     StubMaker,
     stub_output,
 )
+from .compacted import compacted_lines as compacted_lines  # --experimental-compacted
 from .inputs import stub_patch
 from .items import (
     CALL_TYPES,
