@@ -49,6 +49,24 @@ def test_the_server_binds_loopback_and_records_what_it_answers() -> None:
         assert is_compaction(recorder.model_requests()[2])
 
 
+def test_a_responses_input_with_a_split_tool_pair_gets_the_api_400() -> None:
+    call = {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "ok"}
+    custom = {"type": "custom_tool_call", "name": "apply_patch", "input": "", "call_id": "c2"}
+    with model_server() as (url, recorder):
+        assert REPLY in post(f"{url}/v1/responses", {"model": "gpt", "input": [call, output]})
+        for sent, said in (
+            ([call], "No tool output found for function call c1."),
+            ([output, call], "No tool call found for function call output with call_id c1."),
+            ([custom, {**output, "call_id": "c2"}], "No tool call found"),  # another kind
+        ):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                post(f"{url}/v1/responses", {"model": "gpt", "input": sent})
+            assert refused.value.code == 400
+            assert said in json.loads(refused.value.read())["error"]["message"]
+        assert len(recorder.rejected) == 3
+
+
 def test_a_websocket_upgrade_is_refused_so_codex_posts_at_once() -> None:
     with model_server() as (url, _recorder):
         with pytest.raises(urllib.error.HTTPError) as refused:
