@@ -64,9 +64,9 @@ def preview(session: LoadedSession, plan: CompactionPlan) -> Preview:
     except RewriteError as error:
         raise CliError(f"cannot write a compacted record: {error}", Exit.REFUSED) from None
     candidate = session.rewriter.materialize(overlay)
-    report = verify(candidate, session.provider)
-    if not accepts(report, session.source_checks.report()):
-        codes = ", ".join(added_findings(report, session.source_checks.report()))
+    report, baseline = verify(candidate, session.provider), session.source_checks.report()
+    if not accepts(report, baseline):
+        codes = ", ".join(added_findings(report, baseline))
         raise CliError(
             f"cannot write a compacted record: it does not verify ({codes})", Exit.REFUSED
         )
