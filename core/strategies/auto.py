@@ -25,7 +25,7 @@ from .common import (
     NO_CONTEXT,
     EvalContext,
     Strategy,
-    above_trigger,
+    Triggered,
     admit_with,
     elidable_tokens,
     evaluate_with,
@@ -79,7 +79,7 @@ def selected_strategy(plan: CompactionPlan) -> str | None:
     return None
 
 
-class Auto:
+class Auto(Triggered):
     id = "auto"
 
     def __init__(
@@ -105,11 +105,9 @@ class Auto:
         self.cache_edits: Strategy = cache_edits if cache_edits is not None else CacheEdits()
         self.sawtooth: Strategy = sawtooth if sawtooth is not None else Sawtooth()
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         if ctx.live or not transcript.items:
             return self._live(transcript, policy, ctx)
         # Ranked in the listed order: the order decides ties. A fork still over the trigger,

@@ -12,21 +12,19 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     choose_with_digest,
 )
 
 
-class CacheAware:
+class CacheAware(Triggered):
     id = "cache_aware"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         before = transcript.context_tokens()
         ordered = list(reversed(candidates(transcript, policy, ctx)))
         chosen = choose_with_digest(

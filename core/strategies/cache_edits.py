@@ -10,19 +10,19 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     candidates,
     walk_to_floor,
 )
 
 
-class CacheEdits:
+class CacheEdits(Triggered):
     id = "cache_edits"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if transcript.provider is not Provider.CLAUDE or not above_trigger(transcript, policy):
+        if transcript.provider is not Provider.CLAUDE:
             return None
         ordered = [
             item for item in reversed(candidates(transcript, policy, ctx)) if item.tool_use_ids

@@ -16,7 +16,7 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     elision_savings,
@@ -40,14 +40,12 @@ def turn_starts(transcript: Transcript) -> list[int]:
     return starts
 
 
-class Cliff:
+class Cliff(Triggered):
     id = "cliff"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         starts = turn_starts(transcript)
         keep = policy.keep_recent_turns
         if len(starts) <= keep:

@@ -133,6 +133,28 @@ def above_trigger(transcript: Transcript, policy: PolicyConfig) -> bool:
     return transcript.context_tokens() >= policy.effective_trigger()
 
 
+class Triggered:
+    """The skeleton of every built-in strategy: below the effective trigger there is no
+    plan, whoever asks (plan_for's gate says why; a strategy asked directly, as auto asks
+    its candidates, answers the same); above it, the strategy's own `propose`."""
+
+    id: str
+
+    def evaluate(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
+    ) -> CompactionPlan | None:
+        """A plan, or None below the effective trigger or when there is nothing to do."""
+        if not above_trigger(transcript, policy):
+            return None
+        return self.propose(transcript, policy, ctx)
+
+    def propose(
+        self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext
+    ) -> CompactionPlan | None:
+        """The strategy's plan for a transcript at or over its trigger (None: nothing to do)."""
+        raise NotImplementedError
+
+
 def elision_savings(item: TranscriptItem, slope: float = 1.0) -> int:
     """Tokens freed by stubbing an item: its elidable bytes less a 96-byte stub per part,
     estimated, capped at the item's own estimate; 0 for items that are not elidable. In the

@@ -13,7 +13,7 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     card_tokens,
@@ -22,14 +22,12 @@ from .common import (
 )
 
 
-class Compacted:
+class Compacted(Triggered):
     id = "compacted"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         before = transcript.context_tokens()
         chosen, after = walk_to_floor(
             before,

@@ -14,21 +14,19 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     choose_with_digest,
 )
 
 
-class Dedupe:
+class Dedupe(Triggered):
     id = "dedupe"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         newest: dict[str, int] = {}
         for item in elidable_items(transcript):
             if item.payload_sha256:

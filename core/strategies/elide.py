@@ -8,21 +8,19 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     walk_to_floor,
 )
 
 
-class Elide:
+class Elide(Triggered):
     id = "elide"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         before = transcript.context_tokens()
         chosen, after = walk_to_floor(
             before,

@@ -16,7 +16,7 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     choose_with_digest,
@@ -25,14 +25,12 @@ from .common import (
 MICRO_KEEP_PER_LABEL = 2
 
 
-class Micro:
+class Micro(Triggered):
     id = "micro"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         by_tool: defaultdict[str, list[int]] = defaultdict(list)
         for item in elidable_items(transcript):
             by_tool[tool_name(item.label)].append(item.line_index)

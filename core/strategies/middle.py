@@ -10,21 +10,19 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     choose_with_digest,
 )
 
 
-class Middle:
+class Middle(Triggered):
     id = "middle"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         keep = policy.keep_recent_tool_outputs
         head = {item.line_index for item in elidable_items(transcript)[:keep]}
         middle = [

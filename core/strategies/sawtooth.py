@@ -8,17 +8,15 @@ from __future__ import annotations
 from ..edits import CompactionPlan, ProviderCompactEdit
 from ..model import Transcript
 from ..policy import PROVIDER_CONTROLS, PolicyConfig
-from .common import NO_CONTEXT, EvalContext, above_trigger
+from .common import NO_CONTEXT, EvalContext, Triggered
 
 
-class Sawtooth:
+class Sawtooth(Triggered):
     id = "sawtooth"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         before = transcript.context_tokens()
         if before <= policy.floor_tokens:
             return None

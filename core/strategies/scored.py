@@ -20,7 +20,7 @@ from ..scoring import HeuristicScorer, Scorer
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     card_tokens,
@@ -36,17 +36,15 @@ def _valid(score: float | None) -> bool:
     return score is not None and math.isfinite(score) and 0.0 <= score <= 1.0
 
 
-class Scored:
+class Scored(Triggered):
     id = "scored"
 
     def __init__(self, scorer: Scorer | None = None) -> None:
         self.scorer: Scorer = scorer if scorer is not None else HeuristicScorer()
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         before = transcript.context_tokens()
         target = before - policy.floor_tokens
         pool = candidates(transcript, policy, ctx)

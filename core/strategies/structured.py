@@ -10,7 +10,7 @@ from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
     EvalContext,
-    above_trigger,
+    Triggered,
     build_plan,
     candidates,
     card_tokens,
@@ -21,14 +21,12 @@ from .common import (
 KEEP_TAIL_ITEMS = 24
 
 
-class Structured:
+class Structured(Triggered):
     id = "structured"
 
-    def evaluate(
+    def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if not above_trigger(transcript, policy):
-            return None
         live = [item for item in transcript.items if item.active and item.est_tokens > 0]
         if len(live) <= KEEP_TAIL_ITEMS:
             return None
