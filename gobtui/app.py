@@ -56,6 +56,7 @@ from gobtui.resume import ClientRunner, resume_of, run_client
 from gobtui.run_settings import AppConfig
 from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
+from gobtui.screens.worker_errors import WorkerErrors, screen_work
 
 if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
     from gobtui.adapters.config.ui_state import RememberedChoices
@@ -75,7 +76,7 @@ HISTORY_BATCH_FILES = 64
 HISTORY_BATCH_BYTES = 32 * 1024 * 1024
 
 
-class GobtuiApp(App[None]):
+class GobtuiApp(WorkerErrors, App[None]):
     CSS_PATH = STYLES / "app.tcss"
     TITLE = "gobtui"
     COMMANDS = App.COMMANDS | {SessionCommands, BindingCommands}
@@ -182,7 +183,7 @@ class GobtuiApp(App[None]):
 
     # --- workers ---------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="scan")
+    @screen_work("scan")
     def scan_sessions(self) -> None:
         try:
             with gc_paused():  # thousands of summaries, all kept: nothing for the GC to find
@@ -193,7 +194,7 @@ class GobtuiApp(App[None]):
         receipts = self.receipt_feed.new()  # (only once the scan is done)
         self.post_message(SessionsScanned(summaries, receipts=receipts))
 
-    @work(thread=True, exclusive=True, group="history")
+    @screen_work("history")
     def complete_history(self) -> None:
         """Read whole, in the background, the files first summarised from head and tail,
         so sparklines and compaction marks cover the whole session. Smallest first; then
@@ -239,7 +240,7 @@ class GobtuiApp(App[None]):
             self.history_complete.clear()
             self.complete_history()
 
-    @work(exclusive=True, group="watcher")
+    @screen_work("watcher", thread=False)
     async def watch_sessions(self) -> None:
         roots = watch_roots(self.homes)
         async for changes in watch_changes(
@@ -247,7 +248,7 @@ class GobtuiApp(App[None]):
         ):
             self.post_message(SessionsChanged(changes.changed, changes.removed))
 
-    @work(thread=True, exclusive=True, group="demo")
+    @screen_work("demo")
     def _demo_append(self) -> None:
         if self.appender is not None:
             self.appender.tick(self.config.clock())
@@ -393,13 +394,13 @@ class GobtuiApp(App[None]):
         if AlertChannel.TMUX in channels:
             self._tmux_message(f"gobtui: {title}: {text}")
 
-    @work(thread=True, group="alerts")
+    @work(thread=True, group="alerts", exit_on_error=False)
     def _tmux_message(self, text: str) -> None:
         from gobtui.adapters.terminal.tmux import display_message
 
         display_message(terminal_safe(text), env=self.config.environ)
 
-    @work(thread=True, exclusive=True, group="jump")
+    @screen_work("jump")
     def jump_to_pane(self, summary: SessionSummary) -> None:
         """Select the tmux pane the session's client runs in, or say why there is none."""
         from gobtui.adapters.terminal.tmux import jump_to_session
@@ -417,6 +418,15 @@ class GobtuiApp(App[None]):
                 title=name,
                 severity="warning",
             )
+
+    def worker_failed(self, group: str, message: str) -> None:
+        """A background job of the app's own failed (WorkerErrors): the scan's failure is
+        the board's to say; any other is a toast, so the board stays up and says so."""
+        if group == "scan":
+            self.post_message(ScanFailed(message))
+            return
+        what = "watching for changes stopped" if group == "watcher" else f"{group} failed"
+        self.notify(message, title=what, severity="error", timeout=10)
 
     @on(ScanFailed)
     def _scan_failed(self, message: ScanFailed) -> None:

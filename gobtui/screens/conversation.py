@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -42,6 +42,7 @@ from gobtui.core.conversation import (
 from gobtui.core.limits import MAX_PLAN_SOURCE_BYTES
 from gobtui.core.model import SessionSummary
 from gobtui.format import human_bytes
+from gobtui.screens.worker_errors import WorkerErrors, screen_work
 from gobtui.widgets.conversation_view import ConversationView
 from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.palette import band_styles
@@ -106,7 +107,7 @@ class ConversationSearched(Message):
     result: SearchResult
 
 
-class ConversationScreen(Screen[None]):
+class ConversationScreen(WorkerErrors, Screen[None]):
     """The conversation of `summary`'s file, read when the screen opens."""
 
     AUTO_FOCUS = "#conversation-view"
@@ -181,17 +182,13 @@ class ConversationScreen(Screen[None]):
 
     # --- reading ---------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="conversation-read")
+    @screen_work("conversation-read")
     def _read(self, request: int) -> None:
         worker = get_current_worker()
         try:
             entries = read_conversation(self.summary)
         except ConversationError as error:
             self.post_message(ConversationFailed(request, str(error)))
-            return
-        except Exception as error:  # the worker's edge: one line, never a traceback
-            lines = str(error).strip().splitlines()
-            self.post_message(ConversationFailed(request, lines[0] if lines else repr(error)))
             return
         if not worker.is_cancelled:
             self.post_message(ConversationRead(request, entries))
@@ -246,7 +243,7 @@ class ConversationScreen(Screen[None]):
         self._render_title()
         self._search(self._request, self.entries, event.value)
 
-    @work(thread=True, exclusive=True, group="conversation-search")
+    @screen_work("conversation-search")
     def _search(self, request: int, entries: list[Entry], query: str) -> None:
         self.post_message(ConversationSearched(request, search(entries, query)))
 
@@ -328,3 +325,6 @@ class ConversationScreen(Screen[None]):
             self.query_one(ConversationView).focus()
             return
         self.dismiss(None)
+
+    def worker_failed(self, group: str, message: str) -> None:
+        self.post_message(ConversationFailed(self._request, message))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -36,7 +36,8 @@ from gobtui.eval_rows import (
 )
 from gobtui.messages import EvalFailed, EvalReady, SessionsChanged
 from gobtui.planning_state import ignoring_trigger, load_for_plan, policy_for, session_moved_on
-from gobtui.screens.plan_preview import CHANGED_NOTICE, one_line_error
+from gobtui.screens.plan_preview import CHANGED_NOTICE
+from gobtui.screens.worker_errors import WorkerErrors, screen_work
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.row_keys import row_edge_bindings
 
@@ -60,7 +61,7 @@ NOTE_COLUMN_MIN_WIDTH = 100
 """From this screen width on, the table gains a note column (reason, error, card)."""
 
 
-class EvalScreen(Screen[None]):
+class EvalScreen(WorkerErrors, Screen[None]):
     HELP_LEGEND = EVAL_LEGEND
     HELP_LEGEND_TITLE = "Reading the table"
     BINDINGS = [
@@ -134,7 +135,7 @@ class EvalScreen(Screen[None]):
         self._render_title()
         self._evaluate(self._request, self.ignore_trigger)
 
-    @work(thread=True, exclusive=True, group="eval")
+    @screen_work("eval")
     def _evaluate(self, request: int, ignore_trigger: bool) -> None:
         worker = get_current_worker()
 
@@ -151,9 +152,6 @@ class EvalScreen(Screen[None]):
             rows = evaluate_session(session, policy, None, self.live, progress)
         except PlanningError as error:
             self.post_message(EvalFailed(request, str(error)))
-            return
-        except Exception as error:  # the worker's edge: anything else is one line, no crash
-            self.post_message(EvalFailed(request, one_line_error(error)))
             return
         if not worker.is_cancelled:
             fills = fills_words(session.composition)
@@ -353,3 +351,6 @@ class EvalScreen(Screen[None]):
                 live=self.live,
             )
         )
+
+    def worker_failed(self, group: str, message: str) -> None:
+        self.post_message(EvalFailed(self._request, message))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -42,6 +42,7 @@ from gobtui.planning_state import (
     session_moved_on,
 )
 from gobtui.preview_rows import PairRow, RowChange, unfold
+from gobtui.screens.worker_errors import WorkerErrors, screen_work
 from gobtui.widgets.line_list import LineList
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.publish_bar import PublishBar
@@ -62,12 +63,7 @@ PREVIEW_LEGEND = [
 ]
 
 
-def one_line_error(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
-
-
-class PlanPreviewScreen(Screen[None]):
+class PlanPreviewScreen(WorkerErrors, Screen[None]):
     """One session, one strategy at a time; `[`/`]` or the selector switch strategy."""
 
     COMMANDS = {PlanCommands}
@@ -221,7 +217,7 @@ class PlanPreviewScreen(Screen[None]):
         planner = None if reload else self._planner
         self._plan(self._request, planner, self.strategy, self.ignore_trigger)
 
-    @work(thread=True, exclusive=True, group="plan-preview")
+    @screen_work("plan-preview")
     def _plan(
         self, request: int, planner: PreviewPlanner | None, strategy: str, ignore_trigger: bool
     ) -> None:
@@ -234,9 +230,6 @@ class PlanPreviewScreen(Screen[None]):
             )
         except PlanningError as error:
             self.post_message(PlanFailed(request, str(error)))
-            return
-        except Exception as error:  # the worker's edge: anything else is one line, no crash
-            self.post_message(PlanFailed(request, one_line_error(error)))
             return
         if not worker.is_cancelled:
             self.post_message(PlanReady(request, planner, preview))
@@ -439,3 +432,6 @@ class PlanPreviewScreen(Screen[None]):
                 policy=policy,
                 session=session,
             )
+
+    def worker_failed(self, group: str, message: str) -> None:
+        self.post_message(PlanFailed(self._request, message))

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -35,6 +35,7 @@ from gobtui.core.sanitize import one_line
 from gobtui.core.status import Status, started_waiting, status_limits
 from gobtui.due_times import DueTimes
 from gobtui.messages import FillsReady
+from gobtui.screens.worker_errors import WorkerErrors, screen_work
 from gobtui.status_legend import STATUS_GLYPHS
 from gobtui.widgets.cells import status_style
 from gobtui.widgets.detail import DetailPane
@@ -49,7 +50,7 @@ STATUS_PADDING = 2
 """The status and watcher lines' padding (styles/app.tcss), left and right together."""
 
 
-class SessionsScreen(Screen[None]):
+class SessionsScreen(WorkerErrors, Screen[None]):
     """Holds the board: summaries in, rows out; the app feeds it from its workers."""
 
     BINDINGS = [
@@ -458,7 +459,7 @@ class SessionsScreen(Screen[None]):
         """A session is being read for the detail pane's Fills line."""
         return self._fills_pending is not None
 
-    @work(thread=True, exclusive=True, group="fills")
+    @screen_work("fills")
     def _read_fills(self, summary: SessionSummary, key: tuple[str, int]) -> None:
         """The selected session read whole, in the background, for the detail pane's Fills
         line (core.composition); a file too big to read whole gets none."""

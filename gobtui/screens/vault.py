@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -27,6 +27,7 @@ from gobtui.messages import SnapshotsDiffed, VaultFailed, VaultLoaded
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import VAULT_LEGEND
+from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.vault_rows import age, diff_order, entry_matches, project_of
 from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.palette import band_styles
@@ -43,7 +44,7 @@ AGE_REFRESH_SECS = 1.0
 so the Taken column agrees with the undo dialog's "taken 54s ago"."""
 
 
-class VaultScreen(Screen[None]):
+class VaultScreen(WorkerErrors, Screen[None]):
     COMMANDS = {ScreenCommands}
     HELP_LEGEND = VAULT_LEGEND
     HELP_LEGEND_TITLE = "Reading the vault"
@@ -152,7 +153,7 @@ class VaultScreen(Screen[None]):
         self.query_one(VaultTable).loading = True
         self._load(self._request)
 
-    @work(thread=True, exclusive=True, group="vault-load")
+    @screen_work("vault-load")
     def _load(self, request: int) -> None:
         worker = get_current_worker()
         try:
@@ -376,7 +377,7 @@ class VaultScreen(Screen[None]):
         self.query_one(VaultTable).loading = True
         self._diff(self._request, older.sha256, newer.sha256)
 
-    @work(thread=True, exclusive=True, group="vault-diff")
+    @screen_work("vault-diff")
     def _diff(self, request: int, a: str, b: str) -> None:
         try:
             diff = publishing_of(self.app).open_vault().diff(a, b)
@@ -428,6 +429,10 @@ class VaultScreen(Screen[None]):
         entry = self._need_entry()
         if entry is not None:
             self.app.push_screen(VaultRecordsScreen(entry, self.project(entry), self.clock))
+
+    def worker_failed(self, group: str, message: str) -> None:
+        what = {"vault-load": "index", "vault-diff": "diff"}.get(group, group)
+        self.post_message(VaultFailed(self._request, what, message, UNEXPECTED_CODE, False))
 
 
 def _count(n: int, noun: str) -> str:

@@ -17,7 +17,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -37,6 +37,7 @@ from gobtui.format import human_bytes
 from gobtui.messages import VaultFailed
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
+from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.vault_rows import (
     ChangedRecords,
     RecordRow,
@@ -140,7 +141,7 @@ class ChangedList(LineList):
         return text_strip(text, width, self.rich_style, self)
 
 
-class DiffSummaryScreen(Screen[None]):
+class DiffSummaryScreen(WorkerErrors, Screen[None]):
     HELP_LEGEND = DIFF_LEGEND
     HELP_LEGEND_TITLE = "Reading the diff"
     DEFAULT_CSS = """
@@ -200,7 +201,7 @@ class DiffSummaryScreen(Screen[None]):
 
     # --- the changed records -------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="vdiff-scan")
+    @screen_work("vdiff-scan")
     def _scan(self) -> None:
         worker = get_current_worker()
         try:
@@ -326,6 +327,10 @@ class DiffSummaryScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def worker_failed(self, group: str, message: str) -> None:
+        what = {"vdiff-scan": "diff"}.get(group, group)
+        self.post_message(VaultFailed(0, what, message, UNEXPECTED_CODE, False))
 
 
 def _fork_rows(vault: Vault, fork: ForkChanges) -> list[tuple[str, bool, RecordRow]]:

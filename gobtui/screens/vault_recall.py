@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -26,12 +26,13 @@ from gobtui.messages import CardsRecalled, VaultFailed
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import RECALL_LEGEND
+from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.vault_rows import age
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.record_pairs import clean
 
 
-class RecallScreen(Screen[None]):
+class RecallScreen(WorkerErrors, Screen[None]):
     AUTO_FOCUS = "#recall-query"
     HELP_LEGEND = RECALL_LEGEND
     HELP_LEGEND_TITLE = "Reading the cards"
@@ -91,7 +92,7 @@ class RecallScreen(Screen[None]):
         self._render_title()
         self._recall(self._request, query)
 
-    @work(thread=True, exclusive=True, group="recall")
+    @screen_work("recall")
     def _recall(self, request: int, query: str | None) -> None:
         try:
             vault = publishing_of(self.app).open_vault()
@@ -207,3 +208,7 @@ class RecallScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def worker_failed(self, group: str, message: str) -> None:
+        what = {"recall": "recall"}.get(group, group)
+        self.post_message(VaultFailed(self._request, what, message, UNEXPECTED_CODE, False))

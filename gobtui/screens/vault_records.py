@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -35,6 +35,7 @@ from gobtui.messages import RecordsScanned, SnapshotSearched, VaultFailed
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import RECORDS_LEGEND
+from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.vault_rows import RecordRow, age, scan_records
 from gobtui.widgets.line_list import LineList, fit, text_strip
 from gobtui.widgets.palette import band_styles
@@ -140,7 +141,7 @@ class RecordList(LineList):
         return next((i for i, r in enumerate(self.rows) if r.index == record), None)
 
 
-class VaultRecordsScreen(Screen[None]):
+class VaultRecordsScreen(WorkerErrors, Screen[None]):
     HELP_LEGEND = [
         *RECORDS_LEGEND,
         ("preview", "who, and the start of the record's text (else a few of its fields)"),
@@ -206,7 +207,7 @@ class VaultRecordsScreen(Screen[None]):
 
     # --- the scan ------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="records-scan")
+    @screen_work("records-scan")
     def _scan(self, sha: str) -> None:
         worker = get_current_worker()
 
@@ -289,7 +290,7 @@ class VaultRecordsScreen(Screen[None]):
         self._render_title()
         self._search(self._request, query)
 
-    @work(thread=True, exclusive=True, group="records-search")
+    @screen_work("records-search")
     def _search(self, request: int, query: str) -> None:
         try:
             vault = publishing_of(self.app).open_vault()
@@ -385,3 +386,7 @@ class VaultRecordsScreen(Screen[None]):
         row = records.rows[event.index]
         query = self.query_text if self.result is not None and self.result.matches else None
         self.app.push_screen(RecordViewerScreen(self.entry, row, self.project, query))
+
+    def worker_failed(self, group: str, message: str) -> None:
+        what = {"records-scan": "records", "records-search": "search"}.get(group, group)
+        self.post_message(VaultFailed(self._request, what, message, UNEXPECTED_CODE, False))

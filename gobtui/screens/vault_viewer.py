@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import orjson
 from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -39,6 +39,7 @@ from gobtui.format import human_bytes
 from gobtui.messages import RecordPageRead, VaultFailed
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
+from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.vault_rows import RecordRow, read_whole
 from gobtui.vault_text import Entry, PageStyles, entries, pages, render_page
 from gobtui.widgets.palette import band_styles
@@ -80,7 +81,7 @@ class RecordText(VerticalScroll, inherit_bindings=False):
     ]
 
 
-class RecordViewerScreen(Screen[None]):
+class RecordViewerScreen(WorkerErrors, Screen[None]):
     HELP_LEGEND = VIEWER_LEGEND
     HELP_LEGEND_TITLE = "Reading a record"
     BINDINGS = [
@@ -154,7 +155,7 @@ class RecordViewerScreen(Screen[None]):
         self._busy()
         self._read_whole(self._request)
 
-    @work(thread=True, exclusive=True, group="viewer-read")
+    @screen_work("viewer-read")
     def _read_whole(self, request: int) -> None:
         sha, index = self.entry.sha256, self.row.index
         try:
@@ -167,7 +168,7 @@ class RecordViewerScreen(Screen[None]):
         laid_out = pages(entries(line)) if line is not None else []
         self.post_message(RecordRead(request, line, laid_out, first))
 
-    @work(thread=True, exclusive=True, group="viewer-read")
+    @screen_work("viewer-read")
     def _read_page(self, request: int, offset: int) -> None:
         """A raw page of a record too large to hold: read from the vault each time."""
         try:
@@ -343,6 +344,10 @@ class RecordViewerScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def worker_failed(self, group: str, message: str) -> None:
+        what = {"viewer-read": "read"}.get(group, group)
+        self.post_message(VaultFailed(self._request, what, message, UNEXPECTED_CODE, False))
 
 
 def _as_in_json(query: str) -> str:
