@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .edits import (
+from gobtui.core.edits import (
     CacheEditEdit,
     CompactionPlan,
     ElideEdit,
@@ -18,7 +18,7 @@ from .edits import (
     ProviderCompactEdit,
     has_line_break,
 )
-from .limits import (
+from gobtui.core.limits import (
     MAX_CONTROL_CHARS,
     MAX_DIGEST_BYTES,
     MAX_EDITS,
@@ -26,9 +26,9 @@ from .limits import (
     MAX_STUB_CHARS,
     MAX_TOOL_USE_IDS,
 )
-from .model import ItemKind, Provider, Transcript, TranscriptItem
-from .policy import PolicyConfig
-from .thinking import rule_applies, thinking_after
+from gobtui.core.model import ItemKind, Provider, Transcript, TranscriptItem
+from gobtui.core.policy import PolicyConfig
+from gobtui.core.thinking import rule_applies, thinking_after
 
 
 class AdmissionCode(StrEnum):

@@ -14,13 +14,13 @@ from collections.abc import Container
 
 from pydantic import BaseModel, ConfigDict
 
-from .calibration import Calibration
-from .limits import (
+from gobtui.core.calibration import Calibration
+from gobtui.core.limits import (
     CHARS_PER_TOKEN,
     CODEX_REASONING_OVERHEAD_BYTES,
 )
-from .model import ItemKind, Provider, TranscriptItem
-from .thresholds import client_compact_threshold
+from gobtui.core.model import ItemKind, Provider, TranscriptItem
+from gobtui.core.thresholds import client_compact_threshold
 
 
 def codex_reasoning_tokens(

@@ -9,7 +9,7 @@ from dataclasses import fields
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from .model import (
+from gobtui.core.model import (
     CompactionEvent,
     ContextComponents,
     ContextState,

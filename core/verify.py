@@ -22,16 +22,23 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, computed_field
 
-from .limits import VERIFY_MAX_BYTES, VERIFY_MAX_RECORDS
-from .model import Provider
-from .verify_findings import (
+from gobtui.core.limits import VERIFY_MAX_BYTES, VERIFY_MAX_RECORDS
+from gobtui.core.model import Provider
+from gobtui.core.verify_findings import (
     Finding,
     FindingCode,
     FindingSink,
     LimitKind,
     Severity,
 )
-from .verify_lines import LineFact, LineKind, LinePass, fact_reader, read_facts, read_line
+from gobtui.core.verify_lines import (
+    LineFact,
+    LineKind,
+    LinePass,
+    fact_reader,
+    read_facts,
+    read_line,
+)
 
 __all__ = [
     "Finding",

@@ -18,13 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ...core.alerts import AlertSettings
-from ...core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
-from ...core.model import Provider
-from ...core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider
-from ...core.strategies.external import EXTENSION_IDS
-from .config_keys import key_lines, syntax_error_line
-from .config_schema import (
+from gobtui.adapters.config.config_keys import key_lines, syntax_error_line
+from gobtui.adapters.config.config_schema import (
     AGENTIC,
     EXTERNAL,
     POLICY_CHECKS,
@@ -41,7 +36,12 @@ from .config_schema import (
     parse_config,
     preset_names,
 )
-from .paths import config_path
+from gobtui.adapters.config.paths import config_path
+from gobtui.core.alerts import AlertSettings
+from gobtui.core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
+from gobtui.core.model import Provider
+from gobtui.core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider
+from gobtui.core.strategies.external import EXTENSION_IDS
 
 __all__ = [
     "EXTERNAL",

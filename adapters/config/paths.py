@@ -21,7 +21,7 @@ from typing import Literal
 
 import platformdirs
 
-from ..files.private_fs import private_dir
+from gobtui.adapters.files.private_fs import private_dir
 
 log = logging.getLogger(__name__)
 

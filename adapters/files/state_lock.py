@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ...core.limits import LOCK_POLL_SECS, STATE_LOCK_WAIT_SECS
-from .private_fs import PrivateError, PrivateErrorCode, open_private
+from gobtui.adapters.files.private_fs import PrivateError, PrivateErrorCode, open_private
+from gobtui.core.limits import LOCK_POLL_SECS, STATE_LOCK_WAIT_SECS
 
 
 @contextmanager

@@ -21,7 +21,8 @@ from typing import Any
 
 import orjson
 
-from ...core.limits import (
+from gobtui.adapters.files.regular import NotRegular, open_regular
+from gobtui.core.limits import (
     EXTERNAL_DEFAULT_TIMEOUT_SECS,
     EXTERNAL_MAX_ARGS,
     EXTERNAL_MAX_STDOUT_BYTES,
@@ -35,8 +36,7 @@ from ...core.limits import (
     PLUGIN_MAX_FILES,
     PLUGIN_MAX_STDIN_BYTES,
 )
-from ...core.strategies.external import AGENTIC_ID
-from ..files.regular import NotRegular, open_regular
+from gobtui.core.strategies.external import AGENTIC_ID
 
 MANIFEST_NAME = "gobtui-plugin.json"
 REFERENCE_MANIFEST_NAME = "gobstopper-plugin.json"

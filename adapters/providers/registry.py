@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...core.model import Provider, Transcript
-from . import claude, codex
-from .reader import TailState, cursor_of_fd
+from gobtui.adapters.providers import claude, codex
+from gobtui.adapters.providers.reader import TailState, cursor_of_fd
+from gobtui.core.model import Provider, Transcript
 
 if TYPE_CHECKING:  # the package contract, for annotations (it names the rewriting stack)
-    from .interface import ProviderPackage
+    from gobtui.adapters.providers.interface import ProviderPackage
 
 _PACKAGES: dict[Provider, ProviderPackage] = {Provider.CLAUDE: claude, Provider.CODEX: codex}
 

@@ -7,8 +7,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...core.recall.delta import cursor_name, delta
-from ...core.recall.model import (
+from gobtui.adapters.recall.archive import open_archive
+from gobtui.adapters.recall.cursors import store_cursor, stored_cursor
+from gobtui.core.recall.delta import cursor_name, delta
+from gobtui.core.recall.model import (
     Arm,
     ContextPack,
     Delta,
@@ -19,9 +21,7 @@ from ...core.recall.model import (
     resolve_session,
     without_card_text,
 )
-from ...core.recall.pack import context_pack
-from .archive import open_archive
-from .cursors import store_cursor, stored_cursor
+from gobtui.core.recall.pack import context_pack
 
 
 def pack(

@@ -17,10 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import cast
 
-from ...core.model import Coverage, Provider, SessionSummary, SubagentRef
-from ..config.paths import Homes
-from ..providers.full_parse import gc_paused
-from ..providers.reader import (
+from gobtui.adapters.config.paths import Homes
+from gobtui.adapters.providers.full_parse import gc_paused
+from gobtui.adapters.providers.reader import (
     FileCursor,
     StateFor,
     TailStateFactory,
@@ -28,15 +27,16 @@ from ..providers.reader import (
     hint_cold_reads,
     open_cursor,
 )
-from ..providers.registry import state_class
-from .cache import CachedCursor, SummaryCache
-from .discovery import (
+from gobtui.adapters.providers.registry import state_class
+from gobtui.adapters.sessions.cache import CachedCursor, SummaryCache
+from gobtui.adapters.sessions.discovery import (
     DiscoveryReport,
     Found,
     KnownProvider,
     discover_path,
     scan_homes,
 )
+from gobtui.core.model import Coverage, Provider, SessionSummary, SubagentRef
 
 log = logging.getLogger(__name__)
 

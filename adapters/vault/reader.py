@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from ...core.limits import (
+from gobtui.adapters.vault import fs
+from gobtui.core.limits import (
     VAULT_AMBIGUOUS_SHOWN,
     VAULT_CHUNK_BYTES,
     VAULT_INDEX_MAX_BYTES,
@@ -27,7 +28,7 @@ from ...core.limits import (
     VAULT_PREFETCH_CHUNKS,
     VAULT_SHA_PREFIX_MIN_CHARS,
 )
-from ...core.vault_model import (
+from gobtui.core.vault_model import (
     DamagedSnapshot,
     IndexEntry,
     IndexView,
@@ -40,7 +41,6 @@ from ...core.vault_model import (
     read_index,
     require_sha256,
 )
-from . import fs
 
 
 class VaultLayout(Protocol):

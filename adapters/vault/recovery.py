@@ -11,9 +11,10 @@ import hashlib
 
 import orjson
 
-from ...core.card_text import CARD_PREFILTER, card_text_of
-from ...core.edits import DigestBlock
-from ...core.limits import (
+from gobtui.adapters.vault.vault import Vault
+from gobtui.core.card_text import CARD_PREFILTER, card_text_of
+from gobtui.core.edits import DigestBlock
+from gobtui.core.limits import (
     VAULT_QUERY_MAX_BYTES,
     VAULT_QUERY_MIN_BYTES,
     VAULT_READ_DEFAULT_BYTES,
@@ -24,7 +25,7 @@ from ...core.limits import (
     VAULT_SEARCH_DEFAULT_RESULTS,
     VAULT_SEARCH_MAX_RESULTS,
 )
-from ...core.vault_model import (
+from gobtui.core.vault_model import (
     RecallHit,
     RecallResult,
     RecordPage,
@@ -34,14 +35,13 @@ from ...core.vault_model import (
     VaultErrorCode,
     require_sha256,
 )
-from ...core.vault_records import (
+from gobtui.core.vault_records import (
     card_hits,
     count_string_matches,
     may_match,
     rank_recall,
     utf8_page,
 )
-from .vault import Vault
 
 
 def recall(

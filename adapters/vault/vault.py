@@ -39,7 +39,12 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from ...core.limits import (
+from gobtui.adapters.config.paths import data_dir
+from gobtui.adapters.files.atomic import fsync_dir, write_all
+from gobtui.adapters.files.private_fs import PrivateError, PrivateErrorCode, private_dir
+from gobtui.adapters.vault import fs
+from gobtui.adapters.vault.reader import VaultReader, io_errors
+from gobtui.core.limits import (
     VAULT_CHUNK_BYTES,
     VAULT_INDEX_LINE_MAX_BYTES,
     VAULT_INDEX_MAX_BYTES,
@@ -50,8 +55,8 @@ from ...core.limits import (
     VAULT_MAX_RECORDS,
     VAULT_TRANSCRIPT_MAX_BYTES,
 )
-from ...core.model import Provider
-from ...core.vault_model import (
+from gobtui.core.model import Provider
+from gobtui.core.vault_model import (
     IndexEntry,
     Manifest,
     RestoreReport,
@@ -64,12 +69,7 @@ from ...core.vault_model import (
     record_count_of,
     validate_entry,
 )
-from ...core.vault_records import diff_records, record_type
-from ..config.paths import data_dir
-from ..files.atomic import fsync_dir, write_all
-from ..files.private_fs import PrivateError, PrivateErrorCode, private_dir
-from . import fs
-from .reader import VaultReader, io_errors
+from gobtui.core.vault_records import diff_records, record_type
 
 if TYPE_CHECKING:
     pass

@@ -118,10 +118,15 @@ class RecallScreen(WorkerErrors, Screen[None]):
         if options.option_count:
             options.highlighted = 0
             if self._focus_results:  # a submitted query moves on to its results
-                options.focus()
-                self.call_after_refresh(self._render_title)  # (which then says `/`)
+                options.focus()  # (the title follows the focus: on_descendant_focus)
         self._focus_results = False
         self._render_title()
+
+    def on_descendant_focus(self) -> None:
+        """The title's `/ new query` says where the focus is: it follows it (a focus moves
+        after the refresh that asked for it, later still on a loaded machine)."""
+        if self.is_mounted:
+            self._render_title()
 
     @on(VaultFailed)
     def _failed(self, message: VaultFailed) -> None:

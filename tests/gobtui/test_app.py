@@ -30,9 +30,8 @@ from gobtui.run_settings import AppConfig
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.sessions_table import SessionsTable
+from tests.gobtui.conftest import FROZEN_NOW
 from tests.gobtui.pilot_helpers import Toasts, detail_text, plain, until
-
-from .conftest import FROZEN_NOW
 
 CLAUDE_FIXTURE = "claude/marot__spotter__short.jsonl"
 CODEX_FIXTURE = "codex/kvsankar__agent-history__session-01.jsonl"

@@ -42,9 +42,8 @@ from gobtui.screens.vault_records import RecordList, VaultRecordsScreen
 from gobtui.screens.vault_viewer import UNTRUSTED, RecordViewerScreen
 from gobtui.vault_rows import diff_order, entry_matches, type_counts
 from gobtui.widgets.publish_bar import PublishBar, PublishState
+from tests.gobtui.conftest import FROZEN_NOW
 from tests.gobtui.pilot_helpers import Toasts, detail_text, plain, select, until
-
-from .conftest import FROZEN_NOW
 
 OVER_TRIGGER = "ledgerly"  # the demo session the default policy plans (auto, a file plan)
 BELOW_TRIGGER = "spotlight-api"  # live, so auto asks the API to drop results (a control plan)

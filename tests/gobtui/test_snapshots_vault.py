@@ -23,9 +23,8 @@ from gobtui.screens.vault_diff import DiffSummaryScreen
 from gobtui.screens.vault_recall import RecallScreen
 from gobtui.screens.vault_records import VaultRecordsScreen
 from gobtui.screens.vault_viewer import RecordViewerScreen
+from tests.gobtui.conftest import FROZEN_NOW
 from tests.gobtui.pilot_helpers import until
-
-from .conftest import FROZEN_NOW
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 PROJECT = "ledgerly"

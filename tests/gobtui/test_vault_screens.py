@@ -20,10 +20,9 @@ from gobtui.core.model import Provider
 from gobtui.screens.vault_diff import ChangedList, DiffSummaryScreen
 from gobtui.screens.vault_records import RecordList, VaultRecordsScreen
 from gobtui.screens.vault_viewer import RecordViewerScreen
+from tests.gobtui.conftest import FROZEN_NOW
 from tests.gobtui.pilot_helpers import until
 from tests.gobtui.test_snapshots_vault import LEDGERLY, in_records, in_vault, settle, two_snapshots
-
-from .conftest import FROZEN_NOW
 
 SID = Path(LEDGERLY).stem
 HOSTILE = "\x1b[2J\x1b]0;pwned\x07 [bold red]not markup[/]"

@@ -111,3 +111,21 @@ def test_the_dashboard_starts_from_the_wheel_with_its_styles(wheel: Path, tmp_pa
     words = ran.stdout.split()
     assert words[0] == "rows" and int(words[1]) > 0, ran.stdout
     assert Path(words[3]) == site / "gobtui" / "styles" / "app.tcss" and words[4] == "True"
+
+
+def test_a_checkout_without_symlinks_says_so(tmp_path: Path) -> None:
+    """A clone whose links were written as files (core.symlinks=false) fails with a sentence
+    naming the cause, not with a puzzling import error."""
+    package = tmp_path / "gobtui"
+    package.mkdir()
+    shutil.copy(REPO / "gobtui" / "__init__.py", package / "__init__.py")
+    for name in ("core", "adapters", "styles"):
+        (package / name).write_text(f"../{name}")  # what git writes for a link it cannot make
+    ran = subprocess.run(
+        [sys.executable, "-c", "import gobtui.core.model"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )  # fmt: skip
+    assert ran.returncode != 0
+    last = ran.stderr.strip().splitlines()[-1]
+    assert "is a file, not a link to ../core" in last and "core.symlinks=true" in last

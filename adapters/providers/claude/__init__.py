@@ -7,31 +7,31 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ....core.model import Provider, Transcript
-from ...files.jsonl import Record
+from gobtui.adapters.files.jsonl import Record
+from gobtui.core.model import Provider, Transcript
 
 if TYPE_CHECKING:
-    from ..interface import RewriteHalf
-    from ..reader import TailState
+    from gobtui.adapters.providers.interface import RewriteHalf
+    from gobtui.adapters.providers.reader import TailState
 
 PROVIDER = Provider.CLAUDE
 BOUNDARY_MARKER = b'"compact_boundary"'
 
 
 def state_class() -> type[TailState]:
-    from .state import ClaudeState
+    from gobtui.adapters.providers.claude.state import ClaudeState
 
     return ClaudeState
 
 
 def parse_transcript(path: str) -> Transcript:
-    from . import parse
+    from gobtui.adapters.providers.claude import parse
 
     return parse.parse_transcript(path)
 
 
 def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcript | None:
-    from . import parse
+    from gobtui.adapters.providers.claude import parse
 
     return parse.parse_data(path, data, mtime_ns, part=part)
 
@@ -51,7 +51,7 @@ def live_head(_data: bytes) -> bytes:
 
 
 def rewrite_half() -> RewriteHalf:
-    from . import rewrite
+    from gobtui.adapters.providers.claude import rewrite
 
     return rewrite
 

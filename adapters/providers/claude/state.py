@@ -17,14 +17,18 @@ from typing import Any, ClassVar
 
 import orjson
 
-from ....core.card_text import card_text_of
-from ....core.limits import (
+from gobtui.adapters.files.jsonl import Loads, Record
+from gobtui.adapters.files.timefmt import parse_ts
+from gobtui.adapters.providers.claude.items import has_tool_result, user_text
+from gobtui.adapters.providers.full_parse import file_facts
+from gobtui.core.card_text import card_text_of
+from gobtui.core.limits import (
     COMPACTION_EVENTS_MAX,
     RECENT_LINK_WINDOW,
     TITLE_MAX_CHARS,
     USAGE_HISTORY_MAX,
 )
-from ....core.model import (
+from gobtui.core.model import (
     CompactionEvent,
     ContextComponents,
     ContextState,
@@ -35,11 +39,7 @@ from ....core.model import (
     UsageSample,
     claude_context_window,
 )
-from ....core.text import collapse
-from ...files.jsonl import Loads, Record
-from ...files.timefmt import parse_ts
-from ..full_parse import file_facts
-from .items import has_tool_result, user_text
+from gobtui.core.text import collapse
 
 Usage = tuple[int | None, int | None, int | None, int | None]
 """(input, cache_creation, cache_read, output): missing counts 0, null or odd is None."""

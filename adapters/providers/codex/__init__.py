@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ....core.model import Provider, Transcript
-from ...files.jsonl import Record, decode_line
+from gobtui.adapters.files.jsonl import Record, decode_line
+from gobtui.core.model import Provider, Transcript
 
 if TYPE_CHECKING:
-    from ..interface import RewriteHalf
-    from ..reader import TailState
+    from gobtui.adapters.providers.interface import RewriteHalf
+    from gobtui.adapters.providers.reader import TailState
 
 PROVIDER = Provider.CODEX
 BOUNDARY_MARKER = b'"compacted"'
@@ -22,19 +22,19 @@ _ROLLOUT_STAMP = re.compile(r"rollout-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d)-")
 
 
 def state_class() -> type[TailState]:
-    from .state import CodexState
+    from gobtui.adapters.providers.codex.state import CodexState
 
     return CodexState
 
 
 def parse_transcript(path: str) -> Transcript:
-    from . import parse
+    from gobtui.adapters.providers.codex import parse
 
     return parse.parse_transcript(path)
 
 
 def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcript | None:
-    from . import parse
+    from gobtui.adapters.providers.codex import parse
 
     return parse.parse_data(path, data, mtime_ns, part=part)
 
@@ -53,7 +53,7 @@ def live_head(data: bytes) -> bytes:
 
 
 def rewrite_half() -> RewriteHalf:
-    from . import rewrite
+    from gobtui.adapters.providers.codex import rewrite
 
     return rewrite
 

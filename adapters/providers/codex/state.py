@@ -12,9 +12,14 @@ import re
 from collections import deque
 from typing import Any, ClassVar
 
-from ....core.card_text import card_text_of
-from ....core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from ....core.model import (
+from gobtui.adapters.files.jsonl import Loads, Record
+from gobtui.adapters.files.timefmt import parse_ts
+from gobtui.adapters.providers.codex.items import content_text
+from gobtui.adapters.providers.codex.skim import tail_loads
+from gobtui.adapters.providers.full_parse import file_facts
+from gobtui.core.card_text import card_text_of
+from gobtui.core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
+from gobtui.core.model import (
     CompactionEvent,
     ContextComponents,
     ContextState,
@@ -24,12 +29,7 @@ from ....core.model import (
     TurnState,
     UsageSample,
 )
-from ....core.text import collapse
-from ...files.jsonl import Loads, Record
-from ...files.timefmt import parse_ts
-from ..full_parse import file_facts
-from .items import content_text
-from .skim import tail_loads
+from gobtui.core.text import collapse
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
