@@ -30,8 +30,8 @@ demo: $(RUN_STAMP)
 	$(BIN)/gobtui --demo
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check core adapters gobtui tests bench
-	$(BIN)/ruff format --check core adapters gobtui tests bench
+	$(BIN)/ruff check core adapters gobtui tests bench screenshots
+	$(BIN)/ruff format --check core adapters gobtui tests bench screenshots
 	$(BIN)/mypy
 
 test: lint
@@ -43,7 +43,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python -m bench.more
 
 screenshots: $(DEV_STAMP)
-	$(BIN)/python -m gobtui.screenshots screenshots
+	$(BIN)/python screenshots/render.py screenshots
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

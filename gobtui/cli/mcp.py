@@ -26,7 +26,7 @@ def register(
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from gobtui.mcp_server import build_server, print_config  # the SDK loads only here
+    from gobtui.cli.mcp_server import build_server, print_config  # the SDK loads only here
 
     if args.print_config:
         for line in print_config():

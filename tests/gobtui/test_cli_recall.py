@@ -300,7 +300,7 @@ async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
 def test_an_untrusted_cursor_file_is_a_tool_error_not_a_crash(
     forks: dict[Provider, dict[str, Any]], tmp_path: Path
 ) -> None:
-    from gobtui.mcp_server import ToolError, delta
+    from gobtui.cli.mcp_server import ToolError, delta
 
     elsewhere = tmp_path / "planted.json"
     elsewhere.write_text('{"cursors": []}')

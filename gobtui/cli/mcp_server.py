@@ -9,7 +9,7 @@ records exist only with it.
 
 A tool's failure (an unknown session, a bad argument) is a tool error with one line; a
 malformed request is the SDK's protocol error, and a line that is no JSON-RPC message at all
-is answered with its own (gobtui.mcp_stdio). stdout is the protocol: nothing here prints.
+is answered with its own (gobtui.cli.mcp_stdio). stdout is the protocol: nothing here prints.
 """
 
 from __future__ import annotations
@@ -370,10 +370,10 @@ class StrictServer(MCPServer):
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio transport, reading a stdin that answers what is not JSON-RPC
-        (gobtui.mcp_stdio) instead of dropping it; stdout is the SDK's, claimed as it does."""
+        (gobtui.cli.mcp_stdio) instead of dropping it; stdout is the SDK's, claimed as it does."""
         from mcp.server.stdio import stdio_server
 
-        from gobtui.mcp_stdio import CheckedStdin, claimed_stdin
+        from gobtui.cli.mcp_stdio import CheckedStdin, claimed_stdin
 
         with claimed_stdin() as raw:
             stdin = CheckedStdin(raw)
