@@ -186,7 +186,7 @@ class SessionSummary:
     turn: TurnState | None = None
     """Who is up at the end of the file (None: no conversational record seen)."""
     has_state_card: bool = False
-    """The file holds a state card (core.vault_records.card_text_of): a compacted fork gobtui
+    """The file holds a state card (its provider package's card_text): a compacted fork gobtui
     (or the reference) published, known as one without its receipt."""
     lifetime: ContextComponents | None = None
     """Tokens of every response the file records, summed (what the session cost, not what

@@ -51,6 +51,11 @@ class ProviderPackage(Protocol):
 
     def rewrite_half(self) -> RewriteHalf: ...
 
+    def card_text(self, record: Record) -> str | None:
+        """The state-card text the record carries (a card gobtui or the reference wrote, in
+        this provider's shape), or None for any other record, lookalikes included."""
+        ...
+
     def fork_path(self, source: Path, session_id: str, now: float) -> Path:
         """Where a fork of `source` under `session_id` goes (beside it, named as the client
         names its files), the same path whenever the same operation runs."""

@@ -52,7 +52,7 @@ def open_archive(vault: Vault | None = None, root: Path | None = None) -> Iterat
         for entry in entries:
             sha = entry.sha256
             if (noted is None or sha not in noted) and sha not in fresh:
-                fresh[sha] = cards_in(reader, sha)
+                fresh[sha] = cards_in(reader, sha, entry.provider)
         if noted is not None and (fresh or found.rejected):
             note(path, fresh, rewrite=bool(found.rejected))
         known = (noted or {}) | fresh

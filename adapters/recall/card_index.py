@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,10 +24,12 @@ from pydantic import ValidationError
 from gobtui.adapters.files.atomic import replace_private
 from gobtui.adapters.files.private_fs import PrivateError, open_private
 from gobtui.adapters.files.state_lock import state_locked
+from gobtui.adapters.providers.registry import provider_of
 from gobtui.adapters.vault.reader import VaultReader
 from gobtui.adapters.vault.vault import Vault
-from gobtui.core.card_text import CARD_PREFILTER, card_text_of
+from gobtui.core.card_text import CARD_PREFILTER
 from gobtui.core.edits import DigestBlock
+from gobtui.core.model import Provider
 from gobtui.core.vault_model import VaultError
 
 log = logging.getLogger(__name__)
@@ -124,14 +126,16 @@ def note(path: Path, fresh: Noted, *, rewrite: bool = False, drop: Iterable[str]
         log.warning("card index not written: %s", error)
 
 
-def cards_in(reader: VaultReader, sha: str) -> Cards:
-    """The cards snapshot `sha` holds, read (verified) from the vault."""
+def cards_in(reader: VaultReader, sha: str, provider: Provider) -> Cards:
+    """The cards snapshot `sha` (a transcript of `provider`) holds, read (verified) from the
+    vault."""
+    card_text = provider_of(provider).card_text
     cards: Cards = []
     for index, line in reader.records(sha):
         if CARD_PREFILTER not in line:
             continue
         try:
-            text = card_text_of(orjson.loads(line))
+            text = card_text(orjson.loads(line))
         except orjson.JSONDecodeError:
             continue
         card = DigestBlock.parse(text) if text is not None else None
@@ -140,11 +144,11 @@ def cards_in(reader: VaultReader, sha: str) -> Cards:
     return cards
 
 
-def _derived(reader: VaultReader, sha: str) -> Cards | None:
+def _derived(reader: VaultReader, sha: str, provider: Provider) -> Cards | None:
     """The snapshot's cards; None when it is damaged (reported as such by the deep check,
     and never served: a pack naming it fails closed)."""
     try:
-        return cards_in(reader, sha)
+        return cards_in(reader, sha, provider)
     except VaultError as error:
         if not error.damaged:
             raise
@@ -167,15 +171,17 @@ class CardIndexCheck:
         return bool(self.rejected or self.mismatched)
 
 
-def check_card_index(reader: VaultReader, path: Path, snapshots: Iterable[str]) -> CardIndexCheck:
+def check_card_index(
+    reader: VaultReader, path: Path, snapshots: Mapping[str, Provider]
+) -> CardIndexCheck:
     """Every line re-derived from its snapshot; lines that do not match are dropped (the
     index is rewritten from what does), so what the check found is what the next pack serves."""
     found = read_index(path)
     noted = found.noted or {}
-    present = set(snapshots)
+    present = snapshots
     mismatched: set[str] = set()
     for sha in noted.keys() & present:
-        derived = _derived(reader, sha)
+        derived = _derived(reader, sha, present[sha])
         if derived is not None and derived != noted[sha]:
             mismatched.add(sha)
     if mismatched or found.rejected:
@@ -191,5 +197,5 @@ def check_card_index(reader: VaultReader, path: Path, snapshots: Iterable[str]) 
 def check_vault_card_index(vault: Vault) -> CardIndexCheck:
     """check_card_index for the card index beside `vault` (in the same data folder)."""
     with vault.reading() as reader:
-        present = {entry.sha256 for entry in reader.entries()}
+        present = {entry.sha256: entry.provider for entry in reader.entries()}
         return check_card_index(reader, vault.root.parent / CARD_INDEX_FILE, present)

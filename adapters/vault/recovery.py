@@ -11,8 +11,9 @@ import hashlib
 
 import orjson
 
+from gobtui.adapters.providers.registry import provider_of
 from gobtui.adapters.vault.vault import Vault
-from gobtui.core.card_text import CARD_PREFILTER, card_text_of
+from gobtui.core.card_text import CARD_PREFILTER
 from gobtui.core.edits import DigestBlock
 from gobtui.core.limits import (
     VAULT_QUERY_MAX_BYTES,
@@ -25,6 +26,7 @@ from gobtui.core.limits import (
     VAULT_SEARCH_DEFAULT_RESULTS,
     VAULT_SEARCH_MAX_RESULTS,
 )
+from gobtui.core.model import Provider
 from gobtui.core.vault_model import (
     RecallHit,
     RecallResult,
@@ -82,7 +84,7 @@ def recall(
             for index, line in reader.records(entry.sha256):
                 if CARD_PREFILTER not in line:
                     continue
-                card = _card_of(line)
+                card = _card_of(line, entry.provider)
                 if card is None:
                     continue
                 if not with_text:
@@ -114,12 +116,12 @@ def recall(
     )
 
 
-def _card_of(line: bytes) -> DigestBlock | None:
+def _card_of(line: bytes, provider: Provider) -> DigestBlock | None:
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    text = card_text_of(record)
+    text = provider_of(provider).card_text(record)
     return DigestBlock.parse(text) if text is not None else None
 
 

@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from gobtui.core.card_text import card_text_of
-from gobtui.core.edits import CARD_MARKER, REFERENCE_CARD_MARKER, DigestBlock
+from gobtui.core.edits import DigestBlock
 from gobtui.core.limits import VAULT_CHUNK_BYTES, VAULT_INDEX_LINE_MAX_BYTES
 from gobtui.core.model import Provider
 from gobtui.core.vault_model import (
@@ -318,49 +317,6 @@ CARD = DigestBlock(
     current_work="recall",
     covers_items=12,
 )
-
-
-def test_card_text_of_reads_the_three_places_cards_live() -> None:
-    text = CARD.render()
-    claude = {"type": "user", "message": {"role": "user", "content": text}}
-    codex = {
-        "type": "response_item",
-        "payload": {"type": "message", "role": "user", "content": [
-            {"type": "input_image"}, {"type": "input_text", "text": text}]},
-    }  # fmt: skip
-    compacted = {
-        "type": "compacted",
-        "payload": {"message": "", "replacement_history": [
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]},
-        ]},
-    }  # fmt: skip
-    for record in (claude, codex, compacted):
-        assert card_text_of(record) == text
-        assert DigestBlock.parse(text) == CARD
-    reference = text.replace(CARD_MARKER, REFERENCE_CARD_MARKER)
-    assert card_text_of({"type": "user", "message": {"content": reference}}) == reference
-
-
-def test_card_lookalikes_are_not_cards() -> None:
-    text = CARD.render()
-    assistant = {"type": "assistant", "message": {"content": text}}
-    codex_assistant = {
-        "type": "response_item",
-        "payload": {"type": "message", "role": "assistant",
-                    "content": [{"type": "input_text", "text": text}]},
-    }  # fmt: skip
-    second_item = {
-        "type": "compacted",
-        "payload": {"replacement_history": [
-            {"content": [{"type": "input_text", "text": "hello"}]},
-            {"content": [{"type": "input_text", "text": text}]},
-        ]},
-    }  # fmt: skip
-    quoted = {"type": "user", "message": {"content": "see: " + text}}
-    blocks = {"type": "user", "message": {"content": [{"type": "text", "text": text}]}}
-    for record in (assistant, codex_assistant, second_item, quoted, blocks, "text"):
-        assert card_text_of(record) is None
 
 
 def test_card_hits_are_case_insensitive_over_every_field() -> None:

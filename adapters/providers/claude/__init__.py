@@ -59,3 +59,10 @@ def rewrite_half() -> RewriteHalf:
 def fork_path(source: Path, session_id: str, _now: float) -> Path:
     """`<id>.jsonl` beside the source, as Claude Code names a session's file."""
     return source.with_name(f"{session_id}.jsonl")
+
+
+def card_text(record: Record) -> str | None:
+    """The state-card text `record` carries, or None (see .cards)."""
+    from gobtui.adapters.providers.claude.cards import card_text as of
+
+    return of(record)

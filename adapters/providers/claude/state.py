@@ -19,9 +19,9 @@ import orjson
 
 from gobtui.adapters.files.jsonl import Loads, Record
 from gobtui.adapters.files.timefmt import parse_ts
+from gobtui.adapters.providers.claude.cards import card_text as card_text_of
 from gobtui.adapters.providers.claude.items import has_tool_result, user_text
 from gobtui.adapters.providers.full_parse import file_facts
-from gobtui.core.card_text import card_text_of
 from gobtui.core.limits import (
     COMPACTION_EVENTS_MAX,
     RECENT_LINK_WINDOW,

@@ -72,3 +72,10 @@ def fork_path(source: Path, session_id: str, now: float) -> Path:
         if existing.is_file() and not existing.is_symlink():
             return existing
     return source.with_name(f"rollout-{stamp}-{session_id}.jsonl")
+
+
+def card_text(record: Record) -> str | None:
+    """The state-card text `record` carries, or None (see .cards)."""
+    from gobtui.adapters.providers.codex.cards import card_text as of
+
+    return of(record)

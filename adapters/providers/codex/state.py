@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 from gobtui.adapters.files.jsonl import Loads, Record
 from gobtui.adapters.files.timefmt import parse_ts
+from gobtui.adapters.providers.codex.cards import card_text as card_text_of
 from gobtui.adapters.providers.codex.items import content_text
 from gobtui.adapters.providers.codex.skim import tail_loads
 from gobtui.adapters.providers.full_parse import file_facts
-from gobtui.core.card_text import card_text_of
 from gobtui.core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from gobtui.core.model import (
     CompactionEvent,
