@@ -3,7 +3,7 @@ records they came from, turned into entries in file order (a prompt, an answer, 
 its result, thinking, injected context, a compaction), and a literal search over them.
 
 Pure: the caller reads the file and parses it (adapters.providers), then hands each item
-with its decoded record to a ConversationBuilder, which keeps only the entries (never the
+with its decoded record to its provider's builder (an EntryWriter), which keeps only the entries (never the
 records: a big session's records would not fit). Every string an entry holds went through
 core.sanitize (one_line for a header, terminal_safe for a body), so a widget may draw it as
 it is, as Rich Text.
@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from gobtui.core.limits import SUMMARY_MAX_CHARS
-from gobtui.core.model import Provider, TranscriptItem
+from gobtui.core.model import TranscriptItem
 from gobtui.core.sanitize import one_line, terminal_safe
 from gobtui.core.text import collapse
 
@@ -178,20 +178,10 @@ def short_args(value: Any) -> str:
                 return _words(arg)
         return _compact_json(value)
     if isinstance(value, str):
-        return _patch_files(value) or value
+        return value
     if isinstance(value, list):
         return _words(value)
     return "" if value is None else _compact_json(value)
-
-
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
-
-
-def _patch_files(text: str) -> str:
-    """The files an apply_patch body names (`*** Update File: path`), or ""."""
-    if not text.startswith("*** Begin Patch"):
-        return ""
-    return "; ".join(dict.fromkeys(m.group(1).strip() for m in _PATCH_FILE.finditer(text)))
 
 
 def input_body(value: Any) -> str:
@@ -210,17 +200,7 @@ def input_body(value: Any) -> str:
     return "\n".join(lines)
 
 
-def _decoded(arguments: Any) -> Any:
-    """A Codex call's arguments: a JSON string decoded, anything else as it is."""
-    if isinstance(arguments, str) and arguments.lstrip().startswith(("{", "[")):
-        try:
-            return orjson.loads(arguments)
-        except orjson.JSONDecodeError:
-            return arguments
-    return arguments
-
-
-def _block_texts(blocks: Any, types: frozenset[str]) -> str:
+def block_texts(blocks: Any, types: frozenset[str]) -> str:
     """The text of a content list (text blocks of `types`; an image as [image])."""
     if isinstance(blocks, str):
         return blocks
@@ -239,9 +219,6 @@ def _block_texts(blocks: Any, types: frozenset[str]) -> str:
     return "\n".join(texts)
 
 
-_CLAUDE_TEXT = frozenset({"text"})
-_CODEX_TEXT = frozenset({"input_text", "output_text", "text"})
-_CODEX_REASONING = frozenset({"summary_text", "reasoning_text", "text"})
 _INJECTED = (
     "<environment_context>",
     "<user_instructions>",
@@ -255,13 +232,12 @@ _INJECTED = (
 )
 _EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code) (-?\d+)")
 _PREAMBLES = ("Exit code:", "Chunk ID:", "Process exited", "Command:")
-_QUIET_SYSTEM = frozenset({"turn_duration", "stop_hook_summary"})
 
 
 _LINE_NUMBER = re.compile(r"\s*\d+(?:→|\t)")
 
 
-def _said(text: str) -> str:
+def said(text: str) -> str:
     """A tool output's first line with something on it, after a Read's line number."""
     for line in text[:_FIRST_LINE_SCAN].split("\n")[:20]:
         numbered = _LINE_NUMBER.match(line)
@@ -271,7 +247,7 @@ def _said(text: str) -> str:
     return first_line(text)
 
 
-def _output_part(text: str) -> str:
+def output_part(text: str) -> str:
     """A Codex shell output after its preamble (exit code, wall time ... `Output:`)."""
     if text.startswith(_PREAMBLES):
         at = text.find("\nOutput:\n", 0, 600)
@@ -280,7 +256,7 @@ def _output_part(text: str) -> str:
     return text
 
 
-def _failed_output(text: str) -> bool:
+def failed_output(text: str) -> bool:
     """A Codex output whose head reports a non-zero exit."""
     found = _EXIT_CODE.search(text[:400])
     return found is not None and found.group(1) != "0"
@@ -290,19 +266,17 @@ def _failed_output(text: str) -> bool:
 
 
 @dataclass(slots=True)
-class ConversationBuilder:
-    """Fed each item with its record in file order (`add`); `entries` is the conversation."""
+class EntryWriter:
+    """What every provider's conversation writes entries with. A provider's own builder
+    (adapters.providers.<name>.conversation) reads its records and calls these; fed each
+    item with its record in file order (`add`), `entries` is the conversation."""
 
-    provider: Provider
     entries: list[Entry] = field(default_factory=list)
     _tools: dict[str, str] = field(default_factory=dict)
     """call id -> tool name, to name each result."""
 
     def add(self, item: TranscriptItem, record: Record) -> None:
-        if self.provider is Provider.CLAUDE:
-            self._claude(item, record)
-        else:
-            self._codex(item, record)
+        raise NotImplementedError
 
     def _emit(
         self, kind: EntryKind, header: str, body: str, line: int, error: bool = False
@@ -317,24 +291,28 @@ class ConversationBuilder:
             return
         self._emit(kind, first_line(text), text, line)
 
-    def _call(self, line: int, call_id: Any, name: Any, tool_input: Any) -> None:
+    def _call(
+        self, line: int, call_id: Any, name: Any, tool_input: Any, shown: str | None = None
+    ) -> None:
+        """A tool call; its header shows `shown` (what the provider knows its input to say,
+        say the files a patch touches), else short_args of its input."""
         name = name if isinstance(name, str) and name else "tool"
         if isinstance(call_id, str) and call_id:
             self._tools[call_id] = name
-        args = header_line(short_args(tool_input), ARGS_MAX_CHARS)
+        args = header_line(shown or short_args(tool_input), ARGS_MAX_CHARS)
         self._emit(EntryKind.TOOL_CALL, f"{name}({args})", input_body(tool_input), line)
 
     def _result(self, line: int, call_id: Any, text: str, error: bool) -> None:
         name = self._tools.get(call_id, "tool") if isinstance(call_id, str) else "tool"
         shown = text.rstrip()
         lines = shown.lstrip("\n").count("\n") + 1 if shown else 0
-        said = _said(_output_part(text))
+        gist = said(output_part(text))
         if lines == 0:
             what = "(no output)"
         elif lines == 1:
-            what = said
+            what = gist
         else:
-            what = f"{lines:,} lines · {said}"
+            what = f"{lines:,} lines · {gist}"
         mark = "✗" if error else "⇒"
         self._emit(EntryKind.TOOL_RESULT, f"{name} {mark} {what}", text, line, error)
 
@@ -342,189 +320,6 @@ class ConversationBuilder:
         said = first_line(text).strip("*").strip()  # (a Codex summary opens with **a title**)
         header = f"{label} · {said}" if said else label
         self._emit(EntryKind.THINKING, header, text, line)
-
-    # --- Claude Code ---------------------------------------------------------------------------
-
-    def _claude(self, item: TranscriptItem, record: Record) -> None:
-        line = item.line_index
-        rtype = record.get("type")
-        if rtype == "assistant" or rtype == "user":
-            message = record.get("message")
-            content = message.get("content") if isinstance(message, dict) else None
-            if rtype == "assistant":
-                self._claude_assistant(line, content)
-            else:
-                self._claude_user(line, record, content)
-        elif rtype == "system":
-            self._claude_system(line, record)
-        elif rtype == "tool_use":  # schema drift: the record is the call
-            self._call(line, record.get("id"), record.get("name"), record.get("input"))
-        elif rtype == "tool_result":
-            output = record.get("content", record.get("output"))
-            text = _block_texts(output, _CLAUDE_TEXT)
-            self._result(line, record.get("tool_use_id"), text, record.get("is_error") is True)
-
-    def _claude_assistant(self, line: int, content: Any) -> None:
-        if isinstance(content, str):
-            self._message(EntryKind.ASSISTANT, content, line)
-            return
-        texts: list[str] = []  # adjacent text blocks make one answer
-
-        def flush() -> None:
-            if texts:
-                self._message(EntryKind.ASSISTANT, "\n\n".join(texts), line)
-                texts.clear()
-
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict):
-                continue
-            btype = block.get("type")
-            if btype == "text" and isinstance(block.get("text"), str):
-                texts.append(block["text"])
-                continue
-            flush()
-            if btype == "tool_use":
-                self._call(line, block.get("id"), block.get("name"), block.get("input"))
-            elif btype == "thinking":
-                thought = block.get("thinking")
-                self._thinking(line, thought if isinstance(thought, str) else "")
-            elif btype == "redacted_thinking":
-                self._thinking(line, "", "thinking (redacted)")
-        flush()
-
-    def _claude_user(self, line: int, record: Record, content: Any) -> None:
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    text = _block_texts(block.get("content"), _CLAUDE_TEXT)
-                    error = block.get("is_error") is True
-                    self._result(line, block.get("tool_use_id"), text, error)
-            blocks = [b for b in content if isinstance(b, dict) and b.get("type") != "tool_result"]
-            text = _block_texts(blocks, _CLAUDE_TEXT)
-        else:
-            text = content if isinstance(content, str) else ""
-        if not text.strip():
-            return
-        if record.get("isCompactSummary") is True:
-            self._emit(EntryKind.CONTEXT, f"compaction summary · {first_line(text)}", text, line)
-        elif record.get("isMeta") is True:
-            self._emit(EntryKind.CONTEXT, f"meta · {first_line(text)}", text, line)
-        else:
-            self._message(EntryKind.USER, text, line)
-
-    def _claude_system(self, line: int, record: Record) -> None:
-        subtype = record.get("subtype")
-        if subtype in _QUIET_SYSTEM:
-            return
-        content = record.get("content")
-        text = content if isinstance(content, str) else ""
-        if subtype == "compact_boundary":
-            meta = record.get("compactMetadata")
-            meta = meta if isinstance(meta, dict) else {}
-            words = ["compacted"]
-            if isinstance(meta.get("trigger"), str):
-                words.append(meta["trigger"])
-            pre = meta.get("preTokens")
-            if isinstance(pre, int) and not isinstance(pre, bool):
-                words.append(f"{pre:,} tokens before")
-            self._emit(EntryKind.NOTICE, " · ".join(words), "", line)
-            return
-        label = subtype if isinstance(subtype, str) and subtype else "system"
-        header = f"{label} · {first_line(text)}" if text.strip() else label
-        body = text if "\n" in text.strip() or len(text) > HEADER_MAX_CHARS else ""
-        self._emit(EntryKind.NOTICE, header, body, line)
-
-    # --- Codex -----------------------------------------------------------------------------------
-
-    def _codex(self, item: TranscriptItem, record: Record) -> None:
-        line = item.line_index
-        payload = record.get("payload")
-        if not isinstance(payload, dict):
-            return
-        if record.get("type") == "compacted":
-            message = payload.get("message")
-            text = message if isinstance(message, str) else ""
-            header = f"compacted · {first_line(text)}" if text.strip() else "compacted"
-            self._emit(EntryKind.NOTICE, header, text if "\n" in text.strip() else "", line)
-            return
-        ptype = payload.get("type")
-        if ptype == "message":
-            role = payload.get("role")
-            text = _block_texts(payload.get("content"), _CODEX_TEXT)
-            if role == "assistant":
-                self._message(EntryKind.ASSISTANT, text, line)
-            elif role == "user":
-                self._message(EntryKind.USER, text, line)
-            elif text.strip():
-                who = role if isinstance(role, str) and role else "system"
-                self._emit(EntryKind.CONTEXT, f"{who} · {first_line(text)}", text, line)
-        elif ptype == "agent_message":
-            message = payload.get("message", payload.get("content"))
-            self._message(EntryKind.ASSISTANT, _block_texts(message, _CODEX_TEXT), line)
-        elif ptype == "reasoning":
-            self._codex_reasoning(line, payload)
-        elif ptype in ("function_call", "custom_tool_call", "local_shell_call"):
-            self._codex_call(line, item, payload)
-        elif ptype in ("function_call_output", "custom_tool_call_output"):
-            self._codex_output(line, payload)
-        elif ptype == "web_search_call":
-            action = payload.get("action")
-            query = action.get("query") if isinstance(action, dict) else None
-            self._call(line, None, "web_search", query if isinstance(query, str) else action)
-
-    def _codex_reasoning(self, line: int, payload: Record) -> None:
-        parts = [_block_texts(payload.get(key), _CODEX_REASONING) for key in ("summary", "content")]
-        text = "\n\n".join(part for part in parts if part.strip())
-        if text:
-            self._thinking(line, text, "reasoning")
-            return
-        hidden = payload.get("encrypted_content")
-        size = len(hidden) if isinstance(hidden, str) else 0
-        self._thinking(line, "", f"reasoning (encrypted, {size:,} bytes)" if size else "reasoning")
-
-    def _codex_call(self, line: int, item: TranscriptItem, payload: Record) -> None:
-        call_id = _codex_call_id(payload)
-        if payload.get("type") == "local_shell_call":
-            action = payload.get("action")
-            command = action.get("command") if isinstance(action, dict) else None
-            name = item.label or "shell"
-            self._call(line, call_id, name, {"command": command} if command else action)
-            return
-        args = payload.get("arguments")
-        tool_input = _decoded(args) if args is not None else payload.get("input")
-        self._call(line, call_id, payload.get("name"), tool_input)
-
-    def _codex_output(self, line: int, payload: Record) -> None:
-        output = payload.get("output")
-        error = False
-        if isinstance(output, str) and output.startswith('{"output":'):
-            wrapped = _decoded(output)  # a custom tool's output: {"output": ..., "metadata"}
-            if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
-                output = wrapped["output"]
-                meta = wrapped.get("metadata")
-                code = meta.get("exit_code") if isinstance(meta, dict) else None
-                error = isinstance(code, int) and code != 0
-        text = _block_texts(output, _CODEX_TEXT)
-        error = error or _failed_output(text)
-        self._result(line, _codex_call_id(payload), text, error)
-
-
-def _codex_call_id(payload: Record) -> str | None:
-    for key in ("call_id", "tool_call_id", "id"):
-        value = payload.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def build_conversation(
-    provider: Provider, pairs: Iterable[tuple[TranscriptItem, Record]]
-) -> list[Entry]:
-    """The entries of (item, record) pairs in file order."""
-    builder = ConversationBuilder(provider)
-    for item, record in pairs:
-        builder.add(item, record)
-    return builder.entries
 
 
 # --- figures, search, movement -----------------------------------------------------------------

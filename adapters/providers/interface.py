@@ -14,6 +14,7 @@ from gobtui.core.model import ItemKind, Provider, Transcript
 
 if TYPE_CHECKING:  # annotations only: a summary reader never loads the rewriting stack
     from gobtui.adapters.providers.rewrite_records import ForkUsage, StubMaker
+    from gobtui.core.conversation import EntryWriter
 
 
 class ProviderPackage(Protocol):
@@ -54,6 +55,11 @@ class ProviderPackage(Protocol):
     def card_text(self, record: Record) -> str | None:
         """The state-card text the record carries (a card gobtui or the reference wrote, in
         this provider's shape), or None for any other record, lookalikes included."""
+        ...
+
+    def conversation_builder(self) -> EntryWriter:
+        """A fresh builder of this provider's conversation entries: fed each item with its
+        record in file order (`add`), its `entries` are the session as one reads it."""
         ...
 
     def fork_path(self, source: Path, session_id: str, now: float) -> Path:

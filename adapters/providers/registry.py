@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from gobtui.adapters.providers import claude, codex
 from gobtui.adapters.providers.reader import TailState, cursor_of_fd
-from gobtui.core.model import Provider, Transcript
+from gobtui.core.conversation import Entry, Record
+from gobtui.core.model import Provider, Transcript, TranscriptItem
 
 if TYPE_CHECKING:  # the package contract, for annotations (it names the rewriting stack)
     from gobtui.adapters.providers.interface import ProviderPackage
@@ -53,3 +55,13 @@ def sniff_record(record: dict[str, Any]) -> Provider | None:
     if record.get("type") in {"user", "assistant", "summary", "file-history-snapshot"}:
         return Provider.CLAUDE
     return None
+
+
+def build_conversation(
+    provider: Provider, pairs: Iterable[tuple[TranscriptItem, Record]]
+) -> list[Entry]:
+    """The conversation entries of (item, record) pairs in file order."""
+    builder = provider_of(provider).conversation_builder()
+    for item, record in pairs:
+        builder.add(item, record)
+    return builder.entries

@@ -28,10 +28,9 @@ from gobtui import format as fmt
 from gobtui.adapters.files.jsonl import Record
 from gobtui.adapters.files.regular import regular_file
 from gobtui.adapters.providers.full_parse import feed_all, memory_chunks
-from gobtui.adapters.providers.registry import parse_data
+from gobtui.adapters.providers.registry import parse_data, provider_of
 from gobtui.core.board import project_name
 from gobtui.core.conversation import (
-    ConversationBuilder,
     Entry,
     SearchResult,
     counts,
@@ -78,7 +77,7 @@ def read_conversation(summary: SessionSummary) -> list[Entry]:
     if transcript is None:  # (a whole file is always parsed)
         raise ConversationError("the transcript could not be parsed")
     items = {item.line_index: item for item in transcript.items}
-    builder = ConversationBuilder(summary.provider)
+    builder = provider_of(summary.provider).conversation_builder()
 
     def take(index: int, _length: int, record: Record) -> None:
         item = items.get(index)

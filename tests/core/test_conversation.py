@@ -6,6 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from gobtui.adapters.providers.registry import build_conversation as build
 from gobtui.adapters.providers.registry import parse_data
 from gobtui.core.conversation import (
     BODY_MAX_CHARS,
@@ -17,9 +18,6 @@ from gobtui.core.conversation import (
     input_body,
     search,
     step_match,
-)
-from gobtui.core.conversation import (
-    build_conversation as build,
 )
 from gobtui.core.model import Provider
 from tests.corpus.claude import ClaudeSession, stable_uuid

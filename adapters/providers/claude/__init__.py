@@ -13,6 +13,7 @@ from gobtui.core.model import Provider, Transcript
 if TYPE_CHECKING:
     from gobtui.adapters.providers.interface import RewriteHalf
     from gobtui.adapters.providers.reader import TailState
+    from gobtui.core.conversation import EntryWriter
 
 PROVIDER = Provider.CLAUDE
 BOUNDARY_MARKER = b'"compact_boundary"'
@@ -66,3 +67,10 @@ def card_text(record: Record) -> str | None:
     from gobtui.adapters.providers.claude.cards import card_text as of
 
     return of(record)
+
+
+def conversation_builder() -> EntryWriter:
+    """A fresh builder of this provider's conversation entries (see .conversation)."""
+    from gobtui.adapters.providers.claude.conversation import ClaudeConversation
+
+    return ClaudeConversation()

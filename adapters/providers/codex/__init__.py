@@ -15,6 +15,7 @@ from gobtui.core.model import Provider, Transcript
 if TYPE_CHECKING:
     from gobtui.adapters.providers.interface import RewriteHalf
     from gobtui.adapters.providers.reader import TailState
+    from gobtui.core.conversation import EntryWriter
 
 PROVIDER = Provider.CODEX
 BOUNDARY_MARKER = b'"compacted"'
@@ -79,3 +80,10 @@ def card_text(record: Record) -> str | None:
     from gobtui.adapters.providers.codex.cards import card_text as of
 
     return of(record)
+
+
+def conversation_builder() -> EntryWriter:
+    """A fresh builder of this provider's conversation entries (see .conversation)."""
+    from gobtui.adapters.providers.codex.conversation import CodexConversation
+
+    return CodexConversation()
