@@ -26,7 +26,7 @@ WATCH_CHILD = """
 import json, sys, time
 from gobtui.adapters.config.paths import resolve_homes
 from gobtui.core.limits import WATCH_INTERVAL_SECS
-from gobtui.watching import HeadlessWatch, WatchSettings
+from gobtui.services.watching import HeadlessWatch, WatchSettings
 homes = resolve_homes(sys.argv[1], sys.argv[2])
 watch = HeadlessWatch(homes, WatchSettings(dry_run=True, all_sessions=True))
 started = time.perf_counter()

@@ -31,7 +31,7 @@ from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES
 from gobtui.core.strategies.common import candidates
-from gobtui.planning_state import PreviewPlanner
+from gobtui.services.planning_state import PreviewPlanner
 
 POLICY = PolicyConfig(trigger_tokens=20_000, floor_tokens=5_000)
 PARSE_RUNS = 3

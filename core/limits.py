@@ -301,7 +301,7 @@ VERIFY_MAX_RECORDS = 100_000
 VERIFY_MAX_CONTEXT_ITEMS = 100_000
 """Codex: a replacement_history, and the effective context, hold at most this many items."""
 
-# --- plan preview and record diff (gobtui/diff_model.py, gobtui/screens/record_diff.py) ---
+# --- plan preview and record diff (gobtui/view_models/diff_model.py, gobtui/screens/record_diff.py) ---
 DIFF_STRING_MAX_CHARS = 400
 """A JSON string longer than this is cut for display (with its length and a digest)."""
 DIFF_MAX_LINES = 20_000

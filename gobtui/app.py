@@ -24,7 +24,6 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import get_current_worker
 
-from gobtui import format as fmt
 from gobtui.adapters.config.paths import Homes, cache_dir, resolve_homes
 from gobtui.adapters.providers.full_parse import gc_paused
 from gobtui.adapters.publish.receipt_feed import ReceiptFeed
@@ -50,13 +49,14 @@ from gobtui.messages import (
     SessionsChanged,
     SessionsScanned,
 )
-from gobtui.published_forks import CARD_FORK_LABEL, COPY_LABEL, PublishedForks, twin_of
 from gobtui.publishing import PublishController
 from gobtui.resume import ClientRunner, resume_of, run_client
 from gobtui.run_settings import AppConfig
 from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
 from gobtui.screens.worker_errors import WorkerErrors, screen_work
+from gobtui.services.published_forks import CARD_FORK_LABEL, COPY_LABEL, PublishedForks, twin_of
+from gobtui.view_models import format as fmt
 
 if TYPE_CHECKING:  # the demo generator is imported only when a demo runs
     from gobtui.adapters.config.ui_state import RememberedChoices
@@ -127,7 +127,7 @@ class GobtuiApp(WorkerErrors, App[None]):
         self.publishing = PublishController(self, self)
         """Apply and undo: plans, confirms, publishes forks, keeps the last receipts."""
         self.forks = PublishedForks()
-        """The forks gobtui published: their rows say so (gobtui.published_forks)."""
+        """The forks gobtui published: their rows say so (gobtui.services.published_forks)."""
         self.config_watch = ConfigWatch(config.config_file) if config.config_file else None
         """config.toml, compared each second: a change is used at once (_config_changed)."""
         self.receipt_feed = ReceiptFeed()
@@ -170,7 +170,7 @@ class GobtuiApp(WorkerErrors, App[None]):
     def remembered(self) -> RememberedChoices:
         """The plan preview's choices kept between runs (ui-state.json), read once."""
         from gobtui.adapters.config.ui_state import RememberedChoices
-        from gobtui.planning_state import STRATEGY_IDS
+        from gobtui.services.planning_state import STRATEGY_IDS
 
         return RememberedChoices(self.config.environ, STRATEGY_IDS)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gobtui import format as fmt
 from gobtui.adapters.planning.load import (
     LoadedSession,
     PlanningError,
@@ -23,7 +22,8 @@ from gobtui.core.edits import CompactionPlan, NoPlan, NoPlanReason
 from gobtui.core.model import SessionSummary
 from gobtui.core.policy import PolicyConfig, TuneReason
 from gobtui.core.vault_model import IndexEntry
-from gobtui.format import human_bytes
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
 
 
 class NothingToApply(Exception):
@@ -78,7 +78,7 @@ def prepare_apply(
 ) -> ApplyRequest:
     """Plan `session` and check the plan can become a fork; NothingToApply says why not.
     `policy` is tuned here when adaptive (planning_state.tuned_for), as the preview is."""
-    from gobtui.planning_state import tuned_for
+    from gobtui.services.planning_state import tuned_for
 
     adapted = tuned_for(session, policy)
     policy = adapted.policy

@@ -1,4 +1,4 @@
-"""Auto-prepare in the dashboard: the headless watcher's passes (gobtui.watching) while the
+"""Auto-prepare in the dashboard: the headless watcher's passes (gobtui.services.watching) while the
 user has it on. Off by default, since it writes forks: an idle session over its trigger gets
 a verified fork (the source is never touched), a live one is only reported with its
 provider's control.
@@ -27,7 +27,7 @@ from gobtui.core.watch_codes import WatchCode
 if TYPE_CHECKING:
     from gobtui.adapters.config.paths import Homes
     from gobtui.core.watch import WatchDecision
-    from gobtui.watching import HeadlessWatch
+    from gobtui.services.watching import HeadlessWatch
 
 PREPARED = (WatchCode.PUBLISHED, WatchCode.ALREADY_PUBLISHED)
 SKIP_WORDS = {
@@ -131,7 +131,7 @@ class AutoPrepare:
         return self.state.on
 
     def start(self) -> None:
-        from gobtui.watching import HeadlessWatch, WatchSettings
+        from gobtui.services.watching import HeadlessWatch, WatchSettings
 
         settings = WatchSettings(all_sessions=self.all_sessions, use_cache=self.use_cache)
         self._watch = HeadlessWatch(self.homes, settings, clock=self.clock)

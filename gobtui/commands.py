@@ -109,7 +109,7 @@ class PlanCommands(ActionCommands):
     """On the plan preview: switch strategy by name, toggle the diff mode or the trigger."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        from gobtui.planning_state import STRATEGY_IDS
+        from gobtui.services.planning_state import STRATEGY_IDS
 
         screen = self.screen
         found: list[tuple[str, Callable[[], object], str]] = []

@@ -1,8 +1,8 @@
 """config.toml edited while the board runs: what the app takes from it again.
 
-The plan preview, apply and auto-prepare ask gobtui.policies on every use, so they follow the
+The plan preview, apply and auto-prepare ask gobtui.services.policies on every use, so they follow the
 file already; the board's trigger marks, the keymap, the alerts and the theme were read once
-at start. Each second the app compares the file's stamp (the one gobtui.policies keys on); on
+at start. Each second the app compares the file's stamp (the one gobtui.services.policies keys on); on
 a change it loads the file again and hands back the settings to use, or the one-line reason it
 cannot (the board keeps what it had, and says so).
 """
@@ -43,8 +43,8 @@ class ConfigWatch:
         """The settings of the file as it is now, or why it cannot be used."""
         # The config machinery loads when the file first changes: a board started without
         # one (or with one read by the CLI already) does not import it for the watch.
-        from gobtui import policies
         from gobtui.adapters.config.config_file import ConfigError
+        from gobtui.services import policies
 
         try:
             current = policies.current()

@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # annotations only: the planning stack loads when a plan scre
         SearchResult,
         SnapshotDiff,
     )
-    from gobtui.planning_state import PlanPreview, PreviewPlanner
-    from gobtui.vault_rows import RecordRow
+    from gobtui.services.planning_state import PlanPreview, PreviewPlanner
+    from gobtui.view_models.vault_rows import RecordRow
 
 
 @dataclass

@@ -162,7 +162,7 @@ class PublishController:
     ) -> None:
         from gobtui.adapters.planning.load import PlanningError
         from gobtui.apply_flow import NothingToApply, prepare_apply, session_label
-        from gobtui.planning_state import load_for_plan, policy_for
+        from gobtui.services.planning_state import load_for_plan, policy_for
 
         label = session_label(summary)
         try:
@@ -350,7 +350,7 @@ class PublishController:
 
 
 def fmt_title(receipt: Receipt) -> str:
-    from gobtui.format import human_bytes
+    from gobtui.view_models.format import human_bytes
 
     saved = receipt.bytes_before - receipt.bytes_after
     if saved > 0:

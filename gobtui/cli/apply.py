@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from gobtui import format as fmt
 from gobtui.adapters.config.paths import data_dir
 from gobtui.adapters.publish.publisher import Publisher, PublishError, PublishErrorCode
 from gobtui.adapters.sessions.select import SelectError, check_selector
@@ -32,7 +31,8 @@ from gobtui.cli.vault import vault_exit
 from gobtui.core.edits import NoPlan, NoPlanReason
 from gobtui.core.receipt import Receipt
 from gobtui.core.vault_model import IndexEntry, VaultError
-from gobtui.format import human_bytes
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
 
 EXIT_REFUSED = Exit.REFUSED
 

@@ -35,7 +35,6 @@ from gobtui.adapters.sessions.select import (
     looks_like_path,
     select_session,
 )
-from gobtui.adaptive import Adapted, adapt
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
 from gobtui.cli.safe_output import raw_stderr, write_json
@@ -44,6 +43,7 @@ from gobtui.core.policy import PolicyProvider, capped_to_window
 from gobtui.core.strategies import STRATEGIES
 from gobtui.core.strategies.common import elidable_tokens
 from gobtui.core.strategies.external import EXTENSION_IDS
+from gobtui.services.adaptive import Adapted, adapt
 
 if TYPE_CHECKING:
     from gobtui.adapters.vault.vault import Vault

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
 from gobtui import __version__
-from gobtui import format as fmt
 from gobtui.adapters.config.paths import (
     HomeError,
     Homes,
@@ -36,11 +35,12 @@ from gobtui.core.alerts import AlertSettings
 from gobtui.core.board import BoardPolicy, SortKey, build_board, sort_rows
 from gobtui.core.limits import DEFAULT_MAX_AGE_SECS, ERROR_MAX_CHARS, HOT_SECS, MAX_LIVE_SECS
 from gobtui.core.report import detect_row
+from gobtui.view_models import format as fmt
 
 if TYPE_CHECKING:
     from gobtui.core.model import SessionSummary
-    from gobtui.policies import SessionPolicies
     from gobtui.run_settings import AppConfig
+    from gobtui.services.policies import SessionPolicies
 
 EXIT_USAGE = Exit.USAGE
 
@@ -213,10 +213,10 @@ def _max_age(args: argparse.Namespace) -> float | None:
 def _session_policies() -> SessionPolicies:
     """config.toml's resolved policies, shared by detect and the dashboard so both show the
     same triggers; a broken file is the same one-line usage error in both."""
-    from gobtui import policies
     from gobtui.adapters.config.config_file import (
         ConfigError,  # imported here: `detect` starts lean
     )
+    from gobtui.services import policies
 
     try:
         return policies.current()
@@ -256,7 +256,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         if cache is not None:
             cache.close()
     from gobtui.adapters.publish.receipt_feed import ReceiptFeed
-    from gobtui.published_forks import PublishedForks
+    from gobtui.services.published_forks import PublishedForks
 
     # As the board shows them (the receipt model loads only when there are receipts).
     summaries = PublishedForks(ReceiptFeed().new()).mark(summaries)
@@ -273,7 +273,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if not out:
         print("no sessions found" + ("" if args.all else " in the last 7 days (try --all)"))
         return 0
-    from gobtui.format import human_bytes  # as the dashboard writes sizes
+    from gobtui.view_models.format import human_bytes  # as the dashboard writes sizes
 
     print(
         f"{'prov':<6} {'session':<8}  {'used/window':>11} {'occ':>7}  {'':<4} "

@@ -7,10 +7,10 @@ import re
 import time
 from datetime import datetime
 
-from gobtui import format as fmt
 from gobtui.adapters.publish.events import read_events
 from gobtui.cli.common import print_json
 from gobtui.core.telemetry import TelemetryEvent
+from gobtui.view_models import format as fmt
 
 SPAN_UNITS = {"s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800}
 SPAN = re.compile(r"^(\d{1,9})([smhdw]?)$")

@@ -102,8 +102,8 @@ def policy_check(
     `session_id` (or `session`) applies that session's config layer; `quota_pressure` (low,
     normal, high) moves the trigger as the CLI's option does; `window`, the session's
     context window, lowers a trigger the client would beat; `preset` names a preset."""
-    from gobtui.adaptive import checked_policy
     from gobtui.cli.common import resolve_policy
+    from gobtui.services.adaptive import checked_policy
 
     chosen = policy_provider(provider)  # claude_code and devin as the reference names them
     if chosen is None:
@@ -143,7 +143,7 @@ def list_sessions(
     summaries = load_summaries(_homes(), all_sessions=all_sessions or all)
     if provider:
         summaries = [s for s in summaries if s.provider.value == provider]
-    from gobtui import policies
+    from gobtui.services import policies
 
     try:
         trigger = policies.current().trigger

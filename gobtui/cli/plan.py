@@ -9,11 +9,9 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import PlanningError
 from gobtui.adapters.sessions.select import SelectError, check_selector
-from gobtui.adaptive import checked_policy, tuner_preview
 from gobtui.cli.common import (
     Target,
     add_limit_options,
@@ -47,8 +45,10 @@ from gobtui.core.policy import (
 from gobtui.core.strategies.common import elidable_tokens
 from gobtui.core.strategies.external import EXTENSION_IDS
 from gobtui.core.thresholds import client_compact_threshold
-from gobtui.eval_rows import known_recall
-from gobtui.planning_state import tuned_for
+from gobtui.services.adaptive import checked_policy, tuner_preview
+from gobtui.services.planning_state import tuned_for
+from gobtui.view_models import format as fmt
+from gobtui.view_models.eval_rows import known_recall
 
 MIN_WINDOW_TOKENS = 10_000
 """The smallest `explain --window`: no supported model has a smaller context window, and

@@ -26,7 +26,6 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from gobtui import format as fmt
 from gobtui.adapters.recall.card_index import CardIndexCheck, check_vault_card_index
 from gobtui.adapters.sessions.select import SelectError, check_selector
 from gobtui.adapters.vault.prune import prune, repair
@@ -63,7 +62,8 @@ from gobtui.core.vault_model import (
     is_hex_prefix,
 )
 from gobtui.core.vault_records import record_type
-from gobtui.format import human_bytes
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
 
 Handler = Callable[[argparse.Namespace], int]
 ISSUED_LABEL = "manual"

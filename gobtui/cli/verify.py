@@ -9,7 +9,6 @@ import argparse
 import os
 from pathlib import Path
 
-from gobtui import format as fmt
 from gobtui.adapters.files.regular import regular_file
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.safe_output import write_json
@@ -17,6 +16,7 @@ from gobtui.core.limits import VERIFY_MAX_BYTES
 from gobtui.core.model import Provider
 from gobtui.core.record_number import shown
 from gobtui.core.verify import VerifyReport, oversize_report, verify
+from gobtui.view_models import format as fmt
 
 EXIT_ERRORS = 1
 

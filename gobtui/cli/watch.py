@@ -8,14 +8,14 @@ import sys
 import time
 from datetime import datetime
 
-from gobtui import format as fmt
 from gobtui.cli.common import homes_of
 from gobtui.cli.dispatch import _session_policies
 from gobtui.cli.safe_output import write_json_line
 from gobtui.core.limits import WATCH_INTERVAL_SECS
 from gobtui.core.model import Provider
 from gobtui.core.watch import WatchDecision
-from gobtui.watching import HeadlessWatch, WatchSettings
+from gobtui.services.watching import HeadlessWatch, WatchSettings
+from gobtui.view_models import format as fmt
 
 MIN_INTERVAL = 1.0
 MAX_INTERVAL = 24 * 3600.0

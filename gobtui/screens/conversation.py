@@ -24,7 +24,6 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from gobtui import format as fmt
 from gobtui.adapters.files.jsonl import Record
 from gobtui.adapters.files.regular import regular_file
 from gobtui.adapters.providers.full_parse import feed_all, memory_chunks
@@ -40,8 +39,9 @@ from gobtui.core.conversation import (
 )
 from gobtui.core.limits import MAX_PLAN_SOURCE_BYTES
 from gobtui.core.model import SessionSummary
-from gobtui.format import human_bytes
 from gobtui.screens.worker_errors import WorkerErrors, screen_work
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
 from gobtui.widgets.conversation_view import ConversationView
 from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.palette import band_styles

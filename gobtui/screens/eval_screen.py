@@ -19,13 +19,22 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import PlanningError
 from gobtui.core.context_words import fills_words
 from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.core.model import SessionSummary
-from gobtui.eval_rows import (
+from gobtui.messages import EvalFailed, EvalReady, SessionsChanged
+from gobtui.screens.plan_preview import CHANGED_NOTICE
+from gobtui.screens.worker_errors import WorkerErrors, screen_work
+from gobtui.services.planning_state import (
+    ignoring_trigger,
+    load_for_plan,
+    policy_for,
+    session_moved_on,
+)
+from gobtui.view_models import format as fmt
+from gobtui.view_models.eval_rows import (
     COLUMNS,
     EVAL_LEGEND,
     STATUS_WORDS,
@@ -34,10 +43,6 @@ from gobtui.eval_rows import (
     row_note,
     sort_rows,
 )
-from gobtui.messages import EvalFailed, EvalReady, SessionsChanged
-from gobtui.planning_state import ignoring_trigger, load_for_plan, policy_for, session_moved_on
-from gobtui.screens.plan_preview import CHANGED_NOTICE
-from gobtui.screens.worker_errors import WorkerErrors, screen_work
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.row_keys import row_edge_bindings
 

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from gobtui.status_legend import status_legend
+from gobtui.view_models.status_legend import status_legend
 
 LEGEND = [
     ("C / X", "Claude Code / Codex session, then its status:"),

@@ -23,14 +23,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Select, Static
 from textual.worker import get_current_worker
 
-from gobtui import format as fmt
 from gobtui.adapters.config.ui_state import RememberedChoices, UiState
 from gobtui.adapters.planning.load import PlanningError
 from gobtui.commands import PlanCommands
 from gobtui.core.model import SessionSummary
 from gobtui.messages import PlanFailed, PlanReady, SessionsChanged
-from gobtui.plan_header import HeaderView, figures_text
-from gobtui.planning_state import (
+from gobtui.screens.plan_header import HeaderView, figures_text
+from gobtui.screens.worker_errors import WorkerErrors, screen_work
+from gobtui.services.planning_state import (
     DEFAULT_STRATEGY,
     STRATEGY_IDS,
     PlanPreview,
@@ -41,8 +41,8 @@ from gobtui.planning_state import (
     policy_for,
     session_moved_on,
 )
-from gobtui.preview_rows import PairRow, RowChange, unfold
-from gobtui.screens.worker_errors import WorkerErrors, screen_work
+from gobtui.view_models import format as fmt
+from gobtui.view_models.preview_rows import PairRow, RowChange, unfold
 from gobtui.widgets.line_list import LineList
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.publish_bar import PublishBar

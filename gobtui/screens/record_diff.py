@@ -9,12 +9,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from gobtui import format as fmt
 from gobtui.core.limits import DIFF_MAX_LINES, DIFF_STRING_MAX_CHARS
 from gobtui.core.record_number import shown
-from gobtui.diff_model import RecordDiff, record_diff
-from gobtui.format import human_bytes
-from gobtui.preview_rows import PairRow, RowChange
+from gobtui.view_models import format as fmt
+from gobtui.view_models.diff_model import RecordDiff, record_diff
+from gobtui.view_models.format import human_bytes
+from gobtui.view_models.preview_rows import PairRow, RowChange
 from gobtui.widgets.diff_view import DiffView
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.record_pairs import clean

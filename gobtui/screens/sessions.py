@@ -16,7 +16,6 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from gobtui import format as fmt
 from gobtui.auto_prepare import AutoPrepare, WatcherState, watcher_line
 from gobtui.core.board import (
     COLUMN_SORTS,
@@ -33,10 +32,11 @@ from gobtui.core.limits import COMPLETE_MAX_BYTES, FILLS_REFRESH_SECS
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.sanitize import one_line
 from gobtui.core.status import Status, started_waiting, status_limits
-from gobtui.due_times import DueTimes
 from gobtui.messages import FillsReady
 from gobtui.screens.worker_errors import WorkerErrors, screen_work
-from gobtui.status_legend import STATUS_GLYPHS
+from gobtui.view_models import format as fmt
+from gobtui.view_models.due_times import DueTimes
+from gobtui.view_models.status_legend import STATUS_GLYPHS
 from gobtui.widgets.cells import status_style
 from gobtui.widgets.detail import DetailPane
 from gobtui.widgets.footer import KeyFooter

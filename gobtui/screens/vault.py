@@ -18,17 +18,17 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
-from gobtui import format as fmt
 from gobtui.commands import ScreenCommands
 from gobtui.core.receipt import Receipt
 from gobtui.core.vault_model import IndexEntry, VaultError
-from gobtui.format import human_bytes
 from gobtui.messages import SnapshotsDiffed, VaultFailed, VaultLoaded
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import VAULT_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
-from gobtui.vault_rows import age, diff_order, entry_matches, project_of
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
+from gobtui.view_models.vault_rows import age, diff_order, entry_matches, project_of
 from gobtui.widgets.footer import KeyFooter
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.publish_bar import PublishBar

@@ -17,7 +17,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from gobtui import format as fmt
 from gobtui.adapters.vault.recovery import recall
 from gobtui.core.limits import VAULT_VIEW_RECALL_LIMIT
 from gobtui.core.record_number import shown
@@ -27,7 +26,8 @@ from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import RECALL_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
-from gobtui.vault_rows import age
+from gobtui.view_models import format as fmt
+from gobtui.view_models.vault_rows import age
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.record_pairs import clean
 

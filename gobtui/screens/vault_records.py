@@ -25,18 +25,18 @@ from textual.strip import Strip
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from gobtui import format as fmt
 from gobtui.adapters.vault.recovery import search
 from gobtui.core.limits import VAULT_VIEW_PROGRESS_RECORDS, VAULT_VIEW_SEARCH_RESULTS
 from gobtui.core.record_number import shown
 from gobtui.core.vault_model import IndexEntry, SearchResult, VaultError
-from gobtui.format import human_bytes
 from gobtui.messages import RecordsScanned, SnapshotSearched, VaultFailed
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.help import RECORDS_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
-from gobtui.vault_rows import RecordRow, age, scan_records
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
+from gobtui.view_models.vault_rows import RecordRow, age, scan_records
 from gobtui.widgets.line_list import LineList, fit, text_strip
 from gobtui.widgets.palette import band_styles
 

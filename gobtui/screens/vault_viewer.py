@@ -28,20 +28,20 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from gobtui import format as fmt
 from gobtui.adapters.vault.recovery import read_record
 from gobtui.core.limits import VAULT_VIEW_PAGE_BYTES
 from gobtui.core.record_number import shown
 from gobtui.core.sanitize import terminal_safe
 from gobtui.core.vault_model import IndexEntry, RecordPage, VaultError
 from gobtui.core.vault_records import utf8_page
-from gobtui.format import human_bytes
 from gobtui.messages import RecordPageRead, VaultFailed
 from gobtui.publishing import publishing_of
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
-from gobtui.vault_rows import RecordRow, read_whole
-from gobtui.vault_text import Entry, PageStyles, entries, pages, render_page
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
+from gobtui.view_models.vault_rows import RecordRow, read_whole
+from gobtui.view_models.vault_text import Entry, PageStyles, entries, pages, render_page
 from gobtui.widgets.palette import band_styles
 
 UNTRUSTED = "untrusted archived data"

@@ -17,11 +17,11 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.style import Style
 from rich.text import Text
 
-from gobtui import format as fmt
 from gobtui.core.board import BoardRow
 from gobtui.core.model import Provider
 from gobtui.core.status import Status
-from gobtui.status_legend import STATUS_GLYPHS
+from gobtui.view_models import format as fmt
+from gobtui.view_models.status_legend import STATUS_GLYPHS
 from gobtui.widgets.occupancy import occupancy_bar
 from gobtui.widgets.palette import BandStyles
 

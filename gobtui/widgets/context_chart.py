@@ -14,8 +14,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from gobtui import format as fmt
 from gobtui.core.model import SessionSummary
+from gobtui.view_models import format as fmt
 from gobtui.widgets.palette import band_styles
 
 BLOCKS = " ▁▂▃▄▅▆▇█"

@@ -11,13 +11,13 @@ from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Static
 
-from gobtui import format as fmt
 from gobtui.core.board import BoardRow
 from gobtui.core.composition import Composition
 from gobtui.core.model import ContextState
 from gobtui.core.report import lifetime_of
 from gobtui.core.sanitize import one_line
-from gobtui.format import human_bytes
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
 from gobtui.widgets.context_chart import ContextChart
 from gobtui.widgets.fills import fills_text
 from gobtui.widgets.palette import BandStyles, band_styles

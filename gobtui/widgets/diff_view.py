@@ -11,7 +11,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from gobtui.diff_model import DiffLine, DiffTag, RecordDiff
+from gobtui.view_models.diff_model import DiffLine, DiffTag, RecordDiff
 from gobtui.widgets.line_list import LineList, text_strip
 from gobtui.widgets.record_pairs import clean
 

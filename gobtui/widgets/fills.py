@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from gobtui import format as fmt
 from gobtui.core.composition import Composition, PartKind
+from gobtui.view_models import format as fmt
 from gobtui.widgets.palette import BandStyles
 
 BAR_CELLS = 16

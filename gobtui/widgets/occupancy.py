@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from gobtui import format as fmt
 from gobtui.core.board import BoardRow
 from gobtui.core.model import ContextState
+from gobtui.view_models import format as fmt
 from gobtui.widgets.palette import BandStyles
 
 FILLED = "█"

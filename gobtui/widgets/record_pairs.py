@@ -13,8 +13,8 @@ from textual.strip import Strip
 
 from gobtui.core.record_number import shown
 from gobtui.core.sanitize import one_line
-from gobtui.format import human_bytes
-from gobtui.preview_rows import PairRow, Record, RowChange
+from gobtui.view_models.format import human_bytes
+from gobtui.view_models.preview_rows import PairRow, Record, RowChange
 from gobtui.widgets.line_list import LineList, fit, text_strip
 
 SEPARATOR = " │ "

@@ -18,7 +18,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
 from gobtui.core.board import BoardRow
-from gobtui.due_times import DueTimes
+from gobtui.view_models.due_times import DueTimes
 from gobtui.widgets.cells import BAR_WIDTH, Cell, Clock, age_cell, next_age_change, row_cells
 from gobtui.widgets.palette import BandStyles, band_styles
 from gobtui.widgets.row_keys import row_edge_bindings

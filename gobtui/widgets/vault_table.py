@@ -9,10 +9,10 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from gobtui import format as fmt
 from gobtui.core.vault_model import IndexEntry
-from gobtui.format import human_bytes
-from gobtui.vault_rows import PROVIDER_MARKS, age
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
+from gobtui.view_models.vault_rows import PROVIDER_MARKS, age
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.row_keys import row_edge_bindings
 

@@ -21,7 +21,7 @@ from gobtui.adapters.planning.load import load_session
 from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
-from gobtui.planning_state import PreviewPlanner
+from gobtui.services.planning_state import PreviewPlanner
 from tests.corpus.sessions import claude_work_session
 
 IDLE_SINCE = 1_700_000_000

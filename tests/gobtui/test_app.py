@@ -19,7 +19,6 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
-from gobtui import format as fmt
 from gobtui.app import GobtuiApp, _terminal_check, make_app
 from gobtui.core.alerts import AlertChannel, AlertEvent, AlertSettings
 from gobtui.core.board import SortKey
@@ -27,6 +26,7 @@ from gobtui.core.model import Coverage, Provider
 from gobtui.core.status import Status
 from gobtui.resume import Ran
 from gobtui.run_settings import AppConfig
+from gobtui.view_models import format as fmt
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.sessions_table import SessionsTable

@@ -19,7 +19,6 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, OptionList, ProgressBar, Static
 
-from gobtui import format as fmt
 from gobtui.adapters.providers.registry import parse_transcript
 from gobtui.adapters.vault.recovery import read_record, recall, search
 from gobtui.adapters.vault.vault import Vault
@@ -30,7 +29,6 @@ from gobtui.core.model import Provider
 from gobtui.core.receipt import OperationKind, Receipt
 from gobtui.core.status import Status
 from gobtui.core.vault_model import IndexEntry, SnapshotDiff
-from gobtui.planning_state import ignoring_trigger, policy_for
 from gobtui.screens import vault_records
 from gobtui.screens.confirm import ConfirmScreen
 from gobtui.screens.error import ErrorScreen
@@ -40,7 +38,9 @@ from gobtui.screens.vault_diff import ChangedList, DiffSummaryScreen
 from gobtui.screens.vault_recall import RecallScreen
 from gobtui.screens.vault_records import RecordList, VaultRecordsScreen
 from gobtui.screens.vault_viewer import UNTRUSTED, RecordViewerScreen
-from gobtui.vault_rows import diff_order, entry_matches, type_counts
+from gobtui.services.planning_state import ignoring_trigger, policy_for
+from gobtui.view_models import format as fmt
+from gobtui.view_models.vault_rows import diff_order, entry_matches, type_counts
 from gobtui.widgets.publish_bar import PublishBar, PublishState
 from tests.gobtui.conftest import FROZEN_NOW
 from tests.gobtui.pilot_helpers import Toasts, detail_text, plain, select, until

@@ -116,8 +116,8 @@ async def test_config_edited_while_the_board_runs_is_used_at_once(
     config = tmp_path / "config.toml"
     config.write_text("[policy]\ntrigger_tokens = 100000\nfloor_tokens = 40000\n")
     monkeypatch.setenv("GOBTUI_CONFIG", str(config))
-    from gobtui import policies
     from gobtui.core.board import BoardPolicy
+    from gobtui.services import policies
 
     toasts = Toasts()
     app = make_app(

@@ -14,10 +14,10 @@ from textual.keys import _character_to_key
 from textual.widgets import Input
 
 from gobtui.app import GobtuiApp
-from gobtui.planning_state import STRATEGY_IDS, next_strategy
 from gobtui.screens.confirm import ConfirmScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
 from gobtui.screens.vault import VaultScreen
+from gobtui.services.planning_state import STRATEGY_IDS, next_strategy
 from tests.gobtui.pilot_helpers import select, until
 
 OVER_TRIGGER = "ledgerly"

@@ -217,9 +217,9 @@ def test_a_bad_config_stops_the_dashboard_with_one_line(
 def test_config_layers_set_each_sessions_trigger_on_the_board(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gobtui import policies
     from gobtui.core.board import BoardPolicy, build_row
     from gobtui.core.model import Provider, SessionSummary
+    from gobtui.services import policies
 
     config = tmp_path / "config.toml"
     config.write_text(

@@ -79,7 +79,7 @@ def test_one_watch_reports_only_news(
     source: Path, low_trigger: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from gobtui.adapters.config.paths import resolve_homes
-    from gobtui.watching import HeadlessWatch, WatchSettings
+    from gobtui.services.watching import HeadlessWatch, WatchSettings
 
     homes = resolve_homes(None, None, os.environ)
     settings = WatchSettings(dry_run=True, all_sessions=True, use_cache=False)

@@ -9,10 +9,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.style import Style
 
-from gobtui import format as fmt
 from gobtui.app import GobtuiApp
 from gobtui.core.board import BoardPolicy, build_row
 from gobtui.core.composition import PartKind
+from gobtui.view_models import format as fmt
 from gobtui.widgets.detail import DetailPane, facts
 from gobtui.widgets.palette import BandStyles
 from tests.core.test_board import NOW, summary

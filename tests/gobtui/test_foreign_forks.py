@@ -15,7 +15,7 @@ from gobtui.adapters.config.paths import Homes
 from gobtui.adapters.publish.operations import published_receipts
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.cli.dispatch import main
-from gobtui.published_forks import CARD_FORK_LABEL, PublishedForks
+from gobtui.services.published_forks import CARD_FORK_LABEL, PublishedForks
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
 LOW = ["--trigger", "20000", "--floor", "5000"]

@@ -13,15 +13,15 @@ from gobtui.core.limits import DIFF_STRING_MAX_CHARS
 from gobtui.core.model import Provider, SessionSummary, Transcript
 from gobtui.core.policy import PolicyConfig, QuotaPressure
 from gobtui.core.strategies import STRATEGIES
-from gobtui.diff_model import DiffTag, pretty_record, split_rows, unified_rows
-from gobtui.format import human_bytes
-from gobtui.planning_state import (
+from gobtui.services.planning_state import (
     ignoring_trigger,
     next_strategy,
     policy_for,
     session_moved_on,
 )
-from gobtui.preview_rows import (
+from gobtui.view_models.diff_model import DiffTag, pretty_record, split_rows, unified_rows
+from gobtui.view_models.format import human_bytes
+from gobtui.view_models.preview_rows import (
     PairRow,
     RowChange,
     build_rows,
@@ -266,8 +266,8 @@ def test_the_board_says_no_plan_reasons_in_words() -> None:
     """The CLI's JSON keeps the closed codes; the dashboard says what each means."""
     from gobtui.core.edits import NoPlanReason
     from gobtui.core.evaluation import EvalRow, RowStatus
-    from gobtui.eval_rows import row_note
-    from gobtui.format import NO_PLAN_WORDS, no_plan_words
+    from gobtui.view_models.eval_rows import row_note
+    from gobtui.view_models.format import NO_PLAN_WORDS, no_plan_words
 
     assert set(NO_PLAN_WORDS) == {reason.value for reason in NoPlanReason}
     row = EvalRow(

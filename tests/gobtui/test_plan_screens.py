@@ -14,7 +14,6 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select, Static
 
-from gobtui import format as fmt
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import load_session, plan_session
 from gobtui.app import GobtuiApp
@@ -23,11 +22,12 @@ from gobtui.core.edits import DEFAULT_STUB, CompactionPlan, NoPlan
 from gobtui.core.model import Provider
 from gobtui.core.strategies import STRATEGIES
 from gobtui.messages import SessionsChanged
-from gobtui.planning_state import ignoring_trigger, next_strategy, policy_for
-from gobtui.preview_rows import RowChange
 from gobtui.screens.eval_screen import EvalScreen
 from gobtui.screens.plan_preview import CHANGED_NOTICE, LIVE_NOTICE, PlanPreviewScreen
 from gobtui.screens.record_diff import RecordDiffScreen
+from gobtui.services.planning_state import ignoring_trigger, next_strategy, policy_for
+from gobtui.view_models import format as fmt
+from gobtui.view_models.preview_rows import RowChange
 from gobtui.widgets.diff_view import DiffView
 from gobtui.widgets.record_pairs import RecordPairs
 from tests.gobtui.pilot_helpers import select, until

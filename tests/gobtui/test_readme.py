@@ -25,7 +25,7 @@ def test_the_readme_config_example_loads(tmp_path: Path) -> None:
 
 def test_the_readme_status_legend_is_the_boards() -> None:
     """The README's marks table says what `?` and the table say, word for word."""
-    from gobtui.status_legend import status_legend
+    from gobtui.view_models.status_legend import status_legend
 
     text = README.read_text(encoding="utf-8")
     for mark, meaning in status_legend():

@@ -12,11 +12,11 @@ from textual.widgets import DataTable, Select, Static
 from gobtui.adapters.config.paths import config_path
 from gobtui.adapters.config.ui_state import UiState, read_state, save_theme, state_path
 from gobtui.app import GobtuiApp
-from gobtui.planning_state import STRATEGY_IDS, next_strategy
-from gobtui.preview_rows import RowChange
 from gobtui.screens.eval_screen import EvalScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
 from gobtui.screens.record_diff import RecordDiffScreen
+from gobtui.services.planning_state import STRATEGY_IDS, next_strategy
+from gobtui.view_models.preview_rows import RowChange
 from gobtui.widgets.record_pairs import RecordPairs
 from tests.gobtui.pilot_helpers import select, until
 

@@ -1,4 +1,4 @@
-"""The read form of a vault record (gobtui.vault_text): texts with their newlines, every
+"""The read form of a vault record (gobtui.view_models.vault_text): texts with their newlines, every
 other value once as a field, pages cut between words, previews on one safe line."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import orjson
 from rich.style import Style
 
 from gobtui.core.vault_records import count_string_matches
-from gobtui.vault_text import (
+from gobtui.view_models.vault_text import (
     PREVIEW_MAX_CHARS,
     Entry,
     PageStyles,

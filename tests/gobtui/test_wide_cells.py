@@ -11,7 +11,7 @@ import time
 import pytest
 from rich.cells import cell_len
 
-from gobtui import format as fmt
+from gobtui.view_models import format as fmt
 from tests.tmux_server import Server, tmux_server  # noqa: F401 (a fixture)
 
 TITLES = [

@@ -11,10 +11,10 @@ import pytest
 
 from gobtui.adapters.vault.vault import Vault
 from gobtui.app import GobtuiApp
-from gobtui.planning_state import PreviewPlanner
 from gobtui.screens.error import ErrorScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
 from gobtui.screens.vault import VaultScreen
+from gobtui.services.planning_state import PreviewPlanner
 from tests.gobtui.pilot_helpers import select, until
 
 

@@ -104,3 +104,26 @@ def test_the_graph_is_read_from_every_module() -> None:
         t for _, t in imports_of("gobtui.adapters.providers.claude.parse", claude)
     }
     assert len([m for m in MODULES if m.startswith("gobtui.adapters.")]) > 30
+
+
+APP_FLOORS = {
+    "gobtui.view_models": ("gobtui.core", "gobtui.adapters", "gobtui.view_models"),
+    "gobtui.services": ("gobtui.core", "gobtui.adapters", "gobtui.view_models", "gobtui.services"),
+}
+"""gobtui/ by role: what each folder below the app may import of gobtui (the app, its screens,
+widgets and the CLI sit above them)."""
+
+
+@pytest.mark.parametrize("floor", sorted(APP_FLOORS))
+def test_the_apps_lower_floors_import_neither_up_nor_textual(floor: str) -> None:
+    """View models and services are the app's UI-free parts: no Textual, nothing above them."""
+    found = []
+    for name, path in MODULES.items():
+        if not name.startswith(floor + "."):
+            continue
+        for line, target in imports_of(name, path):
+            top = target.split(".")[0]
+            inside = top == "gobtui" and not target.startswith(APP_FLOORS[floor])
+            if inside or top == "textual":
+                found.append(f"{path.relative_to(REPO)}:{line} {target}")
+    assert not found, found

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
-from gobtui import format as fmt
 from gobtui.core.evaluation import EvalRow, RowStatus
-from gobtui.format import human_bytes
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
 
 EVAL_LEGEND = [
     ("★", "the best file plan: valid, admitted, enough savings, most prefix kept"),

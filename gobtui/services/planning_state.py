@@ -13,14 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gobtui import policies
 from gobtui.adapters.config.config_file import ConfigError
 from gobtui.adapters.planning.load import (
     LoadedSession,
     load_session,
     plan_session,
 )
-from gobtui.adaptive import Adapted, adapt
 from gobtui.core.admission import protected_tail_start
 from gobtui.core.context_words import fills_words
 from gobtui.core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
@@ -32,7 +30,9 @@ from gobtui.core.strategies import STRATEGIES
 from gobtui.core.strategies.common import elidable_tokens, prefix_tokens
 from gobtui.core.verify import verify
 from gobtui.core.verify_findings import FindingCode
-from gobtui.preview_rows import PairRow, build_rows, split_lines
+from gobtui.services import policies
+from gobtui.services.adaptive import Adapted, adapt
+from gobtui.view_models.preview_rows import PairRow, build_rows, split_lines
 
 DEFAULT_STRATEGY = "auto"
 STRATEGY_IDS: tuple[str, ...] = tuple(STRATEGIES)
@@ -59,7 +59,7 @@ def policy_for(summary: SessionSummary) -> tuple[PolicyConfig, str]:
 
 def tuned_for(session: LoadedSession, policy: PolicyConfig) -> Adapted:
     """The policy a loaded session is planned with: `policy` as it is, or (adaptive) the
-    tuner's, which knows the items here, as `gobtui plan` does (gobtui.adaptive)."""
+    tuner's, which knows the items here, as `gobtui plan` does (gobtui.services.adaptive)."""
     summary = session.transcript.summary
     window = summary.context_window if summary is not None else None
     transcript = session.transcript

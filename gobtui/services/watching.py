@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gobtui import policies
 from gobtui.adapters.config.config_file import ResolvedPolicy
 from gobtui.adapters.config.paths import Homes, cache_dir, data_dir
 from gobtui.adapters.planning.load import PlanningError, load_session, plan_session
@@ -26,7 +25,6 @@ from gobtui.adapters.publish.publisher import Publisher, PublishError
 from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.vault.vault import Vault
-from gobtui.adaptive import RecentCompactions, adapt
 from gobtui.core.board import BoardPolicy, BoardRow, build_board
 from gobtui.core.edits import NoPlan
 from gobtui.core.limits import ACTIVE_ONLY_SECS, DEFAULT_MAX_AGE_SECS, HOT_SECS
@@ -42,7 +40,9 @@ from gobtui.core.telemetry import (
 )
 from gobtui.core.watch import Gate, SessionState, WatchDecision, gate
 from gobtui.core.watch_codes import WatchCode
-from gobtui.published_forks import PublishedForks
+from gobtui.services import policies
+from gobtui.services.adaptive import RecentCompactions, adapt
+from gobtui.services.published_forks import PublishedForks
 
 
 @dataclass(frozen=True)

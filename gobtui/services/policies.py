@@ -13,9 +13,9 @@ from pathlib import Path
 from gobtui.adapters.config.config_file import LoadedConfig, ResolvedPolicy, load_config
 from gobtui.adapters.config.paths import config_path
 from gobtui.adapters.config.stamp import file_stamp
-from gobtui.adaptive import Adapted, RecentCompactions, adapt
 from gobtui.core.model import SessionSummary
 from gobtui.core.policy import capped_to_window
+from gobtui.services.adaptive import Adapted, RecentCompactions, adapt
 
 
 @dataclass

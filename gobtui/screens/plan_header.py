@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from gobtui import format as fmt
-from gobtui.format import human_bytes
-from gobtui.planning_state import PlanPreview, PreviewFigures
+from gobtui.services.planning_state import PlanPreview, PreviewFigures
+from gobtui.view_models import format as fmt
+from gobtui.view_models.format import human_bytes
 from gobtui.widgets.palette import BandStyles
 
 

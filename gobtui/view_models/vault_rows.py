@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 import orjson
 
-from gobtui import format as fmt
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.model import Provider
 from gobtui.core.sanitize import one_line
 from gobtui.core.vault_model import IndexEntry, SnapshotDiff, VaultError, VaultErrorCode
 from gobtui.core.vault_records import record_type
-from gobtui.vault_text import preview, preview_of
+from gobtui.view_models import format as fmt
+from gobtui.view_models.vault_text import preview, preview_of
 
 HASH_PREFIX_CHARS = 12
 PROVIDER_MARKS = {Provider.CLAUDE: "C", Provider.CODEX: "X"}
