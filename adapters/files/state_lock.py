@@ -6,14 +6,17 @@ a lock on it would be a lock on a file nobody opens next), opened private like t
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gobtui.adapters.files.private_fs import PrivateError, PrivateErrorCode, open_private
-from gobtui.core.limits import LOCK_POLL_SECS, STATE_LOCK_WAIT_SECS
+from ...core.limits import LOCK_POLL_SECS, STATE_LOCK_WAIT_SECS
+from .private_fs import PrivateError, PrivateErrorCode, open_private
+
+log = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -24,7 +27,9 @@ def state_locked(path: Path, label: str) -> Iterator[None]:
     STATE_LOCK_WAIT_SECS a PrivateError says who to suspect rather than waiting forever.
     """
     lock = path.with_name(path.name + ".lock")
-    fd, _notes = open_private(lock, os.O_RDWR | os.O_CREAT, f"{label} lock")
+    fd, notes = open_private(lock, os.O_RDWR | os.O_CREAT, f"{label} lock")
+    for note in notes:  # (a mode tightened: said, as every private open says it)
+        log.warning("%s", note)
     try:
         deadline = time.monotonic() + STATE_LOCK_WAIT_SECS
         while True:

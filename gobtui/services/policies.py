@@ -13,8 +13,9 @@ from pathlib import Path
 from gobtui.adapters.config.config_file import LoadedConfig, ResolvedPolicy, load_config
 from gobtui.adapters.config.paths import config_path
 from gobtui.adapters.config.stamp import file_stamp
-from gobtui.core.model import SessionSummary
+from gobtui.core.model import SessionSummary, Transcript
 from gobtui.core.policy import capped_to_window
+from gobtui.core.strategies.common import elidable_tokens
 from gobtui.services.adaptive import Adapted, RecentCompactions, adapt
 
 
@@ -35,21 +36,27 @@ class SessionPolicies:
             self._resolved[key] = found
         return found
 
-    def adapted(self, summary: SessionSummary) -> Adapted:
-        """The policy the board and the watch's pre-check decide with: the resolved one,
-        lowered to fire before the client compacts, then tuned when adaptive (without the
-        elidable share: a row's items are not read)."""
+    def adapted(self, summary: SessionSummary, transcript: Transcript | None = None) -> Adapted:
+        """The policy a session is decided with: the resolved one, lowered to fire before
+        the client compacts, then tuned when adaptive. The board and the watch's pre-check
+        give no `transcript` (a row's items are not read: no elidable share); a plan of the
+        loaded session gives it, and the tuner has its full say, as `plan` does."""
         policy = capped_to_window(
             self.resolve(summary).policy, summary.provider, summary.context_window
         )
+        if transcript is None:
+            context, elidable = summary.context_tokens or 0, None
+        else:
+            context = transcript.context_tokens()
+            elidable = elidable_tokens(transcript) if policy.adaptive else None
         return adapt(
             policy,
             provider=summary.provider,
             session_id=summary.session_id,
             path=summary.path,
             window=summary.context_window,
-            context_tokens=summary.context_tokens or 0,
-            elidable_tokens=None,
+            context_tokens=context,
+            elidable_tokens=elidable,
             recent=self.recent,
         )
 

@@ -29,9 +29,8 @@ from gobtui.core.board import BoardPolicy, BoardRow, build_board
 from gobtui.core.edits import NoPlan
 from gobtui.core.limits import ACTIVE_ONLY_SECS, DEFAULT_MAX_AGE_SECS, HOT_SECS
 from gobtui.core.model import Provider, SessionSummary
-from gobtui.core.policy import PROVIDER_CONTROLS, PolicyConfig, TuneReason, capped_to_window
+from gobtui.core.policy import PROVIDER_CONTROLS, PolicyConfig, TuneReason
 from gobtui.core.receipt import Receipt
-from gobtui.core.strategies.common import elidable_tokens
 from gobtui.core.telemetry import (
     EventAction,
     EventOutcome,
@@ -41,7 +40,6 @@ from gobtui.core.telemetry import (
 from gobtui.core.watch import Gate, SessionState, WatchDecision, gate
 from gobtui.core.watch_codes import WatchCode
 from gobtui.services import policies
-from gobtui.services.adaptive import RecentCompactions, adapt
 from gobtui.services.published_forks import PublishedForks
 
 
@@ -158,7 +156,7 @@ class HeadlessWatch:
         settled = self._settled.get(row.key)
         if settled is not None and settled.stamp == stamp:
             return settled.decision
-        decision = self._plan_and_publish(base, summary, policy, resolved, current.recent)
+        decision = self._plan_and_publish(base, summary, policy, resolved, current)
         if decision.decision is WatchCode.FAILED:
             self._failed[row.key] = now
         else:
@@ -172,23 +170,13 @@ class HeadlessWatch:
         summary: SessionSummary,
         policy: PolicyConfig,
         resolved: ResolvedPolicy,
-        recent: RecentCompactions,
+        current: policies.SessionPolicies,
     ) -> WatchDecision:
         strategy = resolved.strategy
         try:
             session = load_session(Path(summary.path), summary.provider)
             if policy.adaptive:  # the plan knows the items: the tuner's full say, as `plan`
-                transcript = session.transcript
-                tuned = adapt(
-                    capped_to_window(resolved.policy, summary.provider, summary.context_window),
-                    provider=summary.provider,
-                    session_id=summary.session_id,
-                    path=summary.path,
-                    window=summary.context_window,
-                    context_tokens=transcript.context_tokens(),
-                    elidable_tokens=elidable_tokens(transcript),
-                    recent=recent,
-                )
+                tuned = current.adapted(summary, session.transcript)
                 policy = tuned.policy
                 base = replace(base, reasons=list(tuned.reasons))
             outcome = plan_session(session, strategy, policy, False, resolved.external_command)
