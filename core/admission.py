@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gobtui.core.edits import (
+from .edits import (
     CacheEditEdit,
     CompactionPlan,
     ElideEdit,
@@ -18,7 +18,7 @@ from gobtui.core.edits import (
     ProviderCompactEdit,
     has_line_break,
 )
-from gobtui.core.limits import (
+from .limits import (
     MAX_CONTROL_CHARS,
     MAX_DIGEST_BYTES,
     MAX_EDITS,
@@ -26,9 +26,9 @@ from gobtui.core.limits import (
     MAX_STUB_CHARS,
     MAX_TOOL_USE_IDS,
 )
-from gobtui.core.model import ItemKind, Provider, Transcript, TranscriptItem
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.thinking import rule_applies, thinking_after
+from .model import ItemKind, Provider, Transcript, TranscriptItem
+from .policy import PolicyConfig
+from .thinking import rule_applies, thinking_after
 
 
 class AdmissionCode(StrEnum):

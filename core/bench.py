@@ -13,8 +13,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from gobtui.core.evaluation import EvalRow, RowStatus
-from gobtui.core.model import Provider
+from .evaluation import EvalRow, RowStatus
+from .model import Provider
 
 
 class ExecutionState(StrEnum):

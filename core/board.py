@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gobtui.core.limits import (
+from .limits import (
     BURN_MIN_SAMPLES,
     BURN_RECENT_MIN_SAMPLES,
     BURN_RECENT_SECS,
@@ -21,10 +21,10 @@ from gobtui.core.limits import (
     DEFAULT_TRIGGER_TOKENS,
     HOT_SECS,
 )
-from gobtui.core.model import ContextState, Provider, SessionSummary, UsageSample
-from gobtui.core.sanitize import one_line
-from gobtui.core.status import Status, status_of
-from gobtui.core.thresholds import trigger_cap
+from .model import ContextState, Provider, SessionSummary, UsageSample
+from .sanitize import one_line
+from .status import Status, status_of
+from .thresholds import trigger_cap
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from gobtui.core.limits import CALIBRATION_MAX_SLOPE, CALIBRATION_MIN_SLOPE
+from .limits import CALIBRATION_MAX_SLOPE, CALIBRATION_MIN_SLOPE
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from gobtui.core.model import ItemKind, TranscriptItem
-from gobtui.core.tokens import estimate_tokens
+from .model import ItemKind, TranscriptItem
+from .tokens import estimate_tokens
 
 COEFFICIENT_BAND = (0.05, 4.0)
 """Provider tokens per estimated token a fit may give a kind."""

@@ -6,12 +6,12 @@ Pure: transcript, policy and composition in, figures and words out.
 
 from __future__ import annotations
 
-from gobtui.core.composition import Composition, PartKind, split_item
-from gobtui.core.edits import NoPlan, NoPlanReason
-from gobtui.core.figures import tokens_words
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.common import candidates, elision_savings
+from .composition import Composition, PartKind, split_item
+from .edits import NoPlan, NoPlanReason
+from .figures import tokens_words
+from .model import Transcript
+from .policy import PolicyConfig
+from .strategies.common import candidates, elision_savings
 
 
 def reclaimable(

@@ -19,10 +19,10 @@ from typing import Any
 
 import orjson
 
-from gobtui.core.limits import SUMMARY_MAX_CHARS
-from gobtui.core.model import TranscriptItem
-from gobtui.core.sanitize import one_line, terminal_safe
-from gobtui.core.text import collapse
+from .limits import SUMMARY_MAX_CHARS
+from .model import TranscriptItem
+from .sanitize import one_line, terminal_safe
+from .text import collapse
 
 HEADER_MAX_CHARS = SUMMARY_MAX_CHARS
 """A header's length before the widget cuts it to the pane."""

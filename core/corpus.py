@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
-from gobtui.core.evaluation import EvalRow, RowStatus
+from .evaluation import EvalRow, RowStatus
 
 
 class StrategyFigures(BaseModel):

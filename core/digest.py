@@ -51,16 +51,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from gobtui.core.card_text import CARD_MARKERS
-from gobtui.core.edits import DigestBlock
-from gobtui.core.limits import (
+from .card_text import CARD_MARKERS
+from .edits import DigestBlock
+from .limits import (
     DIGEST_ENTRY_MAX_BYTES,
     DIGEST_LIST_MAX,
     MAX_DIGEST_BYTES,
     SALIENT_SCAN_BYTES,
 )
-from gobtui.core.model import ItemKind, Transcript, TranscriptItem
-from gobtui.core.salience import (
+from .model import ItemKind, Transcript, TranscriptItem
+from .salience import (
     FAILING_TAIL_CHARS,
     Salience,
     reports_failure,

@@ -13,14 +13,14 @@ from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from gobtui.core.card_text import CARD_MARKER as CARD_MARKER
-from gobtui.core.card_text import CARD_MARKERS as CARD_MARKERS
-from gobtui.core.card_text import REFERENCE_CARD_MARKER as REFERENCE_CARD_MARKER
-from gobtui.core.limits import DIGEST_FRAMING_BYTES
-from gobtui.core.projection import Projection
-from gobtui.core.stubs import DEFAULT_STUB as DEFAULT_STUB
-from gobtui.core.stubs import INPUT_STUB as INPUT_STUB
-from gobtui.core.tokens import estimate_tokens
+from .card_text import CARD_MARKER as CARD_MARKER
+from .card_text import CARD_MARKERS as CARD_MARKERS
+from .card_text import REFERENCE_CARD_MARKER as REFERENCE_CARD_MARKER
+from .limits import DIGEST_FRAMING_BYTES
+from .projection import Projection
+from .stubs import DEFAULT_STUB as DEFAULT_STUB
+from .stubs import INPUT_STUB as INPUT_STUB
+from .tokens import estimate_tokens
 
 # str.splitlines() breaks on all of these; a card field must hold none of them, or its
 # rendering would not parse back.

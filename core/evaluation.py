@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gobtui.core.limits import MAX_MISSED_PROBES_SHOWN
+from .limits import MAX_MISSED_PROBES_SHOWN
 
 
 class RowStatus(StrEnum):

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
 
-from gobtui.core.limits import HOOK_SESSION_ID_MAX_CHARS
-from gobtui.core.model import Provider
+from .limits import HOOK_SESSION_ID_MAX_CHARS
+from .model import Provider
 
 
 class HookEvent(StrEnum):

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from gobtui.core.calibration import Calibration
-from gobtui.core.limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
-from gobtui.core.sanitize import one_line
+from .calibration import Calibration
+from .limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
+from .sanitize import one_line
 
 
 class Provider(StrEnum):

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Iterable
 from typing import Any
 
-from gobtui.core.limits import CALL_PATHS_MAX, PATH_MAX_CHARS, PATH_SCAN_CHARS
+from .limits import CALL_PATHS_MAX, PATH_MAX_CHARS, PATH_SCAN_CHARS
 
 PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "file", "target_file")
 """Argument keys whose string value is a file or folder the call works on."""

@@ -12,7 +12,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from gobtui.core.limits import (
+from .limits import (
     MAX_INTERVAL_SECS,
     MAX_KEEP_RECENT,
     MAX_POLICY_TOKENS,
@@ -28,8 +28,8 @@ from gobtui.core.limits import (
     TUNE_RECENT_MAX,
     TUNE_WINDOW_FRACTION,
 )
-from gobtui.core.model import Provider
-from gobtui.core.thresholds import client_compact_threshold, trigger_cap
+from .model import Provider
+from .thresholds import client_compact_threshold, trigger_cap
 
 
 def round_half_up(value: float) -> int:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping
 
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Transcript
-from gobtui.core.probes import Probe, ProbeScore, probe_recall, removed_lines, score_of
+from .edits import CompactionPlan
+from .model import Transcript
+from .probes import Probe, ProbeScore, probe_recall, removed_lines, score_of
 
 
 class ProbeWitness:

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from gobtui.core.edits import CacheEditEdit, CompactionPlan
-from gobtui.core.limits import (
+from .edits import CacheEditEdit, CompactionPlan
+from .limits import (
     MAX_PROBES,
     PROBE_BLOCK_ITEMS,
     PROBE_MAX_BYTES,
@@ -27,9 +27,9 @@ from gobtui.core.limits import (
     PROBE_PAYLOAD_CHARS,
     PROBES_PER_KIND_PER_LINE,
 )
-from gobtui.core.model import Transcript
-from gobtui.core.paths import EXTENSIONS
-from gobtui.core.salience import Salience, may_be_salient, salience
+from .model import Transcript
+from .paths import EXTENSIONS
+from .salience import Salience, may_be_salient, salience
 
 MAX_MISSED_PROBES = 8
 

@@ -14,13 +14,13 @@ from collections.abc import Container
 
 from pydantic import BaseModel, ConfigDict
 
-from gobtui.core.calibration import Calibration
-from gobtui.core.limits import (
+from .calibration import Calibration
+from .limits import (
     CHARS_PER_TOKEN,
     CODEX_REASONING_OVERHEAD_BYTES,
 )
-from gobtui.core.model import ItemKind, Provider, TranscriptItem
-from gobtui.core.thresholds import client_compact_threshold
+from .model import ItemKind, Provider, TranscriptItem
+from .thresholds import client_compact_threshold
 
 
 def codex_reasoning_tokens(

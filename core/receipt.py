@@ -13,9 +13,9 @@ from enum import StrEnum
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from gobtui.core.edits import Edit, ElideEdit, InjectDigestEdit
-from gobtui.core.model import Provider
-from gobtui.core.projection import Projection
+from .edits import Edit, ElideEdit, InjectDigestEdit
+from .model import Provider
+from .projection import Projection
 
 _HEX64 = r"^[0-9a-f]{64}$"
 

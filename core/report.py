@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from gobtui.core.board import BoardRow
-from gobtui.core.model import Coverage, Provider, SessionSummary
+from .board import BoardRow
+from .model import Coverage, Provider, SessionSummary
 
 
 class SubagentOut(TypedDict):

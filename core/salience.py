@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from enum import Enum
 
-from gobtui.core.limits import SALIENT_LINES_PER_ITEM, SALIENT_SCAN_BYTES
+from .limits import SALIENT_LINES_PER_ITEM, SALIENT_SCAN_BYTES
 
 ERROR_MARKERS = (
     "error",

@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Protocol
 
-from gobtui.core.admission import elidable_items
-from gobtui.core.digest import goal_of, tool_name
-from gobtui.core.model import Transcript, TranscriptItem
-from gobtui.core.salience import has_error_marker
+from .admission import elidable_items
+from .digest import goal_of, tool_name
+from .model import Transcript, TranscriptItem
+from .salience import has_error_marker
 
 W_RECENCY = 0.18
 W_TOOL = 0.12

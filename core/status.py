@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from gobtui.core.limits import (
+from .limits import (
     STATUS_ENDED_SECS,
     STATUS_QUIET_SECS,
     STATUS_STALL_SECS,
     STATUS_WAITING_SECS,
 )
-from gobtui.core.model import TurnState
+from .model import TurnState
 
 
 class Status(StrEnum):

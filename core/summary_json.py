@@ -9,7 +9,7 @@ from dataclasses import fields
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from gobtui.core.model import (
+from .model import (
     CompactionEvent,
     ContextComponents,
     ContextState,

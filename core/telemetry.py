@@ -9,8 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gobtui.core.model import Provider
-from gobtui.core.policy import TuneReason
+from .model import Provider
+from .policy import TuneReason
 
 EVENTS_SCHEMA = "gobtui/compaction-events-v1"
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from gobtui.core.model import ItemKind, Provider, Transcript, TranscriptItem
+from .model import ItemKind, Provider, Transcript, TranscriptItem
 
 _ASSISTANT_SIDE = frozenset({ItemKind.ASSISTANT, ItemKind.REASONING})
 

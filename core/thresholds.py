@@ -3,14 +3,14 @@ first: the board needs these for every row, so they live apart from the planning
 
 from __future__ import annotations
 
-from gobtui.core.limits import (
+from .limits import (
     CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
     CODEX_AUTOCOMPACT_SHARE,
     CODEX_CLIENT_WINDOW,
     DEFAULT_CLAUDE_WINDOW,
     TRIGGER_CLIENT_SHARE,
 )
-from gobtui.core.model import Provider
+from .model import Provider
 
 
 def client_compact_threshold(provider: Provider, model_window: int | None) -> int:

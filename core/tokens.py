@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gobtui.core.limits import CHARS_PER_TOKEN
+from .limits import CHARS_PER_TOKEN
 
 
 def estimate_tokens(n_bytes: int) -> int:

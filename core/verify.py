@@ -22,16 +22,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, computed_field
 
-from gobtui.core.limits import VERIFY_MAX_BYTES, VERIFY_MAX_RECORDS
-from gobtui.core.model import Provider
-from gobtui.core.verify_findings import (
+from .limits import VERIFY_MAX_BYTES, VERIFY_MAX_RECORDS
+from .model import Provider
+from .verify_findings import (
     Finding,
     FindingCode,
     FindingSink,
     LimitKind,
     Severity,
 )
-from gobtui.core.verify_lines import (
+from .verify_lines import (
     LineFact,
     LineKind,
     LinePass,

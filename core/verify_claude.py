@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple, TypeGuard
 
-from gobtui.core.verify_findings import FindingCode, FindingSink, RawFinding
+from .verify_findings import FindingCode, FindingSink, RawFinding
 
 Record = dict[str, Any]
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from gobtui.core.limits import VERIFY_MAX_CONTEXT_ITEMS
-from gobtui.core.verify_claude import valid_id
-from gobtui.core.verify_findings import FindingCode, FindingSink, LimitKind, item_type
+from .limits import VERIFY_MAX_CONTEXT_ITEMS
+from .verify_claude import valid_id
+from .verify_findings import FindingCode, FindingSink, LimitKind, item_type
 
 Record = dict[str, Any]
 

@@ -16,10 +16,10 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from gobtui.core.model import Provider
-from gobtui.core.verify_claude import ClaudeChecker, claude_fact
-from gobtui.core.verify_codex import CodexChecker, codex_fact
-from gobtui.core.verify_findings import FindingCode, FindingSink
+from .model import Provider
+from .verify_claude import ClaudeChecker, claude_fact
+from .verify_codex import CodexChecker, codex_fact
+from .verify_findings import FindingCode, FindingSink
 
 Record = dict[str, Any]
 

@@ -15,9 +15,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from gobtui.core.model import Provider
-from gobtui.core.policy import PolicyConfig, TuneReason
-from gobtui.core.watch_codes import WatchCode
+from .model import Provider
+from .policy import PolicyConfig, TuneReason
+from .watch_codes import WatchCode
 
 
 class Gate(StrEnum):

@@ -18,8 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gobtui.adapters.config.config_keys import key_lines, syntax_error_line
-from gobtui.adapters.config.config_schema import (
+from ...core.alerts import AlertSettings
+from ...core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
+from ...core.model import Provider
+from ...core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider
+from ...core.strategies.external import EXTENSION_IDS
+from .config_keys import key_lines, syntax_error_line
+from .config_schema import (
     AGENTIC,
     EXTERNAL,
     POLICY_CHECKS,
@@ -36,12 +41,7 @@ from gobtui.adapters.config.config_schema import (
     parse_config,
     preset_names,
 )
-from gobtui.adapters.config.paths import config_path
-from gobtui.core.alerts import AlertSettings
-from gobtui.core.limits import CONFIG_MAX_BYTES, EXTERNAL_DEFAULT_TIMEOUT_SECS
-from gobtui.core.model import Provider
-from gobtui.core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider
-from gobtui.core.strategies.external import EXTENSION_IDS
+from .paths import config_path
 
 __all__ = [
     "EXTERNAL",

@@ -19,18 +19,18 @@ from typing import Any, cast
 
 from annotated_types import Ge, Le
 
-from gobtui.adapters.config.config_keys import Key, dotted
-from gobtui.core.alerts import AlertChannel, AlertEvent, AlertSettings
-from gobtui.core.limits import (
+from ...core.alerts import AlertChannel, AlertEvent, AlertSettings
+from ...core.limits import (
     CONFIG_KEYMAP_MAX,
     CONFIG_TEXT_MAX_CHARS,
     EXTERNAL_MAX_ARGS,
     EXTERNAL_MAX_TIMEOUT_SECS,
 )
-from gobtui.core.model import Provider
-from gobtui.core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider, QuotaPressure
-from gobtui.core.strategies import STRATEGIES
-from gobtui.core.strategies.external import AGENTIC_ID, EXTENSION_IDS
+from ...core.model import Provider
+from ...core.policy import PRESETS, NativeProvider, PolicyConfig, PolicyProvider, QuotaPressure
+from ...core.strategies import STRATEGIES
+from ...core.strategies.external import AGENTIC_ID, EXTENSION_IDS
+from .config_keys import Key, dotted
 
 EXTERNAL = "external"
 """The strategy id of a preset `command` (run by adapters.planning.external, not a core strategy)."""

@@ -21,7 +21,7 @@ from typing import Literal
 
 import platformdirs
 
-from gobtui.adapters.files.private_fs import private_dir
+from ..files.private_fs import private_dir
 
 log = logging.getLogger(__name__)
 

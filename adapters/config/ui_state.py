@@ -24,9 +24,9 @@ from pathlib import Path
 
 import orjson
 
-from gobtui.adapters.config.paths import config_path
-from gobtui.adapters.files.atomic import replace_private
-from gobtui.adapters.files.private_fs import PrivateError, open_private, private_dir
+from ..files.atomic import replace_private
+from ..files.private_fs import PrivateError, open_private, private_dir
+from .paths import config_path
 
 log = logging.getLogger(__name__)
 

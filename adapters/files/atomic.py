@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from gobtui.adapters.files.regular import regular_file
-from gobtui.core.limits import STALE_TEMP_SECS
+from ...core.limits import STALE_TEMP_SECS
+from .regular import regular_file
 
 
 class WriteErrorCode(StrEnum):

@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
-from gobtui.core.limits import MAX_JSON_DEPTH, MAX_LINE_BYTES
-from gobtui.core.model import BadLine
+from ...core.limits import MAX_JSON_DEPTH, MAX_LINE_BYTES
+from ...core.model import BadLine
 
 Record = dict[str, Any]
 

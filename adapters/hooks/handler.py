@@ -25,26 +25,26 @@ from pathlib import Path
 
 import orjson
 
-from gobtui.adapters.config.paths import Homes, data_dir
-from gobtui.adapters.files.private_fs import PrivateError, open_private
-from gobtui.adapters.files.regular import open_regular
-from gobtui.adapters.providers.registry import session_id_of
-from gobtui.adapters.publish.events import append_event
-from gobtui.adapters.recall.verbs import pack
-from gobtui.adapters.vault.vault import Vault
-from gobtui.core.hooks import (
+from ...core.hooks import (
     HookEvent,
     HookNote,
     HookSkip,
     read_payload,
     usable_session_id,
 )
-from gobtui.core.limits import HOOK_PACK_BUDGET_TOKENS
-from gobtui.core.model import Provider
-from gobtui.core.recall.model import RecallError
-from gobtui.core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
-from gobtui.core.tokens import estimate_tokens
-from gobtui.core.vault_model import IndexEntry, VaultError
+from ...core.limits import HOOK_PACK_BUDGET_TOKENS
+from ...core.model import Provider
+from ...core.recall.model import RecallError
+from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
+from ...core.tokens import estimate_tokens
+from ...core.vault_model import IndexEntry, VaultError
+from ..config.paths import Homes, data_dir
+from ..files.private_fs import PrivateError, open_private
+from ..files.regular import open_regular
+from ..providers.registry import session_id_of
+from ..publish.events import append_event
+from ..recall.verbs import pack
+from ..vault.vault import Vault
 
 HOOK_LOG = "hooks.log"
 PRE_LABEL = "pre-compact"

@@ -20,17 +20,17 @@ from typing import Any
 
 import orjson
 
-from gobtui.adapters.config.paths import Homes
-from gobtui.adapters.files.atomic import (
+from ...core.hooks import HOOK_POINTS, HookSettingsError, Merge, install_into, remove_from
+from ...core.limits import HOOK_SETTINGS_MAX_BYTES
+from ...core.model import Provider
+from ..config.paths import Homes
+from ..files.atomic import (
     FileChangedError,
     FileState,
     publish_new,
     read_state,
     replace_if_unchanged,
 )
-from gobtui.core.hooks import HOOK_POINTS, HookSettingsError, Merge, install_into, remove_from
-from gobtui.core.limits import HOOK_SETTINGS_MAX_BYTES
-from gobtui.core.model import Provider
 
 SETTINGS_FILES = {Provider.CLAUDE: "settings.json", Provider.CODEX: "hooks.json"}
 """Claude Code reads hooks from <home>/settings.json, Codex from <home>/hooks.json."""

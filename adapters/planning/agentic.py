@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gobtui.adapters.config.config_file import ExternalCommand
-from gobtui.adapters.planning.external import ExternalError, ExternalErrorCode, Launch, run_external
-from gobtui.adapters.planning.plugin import BundleCheck, PluginError, check_bundle
-from gobtui.core.edits import CompactionPlan, NoPlan
-from gobtui.core.limits import PLUGIN_MAX_STDIN_BYTES
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.external import AGENTIC_ID
+from ...core.edits import CompactionPlan, NoPlan
+from ...core.limits import PLUGIN_MAX_STDIN_BYTES
+from ...core.model import Transcript
+from ...core.policy import PolicyConfig
+from ...core.strategies.external import AGENTIC_ID
+from ..config.config_file import ExternalCommand
+from .external import ExternalError, ExternalErrorCode, Launch, run_external
+from .plugin import BundleCheck, PluginError, check_bundle
 
 
 def run_plugin(

@@ -12,20 +12,20 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from gobtui.adapters.planning.load import LoadedSession, Progress, check_strategy, plan_session
-from gobtui.adapters.providers.full_parse import gc_paused
-from gobtui.adapters.providers.rewrite_records import RewriteError
-from gobtui.core.admission import protected_tail_start
-from gobtui.core.edits import CompactionPlan, NoPlan
-from gobtui.core.evaluation import EvalRow, RowStatus, mark_best
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.probe_witness import ProbeWitness
-from gobtui.core.probes import ProbeScore
-from gobtui.core.strategies import STRATEGIES
-from gobtui.core.strategies.common import prefix_tokens
-from gobtui.core.verify import VerifyReport, accepts
-from gobtui.core.verify_findings import FindingCode
+from ...core.admission import protected_tail_start
+from ...core.edits import CompactionPlan, NoPlan
+from ...core.evaluation import EvalRow, RowStatus, mark_best
+from ...core.model import Transcript
+from ...core.policy import PolicyConfig
+from ...core.probe_witness import ProbeWitness
+from ...core.probes import ProbeScore
+from ...core.strategies import STRATEGIES
+from ...core.strategies.common import prefix_tokens
+from ...core.verify import VerifyReport, accepts
+from ...core.verify_findings import FindingCode
+from ..providers.full_parse import gc_paused
+from ..providers.rewrite_records import RewriteError
+from .load import LoadedSession, Progress, check_strategy, plan_session
 
 
 @dataclass

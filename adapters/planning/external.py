@@ -26,20 +26,20 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from gobtui.core.admission import AdmissionCode, admit
-from gobtui.core.edits import EDITS_ADAPTER, CompactionPlan, ElideEdit, InjectDigestEdit, NoPlan
-from gobtui.core.limits import (
+from ...core.admission import AdmissionCode, admit
+from ...core.edits import EDITS_ADAPTER, CompactionPlan, ElideEdit, InjectDigestEdit, NoPlan
+from ...core.limits import (
     EXTERNAL_MAX_ARGS,
     EXTERNAL_MAX_STDERR_BYTES,
     EXTERNAL_MAX_STDOUT_BYTES,
     EXTERNAL_MAX_TIMEOUT_SECS,
     EXTERNAL_STDERR_EXCERPT_CHARS,
 )
-from gobtui.core.model import Provider, Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.report import lifetime_of
-from gobtui.core.strategies.common import NO_CONTEXT, prefix_safe
-from gobtui.core.strategies.external import AGENTIC_ID, EXTERNAL_ID, plan_from_edits
+from ...core.model import Provider, Transcript
+from ...core.policy import PolicyConfig
+from ...core.report import lifetime_of
+from ...core.strategies.common import NO_CONTEXT, prefix_safe
+from ...core.strategies.external import AGENTIC_ID, EXTERNAL_ID, plan_from_edits
 
 STRATEGY_ID = EXTERNAL_ID
 PROTOCOL = "gobtui-external-v1"

@@ -26,36 +26,36 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
-from gobtui.adapters.config.config_file import ExternalCommand
-from gobtui.adapters.files.regular import regular_file
-from gobtui.adapters.planning.agentic import run_plugin
-from gobtui.adapters.planning.external import STRATEGY_ID as EXTERNAL_ID
-from gobtui.adapters.planning.external import ExternalError, run_external
-from gobtui.adapters.providers.full_parse import gc_paused
-from gobtui.adapters.providers.interface import CardScanner
-from gobtui.adapters.providers.live_part import WHOLE, LivePart, find_live_part
-from gobtui.adapters.providers.registry import parse_data
-from gobtui.adapters.rewrite.lines import SourceLines, SourceRewriter, read_source
-from gobtui.core.admission import Admission, admit
-from gobtui.core.calibration import Calibration, calibrate
-from gobtui.core.composition import Composition, composition
-from gobtui.core.context_words import why_no_plan
-from gobtui.core.edits import CompactionPlan, NoPlan, NoPlanReason
-from gobtui.core.limits import (
+from ...core.admission import Admission, admit
+from ...core.calibration import Calibration, calibrate
+from ...core.composition import Composition, composition
+from ...core.context_words import why_no_plan
+from ...core.edits import CompactionPlan, NoPlan, NoPlanReason
+from ...core.limits import (
     DEFAULT_SLOPE,
     EVAL_PAYLOAD_BYTES,
     MAX_PLAN_ITEMS,
     MAX_PLAN_RECORDS,
     MAX_PLAN_SOURCE_BYTES,
 )
-from gobtui.core.model import Provider, Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.probes import Probe, extract_probes
-from gobtui.core.record_number import shown
-from gobtui.core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
-from gobtui.core.strategies.common import admit_with
-from gobtui.core.strategies.external import AGENTIC_ID, EXTENSION_IDS
-from gobtui.core.verify import SourceChecks
+from ...core.model import Provider, Transcript
+from ...core.policy import PolicyConfig
+from ...core.probes import Probe, extract_probes
+from ...core.record_number import shown
+from ...core.strategies import STRATEGIES, EvalContext, PlanMemo, UnknownStrategyError, plan_for
+from ...core.strategies.common import admit_with
+from ...core.strategies.external import AGENTIC_ID, EXTENSION_IDS
+from ...core.verify import SourceChecks
+from ..config.config_file import ExternalCommand
+from ..files.regular import regular_file
+from ..providers.full_parse import gc_paused
+from ..providers.interface import CardScanner
+from ..providers.live_part import WHOLE, LivePart, find_live_part
+from ..providers.registry import parse_data
+from ..rewrite.lines import SourceLines, SourceRewriter, read_source
+from .agentic import run_plugin
+from .external import STRATEGY_ID as EXTERNAL_ID
+from .external import ExternalError, run_external
 
 Progress = Callable[[int, int, str], None]
 """(done, total, what) while an eval runs."""

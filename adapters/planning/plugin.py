@@ -21,8 +21,7 @@ from typing import Any
 
 import orjson
 
-from gobtui.adapters.files.regular import NotRegular, open_regular
-from gobtui.core.limits import (
+from ...core.limits import (
     EXTERNAL_DEFAULT_TIMEOUT_SECS,
     EXTERNAL_MAX_ARGS,
     EXTERNAL_MAX_STDOUT_BYTES,
@@ -36,7 +35,8 @@ from gobtui.core.limits import (
     PLUGIN_MAX_FILES,
     PLUGIN_MAX_STDIN_BYTES,
 )
-from gobtui.core.strategies.external import AGENTIC_ID
+from ...core.strategies.external import AGENTIC_ID
+from ..files.regular import NotRegular, open_regular
 
 MANIFEST_NAME = "gobtui-plugin.json"
 REFERENCE_MANIFEST_NAME = "gobstopper-plugin.json"

@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gobtui.adapters.files.jsonl import LineCursor, Record, feed_bytes, torn_tail
-from gobtui.core.limits import READ_CHUNK_BYTES
-from gobtui.core.model import Coverage, Provider, SessionSummary, Transcript, TranscriptItem
+from ...core.limits import READ_CHUNK_BYTES
+from ...core.model import Coverage, Provider, SessionSummary, Transcript, TranscriptItem
+from ..files.jsonl import LineCursor, Record, feed_bytes, torn_tail
 
 
 @contextmanager

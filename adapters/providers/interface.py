@@ -8,13 +8,13 @@ from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gobtui.adapters.files.jsonl import Record
-from gobtui.adapters.providers.reader import TailState
-from gobtui.core.model import ItemKind, Provider, Transcript
+from ...core.model import ItemKind, Provider, Transcript
+from ..files.jsonl import Record
+from .reader import TailState
 
 if TYPE_CHECKING:  # annotations only: a summary reader never loads the rewriting stack
-    from gobtui.adapters.providers.rewrite_records import ForkUsage, StubMaker
-    from gobtui.core.conversation import EntryWriter
+    from ...core.conversation import EntryWriter
+    from .rewrite_records import ForkUsage, StubMaker
 
 
 class ProviderPackage(Protocol):

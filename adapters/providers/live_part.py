@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gobtui.adapters.files.jsonl import decode_line
-from gobtui.adapters.providers.registry import provider_of
-from gobtui.core.model import Provider
+from ...core.model import Provider
+from ..files.jsonl import decode_line
+from .registry import provider_of
 
 
 @dataclass(frozen=True)

@@ -17,17 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
-from gobtui.adapters.files.jsonl import (
-    LineCursor,
-    Loads,
-    Record,
-    decode_line,
-    feed_bytes,
-    torn_tail,
-)
-from gobtui.adapters.files.regular import open_regular
-from gobtui.adapters.providers.full_parse import Summarising
-from gobtui.core.limits import (
+from ...core.limits import (
     FINGERPRINT_WINDOW_BYTES,
     FULL_READ_MAX_BYTES,
     HEAD_FIRST_BYTES,
@@ -37,7 +27,17 @@ from gobtui.core.limits import (
     TAIL_SCAN_MAX_BYTES,
     TAIL_SECONDARY_MAX_BYTES,
 )
-from gobtui.core.model import BadLine, Coverage, Provider, SessionSummary
+from ...core.model import BadLine, Coverage, Provider, SessionSummary
+from ..files.jsonl import (
+    LineCursor,
+    Loads,
+    Record,
+    decode_line,
+    feed_bytes,
+    torn_tail,
+)
+from ..files.regular import open_regular
+from .full_parse import Summarising
 
 PARSER_VERSION = 11
 """Bump when a reader's output changes: cached cursors of another version are dropped."""

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from gobtui.adapters.providers import claude, codex
-from gobtui.adapters.providers.reader import TailState, cursor_of_fd
-from gobtui.core.conversation import Entry, Record
-from gobtui.core.model import Provider, Transcript, TranscriptItem
+from ...core.conversation import Entry, Record
+from ...core.model import Provider, Transcript, TranscriptItem
+from . import claude, codex
+from .reader import TailState, cursor_of_fd
 
 if TYPE_CHECKING:  # the package contract, for annotations (it names the rewriting stack)
-    from gobtui.adapters.providers.interface import ProviderPackage
+    from .interface import ProviderPackage
 
 _PACKAGES: dict[Provider, ProviderPackage] = {Provider.CLAUDE: claude, Provider.CODEX: codex}
 

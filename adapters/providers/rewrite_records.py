@@ -11,10 +11,10 @@ from typing import Any
 
 import orjson
 
-from gobtui.adapters.files.jsonl import Record, decode_line
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Provider
-from gobtui.core.text import utf8_len
+from ...core.edits import CompactionPlan
+from ...core.model import Provider
+from ...core.text import utf8_len
+from ..files.jsonl import Record, decode_line
 
 StubMaker = Callable[[int], str]
 """The stub text for an output of so many bytes."""

@@ -16,9 +16,9 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
-from gobtui.adapters.config.paths import data_dir
-from gobtui.adapters.files.private_fs import PrivateError, open_private, private_dir
-from gobtui.core.telemetry import TelemetryEvent
+from ...core.telemetry import TelemetryEvent
+from ..config.paths import data_dir
+from ..files.private_fs import PrivateError, open_private, private_dir
 
 log = logging.getLogger(__name__)
 

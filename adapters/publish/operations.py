@@ -19,19 +19,19 @@ from pathlib import Path
 
 import orjson
 
-from gobtui.adapters.config.paths import data_dir
-from gobtui.adapters.files.atomic import replace_private
-from gobtui.adapters.files.private_fs import PrivateError, open_private, private_dir
-from gobtui.adapters.files.regular import regular_file
-from gobtui.adapters.providers.registry import provider_of
-from gobtui.adapters.rewrite.apply import rewrite_identity
-from gobtui.core.edits import Edit
-from gobtui.core.fork_id import fork_session_id
-from gobtui.core.limits import RECEIPT_MAX_BYTES
-from gobtui.core.model import Provider, resume_command, resume_line
-from gobtui.core.projection import Projection
-from gobtui.core.receipt import OperationKind, Receipt, operation_id
-from gobtui.core.vault_model import VaultErrorCode
+from ...core.edits import Edit
+from ...core.fork_id import fork_session_id
+from ...core.limits import RECEIPT_MAX_BYTES
+from ...core.model import Provider, resume_command, resume_line
+from ...core.projection import Projection
+from ...core.receipt import OperationKind, Receipt, operation_id
+from ...core.vault_model import VaultErrorCode
+from ..config.paths import data_dir
+from ..files.atomic import replace_private
+from ..files.private_fs import PrivateError, open_private, private_dir
+from ..files.regular import regular_file
+from ..providers.registry import provider_of
+from ..rewrite.apply import rewrite_identity
 
 
 class PublishErrorCode(StrEnum):

@@ -16,11 +16,22 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 
-from gobtui.adapters.files.atomic import describe, publish_new
-from gobtui.adapters.planning.load import LoadedSession
-from gobtui.adapters.providers.rewrite_records import RewriteError
-from gobtui.adapters.publish.events import append_event
-from gobtui.adapters.publish.operations import (
+from ...core.admission import admit
+from ...core.edits import CompactionPlan
+from ...core.model import Provider
+from ...core.policy import PolicyConfig, TuneReason
+from ...core.receipt import OperationKind, Receipt, items_covered
+from ...core.strategies.auto import selected_strategy
+from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
+from ...core.vault_model import IndexEntry, VaultError
+from ...core.verify import accepts, added_findings, verify
+from ...core.verify_findings import FindingCode
+from ..files.atomic import describe, publish_new
+from ..planning.load import LoadedSession
+from ..providers.rewrite_records import RewriteError
+from ..vault.vault import Vault
+from .events import append_event
+from .operations import (
     Operation,
     PublishError,
     PublishErrorCode,
@@ -30,17 +41,6 @@ from gobtui.adapters.publish.operations import (
     receipt_roots,
     write_receipt,
 )
-from gobtui.adapters.vault.vault import Vault
-from gobtui.core.admission import admit
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Provider
-from gobtui.core.policy import PolicyConfig, TuneReason
-from gobtui.core.receipt import OperationKind, Receipt, items_covered
-from gobtui.core.strategies.auto import selected_strategy
-from gobtui.core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
-from gobtui.core.vault_model import IndexEntry, VaultError
-from gobtui.core.verify import accepts, added_findings, verify
-from gobtui.core.verify_findings import FindingCode
 
 log = logging.getLogger(__name__)
 

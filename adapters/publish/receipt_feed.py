@@ -7,10 +7,10 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gobtui.adapters.config.paths import data_dir
+from ..config.paths import data_dir
 
 if TYPE_CHECKING:  # the receipt model (and the plan model under it) loads once one is read
-    from gobtui.core.receipt import Receipt
+    from ...core.receipt import Receipt
 
 
 class ReceiptFeed:
@@ -35,7 +35,7 @@ class ReceiptFeed:
             return []
         self._folder_stamp = stamp
         found: list[Receipt] = []
-        from gobtui.adapters.publish.operations import PublishError, read_receipt
+        from .operations import PublishError, read_receipt
 
         for path in sorted(directory.glob("*.json")):
             try:

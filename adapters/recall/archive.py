@@ -12,13 +12,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from gobtui.adapters.config.paths import data_dir
-from gobtui.adapters.publish.events import read_events
-from gobtui.adapters.recall.card_index import CARD_INDEX_FILE, Noted, cards_in, note, read_index
-from gobtui.adapters.vault.reader import VaultReader
-from gobtui.adapters.vault.vault import Vault
-from gobtui.core.recall.model import Archive, CardSeen
-from gobtui.core.vault_model import IndexEntry
+from ...core.recall.model import Archive, CardSeen
+from ...core.vault_model import IndexEntry
+from ..config.paths import data_dir
+from ..publish.events import read_events
+from ..vault.reader import VaultReader
+from ..vault.vault import Vault
+from .card_index import CARD_INDEX_FILE, Noted, cards_in, note, read_index
 
 
 @dataclass

@@ -21,16 +21,16 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
-from gobtui.adapters.files.atomic import replace_private
-from gobtui.adapters.files.private_fs import PrivateError, open_private
-from gobtui.adapters.files.state_lock import state_locked
-from gobtui.adapters.providers.registry import provider_of
-from gobtui.adapters.vault.reader import VaultReader
-from gobtui.adapters.vault.vault import Vault
-from gobtui.core.card_text import CARD_PREFILTER
-from gobtui.core.edits import DigestBlock
-from gobtui.core.model import Provider
-from gobtui.core.vault_model import VaultError
+from ...core.card_text import CARD_PREFILTER
+from ...core.edits import DigestBlock
+from ...core.model import Provider
+from ...core.vault_model import VaultError
+from ..files.atomic import replace_private
+from ..files.private_fs import PrivateError, open_private
+from ..files.state_lock import state_locked
+from ..providers.registry import provider_of
+from ..vault.reader import VaultReader
+from ..vault.vault import Vault
 
 log = logging.getLogger(__name__)
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
-from gobtui.adapters.config.paths import data_dir
-from gobtui.adapters.files.atomic import replace_private
-from gobtui.adapters.files.private_fs import open_private
-from gobtui.adapters.files.state_lock import state_locked
-from gobtui.core.limits import CURSOR_KEEP_SECS, CURSOR_MAX_ENTRIES
-from gobtui.core.recall.model import Cursor
+from ...core.limits import CURSOR_KEEP_SECS, CURSOR_MAX_ENTRIES
+from ...core.recall.model import Cursor
+from ..config.paths import data_dir
+from ..files.atomic import replace_private
+from ..files.private_fs import open_private
+from ..files.state_lock import state_locked
 
 log = logging.getLogger(__name__)
 

@@ -7,10 +7,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gobtui.adapters.recall.archive import open_archive
-from gobtui.adapters.recall.cursors import store_cursor, stored_cursor
-from gobtui.core.recall.delta import cursor_name, delta
-from gobtui.core.recall.model import (
+from ...core.recall.delta import cursor_name, delta
+from ...core.recall.model import (
     Arm,
     ContextPack,
     Delta,
@@ -21,7 +19,9 @@ from gobtui.core.recall.model import (
     resolve_session,
     without_card_text,
 )
-from gobtui.core.recall.pack import context_pack
+from ...core.recall.pack import context_pack
+from .archive import open_archive
+from .cursors import store_cursor, stored_cursor
 
 
 def pack(

@@ -24,10 +24,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from gobtui.adapters.files.jsonl import Record, decode_line
-from gobtui.adapters.providers.interface import RewriteHalf
-from gobtui.adapters.providers.registry import provider_of
-from gobtui.adapters.providers.rewrite_records import (
+from ...core.edits import CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
+from ...core.limits import SESSION_ID_MAX_CHARS
+from ...core.model import BadLine, Provider, Transcript, TranscriptItem
+from ..files.jsonl import Record, decode_line
+from ..providers.interface import RewriteHalf
+from ..providers.registry import provider_of
+from ..providers.rewrite_records import (
     ForkUsage,
     RewriteCode,
     RewriteError,
@@ -41,9 +44,6 @@ from gobtui.adapters.providers.rewrite_records import (
     require_whole_tail,
     split_lines,
 )
-from gobtui.core.edits import CompactionPlan, DigestBlock, ElideEdit, InjectDigestEdit
-from gobtui.core.limits import SESSION_ID_MAX_CHARS
-from gobtui.core.model import BadLine, Provider, Transcript, TranscriptItem
 
 # -- applying a plan ---------------------------------------------------------------------------
 

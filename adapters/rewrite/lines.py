@@ -22,16 +22,21 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import overload
 
-from gobtui.adapters.files.jsonl import Record, decode_line
-from gobtui.adapters.providers.interface import CardScanner
-from gobtui.adapters.providers.rewrite_records import (
+from ...core.edits import CompactionPlan, ElideEdit
+from ...core.model import Provider, Transcript, TranscriptItem
+from ...core.salience import payload_excerpt
+from ...core.verify import SourceChecks
+from ...core.verify_lines import LineFact, fact_reader, read_value
+from ..files.jsonl import Record, decode_line
+from ..providers.interface import CardScanner
+from ..providers.rewrite_records import (
     RewriteCode,
     RewriteError,
     encode_line,
     line_ending,
     plan_seed_of,
 )
-from gobtui.adapters.rewrite.apply import (
+from .apply import (
     _elide_line,
     checked_edits,
     fork_usage_target,
@@ -39,11 +44,6 @@ from gobtui.adapters.rewrite.apply import (
     relinked,
     stubbed,
 )
-from gobtui.core.edits import CompactionPlan, ElideEdit
-from gobtui.core.model import Provider, Transcript, TranscriptItem
-from gobtui.core.salience import payload_excerpt
-from gobtui.core.verify import SourceChecks
-from gobtui.core.verify_lines import LineFact, fact_reader, read_value
 
 
 def line_starts(data: bytes) -> list[int]:

@@ -30,18 +30,18 @@ from typing import Any
 import diskcache
 import orjson
 
-from gobtui.adapters.config.paths import cache_dir
-from gobtui.adapters.files.jsonl import LineCursor
-from gobtui.adapters.files.private_fs import (
+from ...core.model import Coverage, Provider, SessionSummary
+from ...core.summary_json import summary_from_json, summary_to_json
+from ..config.paths import cache_dir
+from ..files.jsonl import LineCursor
+from ..files.private_fs import (
     PrivateError,
     check_private_file,
     create_private,
     private_dir,
 )
-from gobtui.adapters.providers.reader import PARSER_VERSION, FileCursor, Rows, StateFor, open_cursor
-from gobtui.adapters.providers.registry import state_class
-from gobtui.core.model import Coverage, Provider, SessionSummary
-from gobtui.core.summary_json import summary_from_json, summary_to_json
+from ..providers.reader import PARSER_VERSION, FileCursor, Rows, StateFor, open_cursor
+from ..providers.registry import state_class
 
 log = logging.getLogger(__name__)
 

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from gobtui.adapters.config.paths import Homes
-from gobtui.adapters.files.jsonl import decode_line
-from gobtui.adapters.files.regular import open_regular
-from gobtui.adapters.providers.registry import sniff_record
-from gobtui.core.limits import CLAUDE_MAX_DEPTH, CODEX_MAX_DEPTH, DISCOVERY_MAX_ENTRIES, SNIFF_BYTES
-from gobtui.core.model import Provider
+from ...core.limits import CLAUDE_MAX_DEPTH, CODEX_MAX_DEPTH, DISCOVERY_MAX_ENTRIES, SNIFF_BYTES
+from ...core.model import Provider
+from ..config.paths import Homes
+from ..files.jsonl import decode_line
+from ..files.regular import open_regular
+from ..providers.registry import sniff_record
 
 log = logging.getLogger(__name__)
 

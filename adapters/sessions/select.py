@@ -15,12 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from gobtui.adapters.config.paths import Homes, cache_dir
-from gobtui.adapters.sessions.cache import SummaryCache
-from gobtui.adapters.sessions.discovery import EMPTY, sniff_file
-from gobtui.adapters.sessions.store import SessionStore
-from gobtui.core.limits import DEFAULT_MAX_AGE_SECS, SELECT_LIST_MAX, SELECTOR_MAX_CHARS
-from gobtui.core.model import Provider, SessionSummary
+from ...core.limits import DEFAULT_MAX_AGE_SECS, SELECT_LIST_MAX, SELECTOR_MAX_CHARS
+from ...core.model import Provider, SessionSummary
+from ..config.paths import Homes, cache_dir
+from .cache import SummaryCache
+from .discovery import EMPTY, sniff_file
+from .store import SessionStore
 
 
 class SelectErrorCode(StrEnum):

@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import cast
 
-from gobtui.adapters.config.paths import Homes
-from gobtui.adapters.providers.full_parse import gc_paused
-from gobtui.adapters.providers.reader import (
+from ...core.model import Coverage, Provider, SessionSummary, SubagentRef
+from ..config.paths import Homes
+from ..providers.full_parse import gc_paused
+from ..providers.reader import (
     FileCursor,
     StateFor,
     TailStateFactory,
@@ -27,16 +28,15 @@ from gobtui.adapters.providers.reader import (
     hint_cold_reads,
     open_cursor,
 )
-from gobtui.adapters.providers.registry import state_class
-from gobtui.adapters.sessions.cache import CachedCursor, SummaryCache
-from gobtui.adapters.sessions.discovery import (
+from ..providers.registry import state_class
+from .cache import CachedCursor, SummaryCache
+from .discovery import (
     DiscoveryReport,
     Found,
     KnownProvider,
     discover_path,
     scan_homes,
 )
-from gobtui.core.model import Coverage, Provider, SessionSummary, SubagentRef
 
 log = logging.getLogger(__name__)
 

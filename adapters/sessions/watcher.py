@@ -16,11 +16,11 @@ from pathlib import Path
 
 from watchfiles import Change, awatch
 
-from gobtui.adapters.config.paths import Homes
-from gobtui.adapters.sessions.discovery import provider_roots
-from gobtui.adapters.sessions.store import SessionStore, StoreChanges
-from gobtui.core.limits import WATCH_DEBOUNCE_MS, WATCH_STEP_MS
-from gobtui.core.model import SessionSummary
+from ...core.limits import WATCH_DEBOUNCE_MS, WATCH_STEP_MS
+from ...core.model import SessionSummary
+from ..config.paths import Homes
+from .discovery import provider_roots
+from .store import SessionStore, StoreChanges
 
 log = logging.getLogger(__name__)
 

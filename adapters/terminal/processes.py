@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psutil
 
-from gobtui.core.model import Provider
+from ...core.model import Provider
 
 ANCESTORS_MAX = 128
 """An ancestor walk stops after this many steps (a pid loop in a damaged /proc copy)."""

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from gobtui.adapters.terminal.processes import ancestors, client_processes
-from gobtui.core.model import Provider
+from ...core.model import Provider
+from .processes import ancestors, client_processes
 
 TMUX_PROGRAM = "tmux"
 TMUX_TIMEOUT_SECS = 3.0

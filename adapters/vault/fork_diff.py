@@ -8,12 +8,12 @@ import hashlib
 
 import orjson
 
-from gobtui.adapters.files.jsonl import decode_line
-from gobtui.adapters.rewrite.apply import provider_half
-from gobtui.adapters.vault.vault import Vault
-from gobtui.core.fork_changes import ForkChanges, RecordFacts, fork_changes
-from gobtui.core.model import Provider
-from gobtui.core.vault_records import record_type
+from ...core.fork_changes import ForkChanges, RecordFacts, fork_changes
+from ...core.model import Provider
+from ...core.vault_records import record_type
+from ..files.jsonl import decode_line
+from ..rewrite.apply import provider_half
+from .vault import Vault
 
 IDENTITY_SET_ASIDE = "0"
 """What every session id becomes before two records are compared (one digit: a valid id)."""

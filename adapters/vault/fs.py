@@ -17,11 +17,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from gobtui.adapters.files.atomic import write_all
-from gobtui.adapters.files.regular import NotRegular as NotRegular
-from gobtui.adapters.files.regular import open_regular as open_regular
-from gobtui.core.limits import LOCK_POLL_SECS
-from gobtui.core.vault_model import VaultError, VaultErrorCode
+from ...core.limits import LOCK_POLL_SECS
+from ...core.vault_model import VaultError, VaultErrorCode
+from ..files.atomic import write_all
+from ..files.regular import NotRegular as NotRegular
+from ..files.regular import open_regular as open_regular
 
 try:
     import fcntl

@@ -24,13 +24,9 @@ from pathlib import Path
 
 import orjson
 
-from gobtui.adapters.files.atomic import fsync_dir, write_all
-from gobtui.adapters.vault import fs
-from gobtui.adapters.vault.reader import VaultReader
-from gobtui.adapters.vault.vault import Locate, Vault
-from gobtui.core.limits import VAULT_INDEX_MAX_BYTES, VAULT_PRUNE_KEEP_DEFAULT, VAULT_PRUNE_KEEP_MAX
-from gobtui.core.model import Provider
-from gobtui.core.vault_model import (
+from ...core.limits import VAULT_INDEX_MAX_BYTES, VAULT_PRUNE_KEEP_DEFAULT, VAULT_PRUNE_KEEP_MAX
+from ...core.model import Provider
+from ...core.vault_model import (
     RECOVERED_LABEL,
     UNKNOWN_PATH_DIR,
     DamagedSnapshot,
@@ -50,6 +46,10 @@ from gobtui.core.vault_model import (
     stream_count,
     validate_entry,
 )
+from ..files.atomic import fsync_dir, write_all
+from . import fs
+from .reader import VaultReader
+from .vault import Locate, Vault
 
 
 def prune(

@@ -18,8 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from gobtui.adapters.vault import fs
-from gobtui.core.limits import (
+from ...core.limits import (
     VAULT_AMBIGUOUS_SHOWN,
     VAULT_CHUNK_BYTES,
     VAULT_INDEX_MAX_BYTES,
@@ -28,7 +27,7 @@ from gobtui.core.limits import (
     VAULT_PREFETCH_CHUNKS,
     VAULT_SHA_PREFIX_MIN_CHARS,
 )
-from gobtui.core.vault_model import (
+from ...core.vault_model import (
     DamagedSnapshot,
     IndexEntry,
     IndexView,
@@ -41,6 +40,7 @@ from gobtui.core.vault_model import (
     read_index,
     require_sha256,
 )
+from . import fs
 
 
 class VaultLayout(Protocol):

@@ -11,11 +11,9 @@ import hashlib
 
 import orjson
 
-from gobtui.adapters.providers.registry import provider_of
-from gobtui.adapters.vault.vault import Vault
-from gobtui.core.card_text import CARD_PREFILTER
-from gobtui.core.edits import DigestBlock
-from gobtui.core.limits import (
+from ...core.card_text import CARD_PREFILTER
+from ...core.edits import DigestBlock
+from ...core.limits import (
     VAULT_QUERY_MAX_BYTES,
     VAULT_QUERY_MIN_BYTES,
     VAULT_READ_DEFAULT_BYTES,
@@ -26,8 +24,8 @@ from gobtui.core.limits import (
     VAULT_SEARCH_DEFAULT_RESULTS,
     VAULT_SEARCH_MAX_RESULTS,
 )
-from gobtui.core.model import Provider
-from gobtui.core.vault_model import (
+from ...core.model import Provider
+from ...core.vault_model import (
     RecallHit,
     RecallResult,
     RecordPage,
@@ -37,13 +35,15 @@ from gobtui.core.vault_model import (
     VaultErrorCode,
     require_sha256,
 )
-from gobtui.core.vault_records import (
+from ...core.vault_records import (
     card_hits,
     count_string_matches,
     may_match,
     rank_recall,
     utf8_page,
 )
+from ..providers.registry import provider_of
+from .vault import Vault
 
 
 def recall(

@@ -39,12 +39,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from gobtui.adapters.config.paths import data_dir
-from gobtui.adapters.files.atomic import fsync_dir, write_all
-from gobtui.adapters.files.private_fs import PrivateError, PrivateErrorCode, private_dir
-from gobtui.adapters.vault import fs
-from gobtui.adapters.vault.reader import VaultReader, io_errors
-from gobtui.core.limits import (
+from ...core.limits import (
     VAULT_CHUNK_BYTES,
     VAULT_INDEX_LINE_MAX_BYTES,
     VAULT_INDEX_MAX_BYTES,
@@ -55,8 +50,8 @@ from gobtui.core.limits import (
     VAULT_MAX_RECORDS,
     VAULT_TRANSCRIPT_MAX_BYTES,
 )
-from gobtui.core.model import Provider
-from gobtui.core.vault_model import (
+from ...core.model import Provider
+from ...core.vault_model import (
     IndexEntry,
     Manifest,
     RestoreReport,
@@ -69,7 +64,12 @@ from gobtui.core.vault_model import (
     record_count_of,
     validate_entry,
 )
-from gobtui.core.vault_records import diff_records, record_type
+from ...core.vault_records import diff_records, record_type
+from ..config.paths import data_dir
+from ..files.atomic import fsync_dir, write_all
+from ..files.private_fs import PrivateError, PrivateErrorCode, private_dir
+from . import fs
+from .reader import VaultReader, io_errors
 
 if TYPE_CHECKING:
     pass

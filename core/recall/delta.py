@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gobtui.core.limits import CURSOR_IDLE_EXPIRY_SECS, CURSOR_NAME_MAX_CHARS, DELTA_MAX_ITEMS
-from gobtui.core.recall.model import (
+from ..limits import CURSOR_IDLE_EXPIRY_SECS, CURSOR_NAME_MAX_CHARS, DELTA_MAX_ITEMS
+from .model import (
     Archive,
     Arm,
     CardSeen,
@@ -32,7 +32,7 @@ from gobtui.core.recall.model import (
     check_budget,
     resolve_session,
 )
-from gobtui.core.recall.render import (
+from .render import (
     card_body,
     event_key,
     event_text,

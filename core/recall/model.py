@@ -8,17 +8,17 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from gobtui.core.edits import DigestBlock
-from gobtui.core.limits import (
+from ..edits import DigestBlock
+from ..limits import (
     PACK_ENTITY_MAX_CHARS,
     PACK_ENTITY_MIN_CHARS,
     PACK_MAX_BUDGET_TOKENS,
     PACK_MAX_ENTITIES,
 )
-from gobtui.core.model import Provider
-from gobtui.core.sanitize import terminal_safe
-from gobtui.core.telemetry import TelemetryEvent
-from gobtui.core.vault_model import CONTENT_TRUST, IndexEntry
+from ..model import Provider
+from ..sanitize import terminal_safe
+from ..telemetry import TelemetryEvent
+from ..vault_model import CONTENT_TRUST, IndexEntry
 
 LOCAL_CALLER = "local"
 """The trusted lane: the CLI and the hooks, run by the user."""

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from gobtui.core.edits import DigestBlock
-from gobtui.core.limits import PACK_EVENTS_PER_SESSION, PACK_MAX_FACTS, PACK_SNAPSHOTS_PER_SESSION
-from gobtui.core.recall.model import (
+from ..edits import DigestBlock
+from ..limits import PACK_EVENTS_PER_SESSION, PACK_MAX_FACTS, PACK_SNAPSHOTS_PER_SESSION
+from ..sanitize import terminal_safe
+from ..telemetry import TelemetryEvent
+from ..vault_model import IndexEntry
+from .model import (
     Archive,
     Arm,
     CardSeen,
@@ -16,7 +19,7 @@ from gobtui.core.recall.model import (
     check_budget,
     parse_entities,
 )
-from gobtui.core.recall.render import (
+from .render import (
     FACT_FIELDS,
     card_text,
     event_key,
@@ -29,9 +32,6 @@ from gobtui.core.recall.render import (
     when,
     who,
 )
-from gobtui.core.sanitize import terminal_safe
-from gobtui.core.telemetry import TelemetryEvent
-from gobtui.core.vault_model import IndexEntry
 
 
 def _hits(haystack: str, entities: Sequence[str]) -> int:

@@ -10,13 +10,13 @@ import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from gobtui.core.edits import DigestBlock
-from gobtui.core.model import Provider
-from gobtui.core.recall.model import Arm, CardSeen, PackItem
-from gobtui.core.sanitize import terminal_safe
-from gobtui.core.telemetry import TelemetryEvent
-from gobtui.core.tokens import estimate_tokens
-from gobtui.core.vault_model import CONTENT_TRUST, IndexEntry
+from ..edits import DigestBlock
+from ..model import Provider
+from ..sanitize import terminal_safe
+from ..telemetry import TelemetryEvent
+from ..tokens import estimate_tokens
+from ..vault_model import CONTENT_TRUST, IndexEntry
+from .model import Arm, CardSeen, PackItem
 
 ARM_HEADINGS = {
     Arm.CARDS: "## state cards",

@@ -6,24 +6,24 @@ needs process execution and lives outside core.
 
 from __future__ import annotations
 
-from gobtui.core.edits import CompactionPlan, NoPlan, NoPlanReason
-from gobtui.core.model import Provider, Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.projection import codex_reasoning_tokens, project
-from gobtui.core.strategies.auto import Auto
-from gobtui.core.strategies.cache_aware import CacheAware
-from gobtui.core.strategies.cache_edits import CacheEdits
-from gobtui.core.strategies.cliff import Cliff
-from gobtui.core.strategies.common import NO_CONTEXT, EvalContext, Strategy, evaluate_with
-from gobtui.core.strategies.compacted import Compacted
-from gobtui.core.strategies.dedupe import Dedupe
-from gobtui.core.strategies.elide import Elide
-from gobtui.core.strategies.memo import PlanMemo
-from gobtui.core.strategies.micro import Micro
-from gobtui.core.strategies.middle import Middle
-from gobtui.core.strategies.sawtooth import Sawtooth
-from gobtui.core.strategies.scored import Scored
-from gobtui.core.strategies.structured import Structured
+from ..edits import CompactionPlan, NoPlan, NoPlanReason
+from ..model import Provider, Transcript
+from ..policy import PolicyConfig
+from ..projection import codex_reasoning_tokens, project
+from .auto import Auto
+from .cache_aware import CacheAware
+from .cache_edits import CacheEdits
+from .cliff import Cliff
+from .common import NO_CONTEXT, EvalContext, Strategy, evaluate_with
+from .compacted import Compacted
+from .dedupe import Dedupe
+from .elide import Elide
+from .memo import PlanMemo
+from .micro import Micro
+from .middle import Middle
+from .sawtooth import Sawtooth
+from .scored import Scored
+from .structured import Structured
 
 __all__ = [
     "NO_CONTEXT",

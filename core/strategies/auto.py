@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Provider, Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.cache_aware import CacheAware
-from gobtui.core.strategies.cache_edits import CacheEdits
-from gobtui.core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import Provider, Transcript
+from ..policy import PolicyConfig
+from .cache_aware import CacheAware
+from .cache_edits import CacheEdits
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Strategy,
@@ -31,14 +31,14 @@ from gobtui.core.strategies.common import (
     evaluate_with,
     prefix_tokens,
 )
-from gobtui.core.strategies.compacted import Compacted
-from gobtui.core.strategies.dedupe import Dedupe
-from gobtui.core.strategies.elide import Elide
-from gobtui.core.strategies.micro import Micro
-from gobtui.core.strategies.middle import Middle
-from gobtui.core.strategies.sawtooth import Sawtooth
-from gobtui.core.strategies.scored import Scored
-from gobtui.core.strategies.structured import Structured
+from .compacted import Compacted
+from .dedupe import Dedupe
+from .elide import Elide
+from .micro import Micro
+from .middle import Middle
+from .sawtooth import Sawtooth
+from .scored import Scored
+from .structured import Structured
 
 PREFIX_EXP = 3
 TOOL_DOMINANCE = 0.55

@@ -4,10 +4,10 @@ ones first, until the floor. Never rewrites the transcript; as a control edit it
 
 from __future__ import annotations
 
-from gobtui.core.edits import CacheEditEdit, CompactionPlan
-from gobtui.core.model import Provider, Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.common import (
+from ..edits import CacheEditEdit, CompactionPlan
+from ..model import Provider, Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Triggered,

@@ -10,10 +10,10 @@ selects what one compaction of the source would.
 
 from __future__ import annotations
 
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import ItemKind, Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import ItemKind, Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Triggered,

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from gobtui.core.admission import Admission, admit, elidable_items, protected_of
-from gobtui.core.digest import CardMemo, state_card_digest
-from gobtui.core.edits import (
+from ..admission import Admission, admit, elidable_items, protected_of
+from ..digest import CardMemo, state_card_digest
+from ..edits import (
     DEFAULT_STUB,
     CompactionPlan,
     DigestBlock,
@@ -17,12 +17,12 @@ from gobtui.core.edits import (
     ElideEdit,
     InjectDigestEdit,
 )
-from gobtui.core.limits import STUB_BUDGET_BYTES
-from gobtui.core.model import ItemKind, Transcript, TranscriptItem
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.memo import PlanMemo
-from gobtui.core.thinking import in_progress_start, thinking_after
-from gobtui.core.tokens import estimate_tokens
+from ..limits import STUB_BUDGET_BYTES
+from ..model import ItemKind, Transcript, TranscriptItem
+from ..policy import PolicyConfig
+from ..thinking import in_progress_start, thinking_after
+from ..tokens import estimate_tokens
+from .memo import PlanMemo
 
 
 @dataclass(frozen=True, slots=True)

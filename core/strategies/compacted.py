@@ -7,10 +7,10 @@ adapter option, not a planning concern).
 
 from __future__ import annotations
 
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Triggered,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Triggered,

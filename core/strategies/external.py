@@ -6,7 +6,7 @@ projects the proposal and names the no-plan outcomes. Admission still follows.
 
 from __future__ import annotations
 
-from gobtui.core.edits import (
+from ..edits import (
     CacheEditEdit,
     CompactionPlan,
     Edit,
@@ -16,9 +16,9 @@ from gobtui.core.edits import (
     NoPlanReason,
     ProviderCompactEdit,
 )
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.common import card_tokens, elision_savings
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import card_tokens, elision_savings
 
 EXTERNAL_ID = "external"
 """A preset's trusted `command`, as gobtui always ran it."""

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from gobtui.core.admission import Admission, admit
-from gobtui.core.digest import CardMemo
-from gobtui.core.edits import CompactionPlan, Edit
-from gobtui.core.model import Transcript, TranscriptItem
-from gobtui.core.policy import PolicyConfig
+from ..admission import Admission, admit
+from ..digest import CardMemo
+from ..edits import CompactionPlan, Edit
+from ..model import Transcript, TranscriptItem
+from ..policy import PolicyConfig
 
 PlanKey = tuple[int, PolicyConfig, bool]
 AdmissionKey = tuple[int, int, int, PolicyConfig]

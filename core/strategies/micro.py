@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from gobtui.core.admission import elidable_items
-from gobtui.core.digest import tool_name
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.common import (
+from ..admission import elidable_items
+from ..digest import tool_name
+from ..edits import CompactionPlan
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Triggered,

@@ -3,11 +3,11 @@ the middle, oldest first: the task's setup and its latest state both stay verbat
 
 from __future__ import annotations
 
-from gobtui.core.admission import elidable_items
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.strategies.common import (
+from ..admission import elidable_items
+from ..edits import CompactionPlan
+from ..model import Transcript
+from ..policy import PolicyConfig
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Triggered,

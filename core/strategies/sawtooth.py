@@ -5,10 +5,10 @@ The projection assumes the provider brings the context down to the floor.
 
 from __future__ import annotations
 
-from gobtui.core.edits import CompactionPlan, ProviderCompactEdit
-from gobtui.core.model import Transcript
-from gobtui.core.policy import PROVIDER_CONTROLS, PolicyConfig
-from gobtui.core.strategies.common import NO_CONTEXT, EvalContext, Triggered
+from ..edits import CompactionPlan, ProviderCompactEdit
+from ..model import Transcript
+from ..policy import PROVIDER_CONTROLS, PolicyConfig
+from .common import NO_CONTEXT, EvalContext, Triggered
 
 
 class Sawtooth(Triggered):

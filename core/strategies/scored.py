@@ -13,11 +13,11 @@ import heapq
 import math
 from functools import partial
 
-from gobtui.core.edits import CompactionPlan
-from gobtui.core.model import Transcript, TranscriptItem
-from gobtui.core.policy import PolicyConfig
-from gobtui.core.scoring import HeuristicScorer, Scorer
-from gobtui.core.strategies.common import (
+from ..edits import CompactionPlan
+from ..model import Transcript, TranscriptItem
+from ..policy import PolicyConfig
+from ..scoring import HeuristicScorer, Scorer
+from .common import (
     NO_CONTEXT,
     EvalContext,
     Triggered,

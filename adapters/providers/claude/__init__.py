@@ -7,32 +7,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gobtui.adapters.files.jsonl import Record
-from gobtui.core.model import Provider, Transcript
+from ....core.model import Provider, Transcript
+from ...files.jsonl import Record
 
 if TYPE_CHECKING:
-    from gobtui.adapters.providers.interface import RewriteHalf
-    from gobtui.adapters.providers.reader import TailState
-    from gobtui.core.conversation import EntryWriter
+    from ....core.conversation import EntryWriter
+    from ..interface import RewriteHalf
+    from ..reader import TailState
 
 PROVIDER = Provider.CLAUDE
 BOUNDARY_MARKER = b'"compact_boundary"'
 
 
 def state_class() -> type[TailState]:
-    from gobtui.adapters.providers.claude.state import ClaudeState
+    from .state import ClaudeState
 
     return ClaudeState
 
 
 def parse_transcript(path: str) -> Transcript:
-    from gobtui.adapters.providers.claude import parse
+    from . import parse
 
     return parse.parse_transcript(path)
 
 
 def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcript | None:
-    from gobtui.adapters.providers.claude import parse
+    from . import parse
 
     return parse.parse_data(path, data, mtime_ns, part=part)
 
@@ -52,7 +52,7 @@ def live_head(_data: bytes) -> bytes:
 
 
 def rewrite_half() -> RewriteHalf:
-    from gobtui.adapters.providers.claude import rewrite
+    from . import rewrite
 
     return rewrite
 
@@ -64,13 +64,13 @@ def fork_path(source: Path, session_id: str, _now: float) -> Path:
 
 def card_text(record: Record) -> str | None:
     """The state-card text `record` carries, or None (see .cards)."""
-    from gobtui.adapters.providers.claude.cards import card_text as of
+    from .cards import card_text as of
 
     return of(record)
 
 
 def conversation_builder() -> EntryWriter:
     """A fresh builder of this provider's conversation entries (see .conversation)."""
-    from gobtui.adapters.providers.claude.conversation import ClaudeConversation
+    from .conversation import ClaudeConversation
 
     return ClaudeConversation()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gobtui.core.card_text import CARD_MARKERS
+from ....core.card_text import CARD_MARKERS
 
 
 def card_text(record: Any) -> str | None:

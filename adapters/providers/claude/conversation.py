@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gobtui.core.conversation import (
+from ....core.conversation import (
     HEADER_MAX_CHARS,
     EntryKind,
     EntryWriter,
@@ -14,7 +14,7 @@ from gobtui.core.conversation import (
     block_texts,
     first_line,
 )
-from gobtui.core.model import TranscriptItem
+from ....core.model import TranscriptItem
 
 _CLAUDE_TEXT = frozenset({"text"})
 _QUIET_SYSTEM = frozenset({"turn_duration", "stop_hook_summary"})

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gobtui.core.stubs import INPUT_STUB
-from gobtui.core.text import utf8_len
+from ....core.stubs import INPUT_STUB
+from ....core.text import utf8_len
 
 EDIT_CONTENT: dict[str, tuple[str, ...]] = {
     "Edit": ("old_string", "new_string"),

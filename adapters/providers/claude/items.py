@@ -12,17 +12,17 @@ from typing import Any
 
 import orjson
 
-from gobtui.adapters.files.jsonl import serialized_len
-from gobtui.adapters.providers.claude.inputs import EDIT_CONTENT, content_bytes
-from gobtui.core.limits import (
+from ....core.limits import (
     CHARS_PER_TOKEN,
     ELIDABLE_MIN_BYTES,
     LABEL_MAX_CHARS,
     SUMMARY_MAX_CHARS,
 )
-from gobtui.core.model import ItemKind, TranscriptItem
-from gobtui.core.paths import call_paths, is_file_view
-from gobtui.core.text import collapse, cut, utf8_len
+from ....core.model import ItemKind, TranscriptItem
+from ....core.paths import call_paths, is_file_view
+from ....core.text import collapse, cut, utf8_len
+from ...files.jsonl import serialized_len
+from .inputs import EDIT_CONTENT, content_bytes
 
 PROMPT_SUMMARY_CHARS = 200
 TOOL_INPUT_CHARS = 80

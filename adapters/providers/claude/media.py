@@ -12,8 +12,8 @@ import binascii
 import struct
 from typing import Any
 
-from gobtui.adapters.providers.claude.items import MEDIA_TYPES
-from gobtui.core.figures import bytes_words
+from ....core.figures import bytes_words
+from .items import MEDIA_TYPES
 
 _HEAD_CHARS = 65_536
 """Base64 decoded to find an image's size: a JPEG's frame header can follow its metadata."""

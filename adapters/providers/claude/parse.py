@@ -7,12 +7,12 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gobtui.adapters.files.jsonl import Record
-from gobtui.adapters.files.regular import regular_file
-from gobtui.adapters.providers.claude.items import ItemBuilder
-from gobtui.adapters.providers.claude.state import ClaudeState
-from gobtui.adapters.providers.full_parse import feed_all, memory_chunks, read_chunks, transcript_of
-from gobtui.core.model import Provider, Transcript
+from ....core.model import Provider, Transcript
+from ...files.jsonl import Record
+from ...files.regular import regular_file
+from ..full_parse import feed_all, memory_chunks, read_chunks, transcript_of
+from .items import ItemBuilder
+from .state import ClaudeState
 
 
 @dataclass(slots=True)

@@ -16,17 +16,10 @@ import re
 from collections.abc import Container, Sequence
 from typing import Any
 
-from gobtui.adapters.files.jsonl import Record, decode_line
-from gobtui.adapters.providers.claude.inputs import stub_content
-from gobtui.adapters.providers.claude.media import stub_media
-from gobtui.adapters.providers.claude.state import ClaudeState, usage_of, usage_total
-from gobtui.adapters.providers.claude.thinking import (
-    LEFT_OUT_KINDS as LEFT_OUT_KINDS,  # the half's, as the next two
-)
-from gobtui.adapters.providers.claude.thinking import prefix_safe as prefix_safe
-from gobtui.adapters.providers.claude.thinking import thinking_after_change as thinking_after_change
-from gobtui.adapters.providers.claude.thinking import thinking_lines as thinking_lines
-from gobtui.adapters.providers.rewrite_records import (
+from ....core.limits import LAST_PROMPT_MAX_CHARS
+from ....core.model import BadLine, Transcript
+from ...files.jsonl import Record, decode_line
+from ..rewrite_records import (
     ForkUsage,
     RewriteCode,
     RewriteError,
@@ -37,8 +30,15 @@ from gobtui.adapters.providers.rewrite_records import (
     stub_output,
     text_positions,
 )
-from gobtui.core.limits import LAST_PROMPT_MAX_CHARS
-from gobtui.core.model import BadLine, Transcript
+from .inputs import stub_content
+from .media import stub_media
+from .state import ClaudeState, usage_of, usage_total
+from .thinking import (
+    LEFT_OUT_KINDS as LEFT_OUT_KINDS,  # the half's, as the next two
+)
+from .thinking import prefix_safe as prefix_safe
+from .thinking import thinking_after_change as thinking_after_change
+from .thinking import thinking_lines as thinking_lines
 
 TEXT_TYPES = frozenset({"text"})
 INTERRUPTED_RESULT = (

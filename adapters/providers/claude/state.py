@@ -17,18 +17,13 @@ from typing import Any, ClassVar
 
 import orjson
 
-from gobtui.adapters.files.jsonl import Loads, Record
-from gobtui.adapters.files.timefmt import parse_ts
-from gobtui.adapters.providers.claude.cards import card_text as card_text_of
-from gobtui.adapters.providers.claude.items import has_tool_result, user_text
-from gobtui.adapters.providers.full_parse import file_facts
-from gobtui.core.limits import (
+from ....core.limits import (
     COMPACTION_EVENTS_MAX,
     RECENT_LINK_WINDOW,
     TITLE_MAX_CHARS,
     USAGE_HISTORY_MAX,
 )
-from gobtui.core.model import (
+from ....core.model import (
     CompactionEvent,
     ContextComponents,
     ContextState,
@@ -39,7 +34,12 @@ from gobtui.core.model import (
     UsageSample,
     claude_context_window,
 )
-from gobtui.core.text import collapse
+from ....core.text import collapse
+from ...files.jsonl import Loads, Record
+from ...files.timefmt import parse_ts
+from ..full_parse import file_facts
+from .cards import card_text as card_text_of
+from .items import has_tool_result, user_text
 
 Usage = tuple[int | None, int | None, int | None, int | None]
 """(input, cache_creation, cache_read, output): missing counts 0, null or odd is None."""

@@ -14,10 +14,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gobtui.adapters.files.jsonl import Record, decode_line
-from gobtui.adapters.providers.claude.items import THINKING_TYPES
-from gobtui.adapters.providers.rewrite_records import encode_line, kept_ancestor, line_ending
-from gobtui.core.model import ItemKind
+from ....core.model import ItemKind
+from ...files.jsonl import Record, decode_line
+from ..rewrite_records import encode_line, kept_ancestor, line_ending
+from .items import THINKING_TYPES
 
 LEFT_OUT_KINDS = frozenset({ItemKind.REASONING})
 """Items a plan elides by leaving their record out, not by a stub."""

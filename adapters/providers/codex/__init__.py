@@ -9,13 +9,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gobtui.adapters.files.jsonl import Record, decode_line
-from gobtui.core.model import Provider, Transcript
+from ....core.model import Provider, Transcript
+from ...files.jsonl import Record, decode_line
 
 if TYPE_CHECKING:
-    from gobtui.adapters.providers.interface import RewriteHalf
-    from gobtui.adapters.providers.reader import TailState
-    from gobtui.core.conversation import EntryWriter
+    from ....core.conversation import EntryWriter
+    from ..interface import RewriteHalf
+    from ..reader import TailState
 
 PROVIDER = Provider.CODEX
 BOUNDARY_MARKER = b'"compacted"'
@@ -23,19 +23,19 @@ _ROLLOUT_STAMP = re.compile(r"rollout-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d)-")
 
 
 def state_class() -> type[TailState]:
-    from gobtui.adapters.providers.codex.state import CodexState
+    from .state import CodexState
 
     return CodexState
 
 
 def parse_transcript(path: str) -> Transcript:
-    from gobtui.adapters.providers.codex import parse
+    from . import parse
 
     return parse.parse_transcript(path)
 
 
 def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcript | None:
-    from gobtui.adapters.providers.codex import parse
+    from . import parse
 
     return parse.parse_data(path, data, mtime_ns, part=part)
 
@@ -54,7 +54,7 @@ def live_head(data: bytes) -> bytes:
 
 
 def rewrite_half() -> RewriteHalf:
-    from gobtui.adapters.providers.codex import rewrite
+    from . import rewrite
 
     return rewrite
 
@@ -77,13 +77,13 @@ def fork_path(source: Path, session_id: str, now: float) -> Path:
 
 def card_text(record: Record) -> str | None:
     """The state-card text `record` carries, or None (see .cards)."""
-    from gobtui.adapters.providers.codex.cards import card_text as of
+    from .cards import card_text as of
 
     return of(record)
 
 
 def conversation_builder() -> EntryWriter:
     """A fresh builder of this provider's conversation entries (see .conversation)."""
-    from gobtui.adapters.providers.codex.conversation import CodexConversation
+    from .conversation import CodexConversation
 
     return CodexConversation()

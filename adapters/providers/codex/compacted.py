@@ -24,15 +24,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gobtui.adapters.files.jsonl import Record, decode_line
-from gobtui.adapters.providers.codex.items import CALL_TYPES, OUTPUT_TYPES, call_id_of
-from gobtui.adapters.providers.rewrite_records import (
+from ...files.jsonl import Record, decode_line
+from ..rewrite_records import (
     RewriteCode,
     RewriteError,
     derived_uuid,
     encode_line,
     line_ending,
 )
+from .items import CALL_TYPES, OUTPUT_TYPES, call_id_of
 
 _CHAIN_KEYS = ("window_number", "first_window_id", "previous_window_id", "window_id")
 

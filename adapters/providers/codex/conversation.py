@@ -9,8 +9,7 @@ from typing import Any
 
 import orjson
 
-from gobtui.adapters.providers.codex.inputs import PATCH_BEGIN
-from gobtui.core.conversation import (
+from ....core.conversation import (
     EntryKind,
     EntryWriter,
     Record,
@@ -18,7 +17,8 @@ from gobtui.core.conversation import (
     failed_output,
     first_line,
 )
-from gobtui.core.model import TranscriptItem
+from ....core.model import TranscriptItem
+from .inputs import PATCH_BEGIN
 
 _CODEX_TEXT = frozenset({"input_text", "output_text", "text"})
 _CODEX_REASONING = frozenset({"summary_text", "reasoning_text", "text"})

@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-from gobtui.core.stubs import INPUT_STUB
-from gobtui.core.text import utf8_len
+from ....core.stubs import INPUT_STUB
+from ....core.text import utf8_len
 
 PATCH_BEGIN = "*** Begin Patch"
 PATCH_END = "*** End Patch"

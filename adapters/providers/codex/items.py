@@ -14,18 +14,18 @@ from typing import Any
 
 import orjson
 
-from gobtui.adapters.files.jsonl import serialized_len
-from gobtui.adapters.providers.codex.inputs import patch_applied, patch_bytes, patch_files
-from gobtui.core.limits import (
+from ....core.limits import (
     CODEX_SENT_OUTPUT_MAX_BYTES,
     ELIDABLE_MIN_BYTES,
     LABEL_MAX_CHARS,
     SUMMARY_MAX_CHARS,
 )
-from gobtui.core.model import ItemKind, TranscriptItem
-from gobtui.core.paths import call_paths, is_file_view
-from gobtui.core.text import collapse, utf8_len
-from gobtui.core.tokens import estimate_tokens
+from ....core.model import ItemKind, TranscriptItem
+from ....core.paths import call_paths, is_file_view
+from ....core.text import collapse, utf8_len
+from ....core.tokens import estimate_tokens
+from ...files.jsonl import serialized_len
+from .inputs import patch_applied, patch_bytes, patch_files
 
 ARGS_MAX_CHARS = 80
 OUTPUT_TAIL_CHARS = 180

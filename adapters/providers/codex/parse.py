@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from gobtui.adapters.files.jsonl import Record
-from gobtui.adapters.files.regular import regular_file
-from gobtui.adapters.providers.codex.items import Calls, compacted_item, deactivate, response_item
-from gobtui.adapters.providers.codex.state import CodexState
-from gobtui.adapters.providers.full_parse import feed_all, memory_chunks, read_chunks, transcript_of
-from gobtui.core.model import Provider, Transcript, TranscriptItem
+from ....core.model import Provider, Transcript, TranscriptItem
+from ...files.jsonl import Record
+from ...files.regular import regular_file
+from ..full_parse import feed_all, memory_chunks, read_chunks, transcript_of
+from .items import Calls, compacted_item, deactivate, response_item
+from .state import CodexState
 
 
 def _parse(path: str, chunks: Iterable[bytes], mtime_ns: int) -> Transcript:

@@ -18,12 +18,22 @@ from typing import Any
 
 import orjson
 
-from gobtui.adapters.files.jsonl import Record, decode_line
-from gobtui.adapters.providers.codex.compacted import (
+from ....core.limits import ELIDABLE_MIN_BYTES
+from ....core.model import ItemKind, Transcript
+from ....core.text import utf8_len
+from ...files.jsonl import Record, decode_line
+from ..rewrite_records import (
+    ForkUsage,
+    RewriteCode,
+    RewriteError,
+    StubMaker,
+    stub_output,
+)
+from .compacted import (
     compacted_lines as compacted_lines,  # --experimental-compacted
 )
-from gobtui.adapters.providers.codex.inputs import stub_patch
-from gobtui.adapters.providers.codex.items import (
+from .inputs import stub_patch
+from .items import (
     CALL_TYPES,
     OUTPUT_TYPES,
     SUMMARY_BLOCK_TYPES,
@@ -31,16 +41,6 @@ from gobtui.adapters.providers.codex.items import (
     content_text,
     output_text,
 )
-from gobtui.adapters.providers.rewrite_records import (
-    ForkUsage,
-    RewriteCode,
-    RewriteError,
-    StubMaker,
-    stub_output,
-)
-from gobtui.core.limits import ELIDABLE_MIN_BYTES
-from gobtui.core.model import ItemKind, Transcript
-from gobtui.core.text import utf8_len
 
 _IDENTITY_KEYS = ("id", "session_id")
 

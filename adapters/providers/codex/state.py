@@ -12,14 +12,8 @@ import re
 from collections import deque
 from typing import Any, ClassVar
 
-from gobtui.adapters.files.jsonl import Loads, Record
-from gobtui.adapters.files.timefmt import parse_ts
-from gobtui.adapters.providers.codex.cards import card_text as card_text_of
-from gobtui.adapters.providers.codex.items import content_text
-from gobtui.adapters.providers.codex.skim import tail_loads
-from gobtui.adapters.providers.full_parse import file_facts
-from gobtui.core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
-from gobtui.core.model import (
+from ....core.limits import COMPACTION_EVENTS_MAX, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
+from ....core.model import (
     CompactionEvent,
     ContextComponents,
     ContextState,
@@ -29,7 +23,13 @@ from gobtui.core.model import (
     TurnState,
     UsageSample,
 )
-from gobtui.core.text import collapse
+from ....core.text import collapse
+from ...files.jsonl import Loads, Record
+from ...files.timefmt import parse_ts
+from ..full_parse import file_facts
+from .cards import card_text as card_text_of
+from .items import content_text
+from .skim import tail_loads
 
 _ROLLOUT_UUID = re.compile(
     r"-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$"
