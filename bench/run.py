@@ -341,7 +341,7 @@ import time
 started = time.perf_counter()
 import asyncio, json, sys
 from gobtui.app import make_app
-from gobtui.run_settings import AppConfig
+from gobtui.services.run_settings import AppConfig
 imported = time.perf_counter()
 
 async def main():
@@ -378,7 +378,7 @@ IDLE = """
 import asyncio, json, sys, time
 from textual.widgets import Static
 from gobtui.app import make_app
-from gobtui.run_settings import AppConfig
+from gobtui.services.run_settings import AppConfig
 
 async def main():
     app = make_app(AppConfig(claude_home=sys.argv[1], codex_home=sys.argv[2],

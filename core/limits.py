@@ -312,7 +312,7 @@ DIFF_MATCH_BUDGET = 250_000
 """difflib matches a changed middle of at most this many line pairs (old x new); larger ones
 are compared line by line (same length) or shown as one replaced block."""
 
-# --- dashboard apply and vault screens (gobtui/publishing.py, gobtui/screens/vault*.py) ---
+# --- dashboard apply and vault screens (gobtui/controllers/publishing.py, gobtui/screens/vault*.py) ---
 VAULT_VIEW_PAGE_BYTES = 16 * 1024
 """The record viewer reads one record in pages of this many bytes (read_record's maximum)."""
 VAULT_VIEW_SEARCH_RESULTS = 50

@@ -30,16 +30,9 @@ from gobtui.adapters.publish.receipt_feed import ReceiptFeed
 from gobtui.adapters.sessions.cache import SummaryCache
 from gobtui.adapters.sessions.store import SessionStore
 from gobtui.adapters.sessions.watcher import watch_changes, watch_roots
-from gobtui.auto_prepare import AutoPrepare
-from gobtui.commands import EDGE_KEYS, BindingCommands, SessionCommands
-from gobtui.config_reload import ConfigWatch
-from gobtui.core.alerts import AlertChannel, AlertEvent
-from gobtui.core.fork_id import published_size
-from gobtui.core.limits import COMPLETE_MAX_BYTES, SHUTDOWN_GRACE_SECS
-from gobtui.core.model import Coverage, SessionSummary
-from gobtui.core.sanitize import one_line, terminal_safe
-from gobtui.core.status import Status
-from gobtui.messages import (
+from gobtui.controllers.auto_prepare import AutoPrepare
+from gobtui.controllers.commands import EDGE_KEYS, BindingCommands, SessionCommands
+from gobtui.controllers.messages import (
     ApplyAlreadyPublished,
     ApplyDeclined,
     ApplyPlanned,
@@ -49,13 +42,20 @@ from gobtui.messages import (
     SessionsChanged,
     SessionsScanned,
 )
-from gobtui.publishing import PublishController
-from gobtui.resume import ClientRunner, resume_of, run_client
-from gobtui.run_settings import AppConfig
+from gobtui.controllers.publishing import PublishController
+from gobtui.core.alerts import AlertChannel, AlertEvent
+from gobtui.core.fork_id import published_size
+from gobtui.core.limits import COMPLETE_MAX_BYTES, SHUTDOWN_GRACE_SECS
+from gobtui.core.model import Coverage, SessionSummary
+from gobtui.core.sanitize import one_line, terminal_safe
+from gobtui.core.status import Status
 from gobtui.screens.help import HelpScreen
 from gobtui.screens.sessions import SessionsScreen
 from gobtui.screens.worker_errors import WorkerErrors, screen_work
+from gobtui.services.config_reload import ConfigWatch
 from gobtui.services.published_forks import CARD_FORK_LABEL, COPY_LABEL, PublishedForks, twin_of
+from gobtui.services.resume import ClientRunner, resume_of, run_client
+from gobtui.services.run_settings import AppConfig
 from gobtui.view_models import format as fmt
 
 if TYPE_CHECKING:  # the demo generator is imported only when a demo runs

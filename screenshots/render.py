@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from gobtui.app import make_app
-from gobtui.run_settings import AppConfig
+from gobtui.services.run_settings import AppConfig
 
 FROZEN_NOW = 1_795_000_000.0
 SHOTS: list[tuple[str, tuple[int, int], tuple[str, ...]]] = [

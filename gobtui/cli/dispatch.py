@@ -39,8 +39,8 @@ from gobtui.view_models import format as fmt
 
 if TYPE_CHECKING:
     from gobtui.core.model import SessionSummary
-    from gobtui.run_settings import AppConfig
     from gobtui.services.policies import SessionPolicies
+    from gobtui.services.run_settings import AppConfig
 
 EXIT_USAGE = Exit.USAGE
 
@@ -339,7 +339,7 @@ def _ui_settings() -> _UiSettings:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from gobtui.demo.home import default_demo_root
-    from gobtui.run_settings import AppConfig
+    from gobtui.services.run_settings import AppConfig
 
     homes = _homes(args)
     settings = _ui_settings()

@@ -21,10 +21,10 @@ from textual.worker import get_current_worker
 
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import PlanningError
+from gobtui.controllers.messages import EvalFailed, EvalReady, SessionsChanged
 from gobtui.core.context_words import fills_words
 from gobtui.core.evaluation import EvalRow, RowStatus
 from gobtui.core.model import SessionSummary
-from gobtui.messages import EvalFailed, EvalReady, SessionsChanged
 from gobtui.screens.plan_preview import CHANGED_NOTICE
 from gobtui.screens.worker_errors import WorkerErrors, screen_work
 from gobtui.services.planning_state import (

@@ -25,9 +25,9 @@ from textual.worker import get_current_worker
 
 from gobtui.adapters.config.ui_state import RememberedChoices, UiState
 from gobtui.adapters.planning.load import PlanningError
-from gobtui.commands import PlanCommands
+from gobtui.controllers.commands import PlanCommands
+from gobtui.controllers.messages import PlanFailed, PlanReady, SessionsChanged
 from gobtui.core.model import SessionSummary
-from gobtui.messages import PlanFailed, PlanReady, SessionsChanged
 from gobtui.screens.plan_header import HeaderView, figures_text
 from gobtui.screens.worker_errors import WorkerErrors, screen_work
 from gobtui.services.planning_state import (

@@ -16,7 +16,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from gobtui.auto_prepare import AutoPrepare, WatcherState, watcher_line
+from gobtui.controllers.auto_prepare import AutoPrepare, WatcherState, watcher_line
+from gobtui.controllers.messages import FillsReady
 from gobtui.core.board import (
     COLUMN_SORTS,
     BoardPolicy,
@@ -32,7 +33,6 @@ from gobtui.core.limits import COMPLETE_MAX_BYTES, FILLS_REFRESH_SECS
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.sanitize import one_line
 from gobtui.core.status import Status, started_waiting, status_limits
-from gobtui.messages import FillsReady
 from gobtui.screens.worker_errors import WorkerErrors, screen_work
 from gobtui.view_models import format as fmt
 from gobtui.view_models.due_times import DueTimes
@@ -577,7 +577,7 @@ class SessionsScreen(WorkerErrors, Screen[None]):
         if row is None:
             self.notify("No session selected.", severity="warning")
             return
-        from gobtui.resume import resume_of
+        from gobtui.services.resume import resume_of
 
         command = resume_of(row.summary).copy_text()
         self.app.copy_to_clipboard(command)

@@ -18,12 +18,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
-from gobtui.commands import ScreenCommands
+from gobtui.controllers.commands import ScreenCommands
+from gobtui.controllers.messages import SnapshotsDiffed, VaultFailed, VaultLoaded
+from gobtui.controllers.publishing import publishing_of
 from gobtui.core.receipt import Receipt
 from gobtui.core.vault_model import IndexEntry, VaultError
-from gobtui.messages import SnapshotsDiffed, VaultFailed, VaultLoaded
-from gobtui.publishing import publishing_of
-from gobtui.screens.error import ErrorScreen
+from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.help import VAULT_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.view_models import format as fmt

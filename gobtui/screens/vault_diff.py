@@ -29,12 +29,12 @@ from textual.worker import get_current_worker
 
 from gobtui.adapters.vault.fork_diff import fork_changes_of
 from gobtui.adapters.vault.vault import Vault
+from gobtui.controllers.messages import VaultFailed
+from gobtui.controllers.publishing import publishing_of
 from gobtui.core.fork_changes import ForkChanges, RecordChange
 from gobtui.core.record_number import shown
 from gobtui.core.vault_model import IndexEntry, SnapshotDiff, VaultError
-from gobtui.messages import VaultFailed
-from gobtui.publishing import publishing_of
-from gobtui.screens.error import ErrorScreen
+from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes

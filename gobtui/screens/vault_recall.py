@@ -18,12 +18,12 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from gobtui.adapters.vault.recovery import recall
+from gobtui.controllers.messages import CardsRecalled, VaultFailed
+from gobtui.controllers.publishing import publishing_of
 from gobtui.core.limits import VAULT_VIEW_RECALL_LIMIT
 from gobtui.core.record_number import shown
 from gobtui.core.vault_model import IndexEntry, RecallHit, RecallResult, VaultError
-from gobtui.messages import CardsRecalled, VaultFailed
-from gobtui.publishing import publishing_of
-from gobtui.screens.error import ErrorScreen
+from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.help import RECALL_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.view_models import format as fmt

@@ -26,12 +26,12 @@ from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from gobtui.adapters.vault.recovery import search
+from gobtui.controllers.messages import RecordsScanned, SnapshotSearched, VaultFailed
+from gobtui.controllers.publishing import publishing_of
 from gobtui.core.limits import VAULT_VIEW_PROGRESS_RECORDS, VAULT_VIEW_SEARCH_RESULTS
 from gobtui.core.record_number import shown
 from gobtui.core.vault_model import IndexEntry, SearchResult, VaultError
-from gobtui.messages import RecordsScanned, SnapshotSearched, VaultFailed
-from gobtui.publishing import publishing_of
-from gobtui.screens.error import ErrorScreen
+from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.help import RECORDS_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.view_models import format as fmt

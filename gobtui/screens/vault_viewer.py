@@ -29,14 +29,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from gobtui.adapters.vault.recovery import read_record
+from gobtui.controllers.messages import RecordPageRead, VaultFailed
+from gobtui.controllers.publishing import publishing_of
 from gobtui.core.limits import VAULT_VIEW_PAGE_BYTES
 from gobtui.core.record_number import shown
 from gobtui.core.sanitize import terminal_safe
 from gobtui.core.vault_model import IndexEntry, RecordPage, VaultError
 from gobtui.core.vault_records import utf8_page
-from gobtui.messages import RecordPageRead, VaultFailed
-from gobtui.publishing import publishing_of
-from gobtui.screens.error import ErrorScreen
+from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes

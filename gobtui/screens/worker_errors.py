@@ -45,6 +45,6 @@ class WorkerErrors:
 
     def worker_failed(self, group: str, message: str) -> None:
         """Show a failure of the worker group `group` (one line, from the exception)."""
-        from gobtui.screens.error import ErrorScreen
+        from gobtui.dialogs.error import ErrorScreen
 
         self.app.push_screen(ErrorScreen("Something went wrong", message, code=UNEXPECTED_CODE))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gobtui.app import GobtuiApp, make_app
-from gobtui.run_settings import AppConfig
+from gobtui.services.run_settings import AppConfig
 
 FROZEN_NOW = 1_795_000_000.0  # 2026-11-18T06:13:20Z: every age and ETA is computed from this
 

@@ -24,8 +24,8 @@ from gobtui.core.alerts import AlertChannel, AlertEvent, AlertSettings
 from gobtui.core.board import SortKey
 from gobtui.core.model import Coverage, Provider
 from gobtui.core.status import Status
-from gobtui.resume import Ran
-from gobtui.run_settings import AppConfig
+from gobtui.services.resume import Ran
+from gobtui.services.run_settings import AppConfig
 from gobtui.view_models import format as fmt
 from gobtui.widgets.occupancy import TRIGGER, occupancy_bar
 from gobtui.widgets.palette import band_styles

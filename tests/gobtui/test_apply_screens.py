@@ -29,9 +29,9 @@ from gobtui.core.model import Provider
 from gobtui.core.receipt import OperationKind, Receipt
 from gobtui.core.status import Status
 from gobtui.core.vault_model import IndexEntry, SnapshotDiff
+from gobtui.dialogs.confirm import ConfirmScreen
+from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens import vault_records
-from gobtui.screens.confirm import ConfirmScreen
-from gobtui.screens.error import ErrorScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
 from gobtui.screens.vault import VaultScreen
 from gobtui.screens.vault_diff import ChangedList, DiffSummaryScreen
@@ -769,7 +769,7 @@ async def test_recall_lists_the_cards_of_a_fork_snapshot(
 def test_prepare_apply_matches_the_planner(demo_app_factory: Callable[..., GobtuiApp]) -> None:
     """The apply request is the policy's admitted plan, and the question names it exactly."""
     from gobtui.adapters.planning.load import candidate_bytes, load_session, plan_session
-    from gobtui.apply_flow import NothingToApply, apply_question, prepare_apply
+    from gobtui.services.apply_flow import NothingToApply, apply_question, prepare_apply
 
     app = demo_app_factory()
     store = app.store

@@ -14,7 +14,7 @@ from textual.keys import _character_to_key
 from textual.widgets import Input
 
 from gobtui.app import GobtuiApp
-from gobtui.screens.confirm import ConfirmScreen
+from gobtui.dialogs.confirm import ConfirmScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
 from gobtui.screens.vault import VaultScreen
 from gobtui.services.planning_state import STRATEGY_IDS, next_strategy

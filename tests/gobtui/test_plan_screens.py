@@ -17,11 +17,11 @@ from textual.widgets import DataTable, Select, Static
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import load_session, plan_session
 from gobtui.app import GobtuiApp
+from gobtui.controllers.messages import SessionsChanged
 from gobtui.core.board import BoardRow
 from gobtui.core.edits import DEFAULT_STUB, CompactionPlan, NoPlan
 from gobtui.core.model import Provider
 from gobtui.core.strategies import STRATEGIES
-from gobtui.messages import SessionsChanged
 from gobtui.screens.eval_screen import EvalScreen
 from gobtui.screens.plan_preview import CHANGED_NOTICE, LIVE_NOTICE, PlanPreviewScreen
 from gobtui.screens.record_diff import RecordDiffScreen
@@ -547,7 +547,7 @@ async def test_the_preview_numbers_records_as_the_file_does(
     """On a session with compactions, the title says where the live part starts, and each
     row's number is the file's record number of the very line it shows."""
     from gobtui.app import make_app
-    from gobtui.run_settings import AppConfig
+    from gobtui.services.run_settings import AppConfig
     from tests.adapters.test_live_part import _claude
 
     monkeypatch.setenv("GOBTUI_DATA_DIR", str(tmp_path / "data"))

@@ -1,4 +1,4 @@
-"""gobtui.resume: the resume command, where it runs, and a failing client's own words."""
+"""gobtui.services.resume: the resume command, where it runs, and a failing client's own words."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from gobtui.core.model import Provider, SessionSummary
-from gobtui.resume import error_line, resume_of, run_client
+from gobtui.services.resume import error_line, resume_of, run_client
 
 
 def summary(cwd: str | None, provider: Provider = Provider.CLAUDE) -> SessionSummary:

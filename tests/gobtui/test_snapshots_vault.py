@@ -16,8 +16,8 @@ from gobtui.adapters.vault.vault import Vault
 from gobtui.app import GobtuiApp
 from gobtui.core.edits import DigestBlock
 from gobtui.core.model import Provider
-from gobtui.screens.confirm import ConfirmScreen
-from gobtui.screens.error import ErrorScreen
+from gobtui.dialogs.confirm import ConfirmScreen
+from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.vault import VaultScreen
 from gobtui.screens.vault_diff import DiffSummaryScreen
 from gobtui.screens.vault_recall import RecallScreen

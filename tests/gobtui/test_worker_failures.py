@@ -11,7 +11,7 @@ import pytest
 
 from gobtui.adapters.vault.vault import Vault
 from gobtui.app import GobtuiApp
-from gobtui.screens.error import ErrorScreen
+from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
 from gobtui.screens.vault import VaultScreen
 from gobtui.services.planning_state import PreviewPlanner

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import graphlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -106,24 +107,122 @@ def test_the_graph_is_read_from_every_module() -> None:
     assert len([m for m in MODULES if m.startswith("gobtui.adapters.")]) > 30
 
 
-APP_FLOORS = {
-    "gobtui.view_models": ("gobtui.core", "gobtui.adapters", "gobtui.view_models"),
-    "gobtui.services": ("gobtui.core", "gobtui.adapters", "gobtui.view_models", "gobtui.services"),
+BELOW_THE_APP = ("gobtui", "gobtui.core", "gobtui.adapters")
+"""What every floor of the app may import: the package's own __init__ (its version), core and
+adapters (whose own layering the tests above check)."""
+APP_FLOORS: dict[str, tuple[str, ...]] = {
+    "gobtui.view_models": (),
+    "gobtui.services": ("gobtui.view_models",),
+    "gobtui.demo": (),
+    "gobtui.widgets": ("gobtui.view_models", "gobtui.services"),
+    "gobtui.dialogs": ("gobtui.view_models", "gobtui.services", "gobtui.widgets"),
+    "gobtui.controllers": (
+        "gobtui.view_models",
+        "gobtui.services",
+        "gobtui.widgets",
+        "gobtui.dialogs",
+    ),
+    "gobtui.screens": (
+        "gobtui.view_models",
+        "gobtui.services",
+        "gobtui.widgets",
+        "gobtui.dialogs",
+        "gobtui.controllers",
+    ),
+    "gobtui.app": (
+        "gobtui.view_models",
+        "gobtui.services",
+        "gobtui.demo",
+        "gobtui.widgets",
+        "gobtui.dialogs",
+        "gobtui.controllers",
+        "gobtui.screens",
+    ),
+    "gobtui.cli": ("gobtui.view_models", "gobtui.services", "gobtui.demo", "gobtui.app"),
 }
-"""gobtui/ by role: what each folder below the app may import of gobtui (the app, its screens,
-widgets and the CLI sit above them)."""
+"""gobtui/ by role, bottom up: each floor and the floors below it that it may import (besides
+itself and BELOW_THE_APP). The UI-free view models and services; the demo home; Textual's
+widgets and dialogs; the controllers that drive the app; the screens; the app; and the CLI,
+beside the app, which reaches only the UI-free floors and the app (to launch it)."""
+TEXTUAL_FREE = ("gobtui.view_models", "gobtui.services", "gobtui.demo")
+"""Floors the CLI, the MCP server and tests use without a terminal: no Textual."""
 
 
-@pytest.mark.parametrize("floor", sorted(APP_FLOORS))
-def test_the_apps_lower_floors_import_neither_up_nor_textual(floor: str) -> None:
-    """View models and services are the app's UI-free parts: no Textual, nothing above them."""
+def _floor(module: str) -> str:
+    """gobtui.screens.vault -> gobtui.screens; gobtui.app -> gobtui.app; gobtui -> gobtui."""
+    return ".".join(module.split(".")[:2])
+
+
+def _app_modules() -> dict[str, Path]:
+    return {n: p for n, p in MODULES.items() if _floor(n) not in BELOW_THE_APP}
+
+
+def back_up_arrows(modules: Mapping[str, Path] | None = None) -> list[str]:
+    """Each import (type-only ones included) from a floor to one it may not reach."""
     found = []
-    for name, path in MODULES.items():
-        if not name.startswith(floor + "."):
-            continue
+    for name, path in (_app_modules() if modules is None else modules).items():
+        floor = _floor(name)
+        allowed = (floor, *BELOW_THE_APP, *APP_FLOORS.get(floor, ()))
         for line, target in imports_of(name, path):
-            top = target.split(".")[0]
-            inside = top == "gobtui" and not target.startswith(APP_FLOORS[floor])
-            if inside or top == "textual":
-                found.append(f"{path.relative_to(REPO)}:{line} {target}")
+            if target.split(".")[0] == "gobtui" and _floor(target) not in allowed:
+                found.append(f"{name}:{line} {floor} -> {target}")
+    return found
+
+
+def floor_graph() -> dict[str, set[str]]:
+    """Floor -> the other floors of the app it imports (type-only imports included)."""
+    edges: dict[str, set[str]] = {}
+    for name, path in _app_modules().items():
+        for _, target in imports_of(name, path):
+            owner = _owner(target)
+            if owner and _floor(owner) not in (_floor(name), *BELOW_THE_APP):
+                edges.setdefault(_floor(name), set()).add(_floor(owner))
+    return edges
+
+
+def test_every_module_of_the_app_sits_on_a_floor() -> None:
+    """A new folder or loose module at the top of gobtui/ is given its place here first."""
+    assert {_floor(n) for n in _app_modules()} == set(APP_FLOORS)
+
+
+def test_the_floors_are_stated_bottom_up() -> None:
+    """A floor may name only floors stated before it, so the allowed imports cannot circle."""
+    order = list(APP_FLOORS)
+    for index, (floor, below) in enumerate(APP_FLOORS.items()):
+        assert set(below) <= set(order[:index]), floor
+
+
+def test_no_floor_of_the_app_imports_one_above_it() -> None:
+    found = back_up_arrows()
     assert not found, found
+
+
+def test_the_floors_of_the_app_import_in_no_circle() -> None:
+    graphlib.TopologicalSorter(floor_graph()).prepare()
+
+
+@pytest.mark.parametrize("floor", TEXTUAL_FREE)
+def test_the_ui_free_floors_import_no_textual(floor: str) -> None:
+    found = [
+        f"{path.relative_to(REPO)}:{line} {target}"
+        for name, path in MODULES.items()
+        if _floor(name) == floor
+        for line, target in imports_of(name, path)
+        if target.split(".")[0] == "textual"
+    ]
+    assert not found, found
+
+
+def test_an_import_up_a_floor_is_caught(tmp_path: Path) -> None:
+    """The check reads real imports, a type-only one too, and relative ones resolved."""
+    sneaky = tmp_path / "sneaky.py"
+    sneaky.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from ..view_models import format\n"
+        "from ..controllers.messages import FillsReady\n"
+        "if TYPE_CHECKING:\n"
+        "    from gobtui.app import GobtuiApp\n"
+    )
+    found = back_up_arrows({"gobtui.services.sneaky": sneaky})
+    assert [f.rpartition(" -> ")[2] for f in found] == ["gobtui.controllers.messages", "gobtui.app"]
+    assert "gobtui.screens" in floor_graph()["gobtui.app"]

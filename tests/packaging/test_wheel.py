@@ -26,7 +26,7 @@ STARTS = """
 import asyncio, pathlib, sys
 import gobtui.app
 from gobtui.app import make_app
-from gobtui.run_settings import AppConfig
+from gobtui.services.run_settings import AppConfig
 
 assert not pathlib.Path(gobtui.app.__file__).is_relative_to(sys.argv[1]), gobtui.app.__file__
 

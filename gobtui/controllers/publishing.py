@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 
-from gobtui.core.board import project_name
-from gobtui.core.model import SessionSummary
-from gobtui.messages import (
+from gobtui.controllers.messages import (
     ApplyAlreadyPublished,
     ApplyDeclined,
     ApplyPlanned,
@@ -33,18 +31,20 @@ from gobtui.messages import (
     PublishFailed,
     SessionsChanged,
 )
+from gobtui.core.board import project_name
+from gobtui.core.model import SessionSummary
 from gobtui.widgets.publish_bar import PublishBar, PublishState
 
 if TYPE_CHECKING:
     from gobtui.adapters.planning.load import LoadedSession
     from gobtui.adapters.sessions.store import SessionStore
     from gobtui.adapters.vault.vault import Vault
-    from gobtui.apply_flow import ApplyRequest
     from gobtui.core.board import BoardRow
     from gobtui.core.policy import PolicyConfig
     from gobtui.core.receipt import Receipt
     from gobtui.core.vault_model import IndexEntry
-    from gobtui.run_settings import AppConfig
+    from gobtui.services.apply_flow import ApplyRequest
+    from gobtui.services.run_settings import AppConfig
 
 
 def publishing_of(app: App[object]) -> PublishController:
@@ -161,7 +161,7 @@ class PublishController:
         live: bool,
     ) -> None:
         from gobtui.adapters.planning.load import PlanningError
-        from gobtui.apply_flow import NothingToApply, prepare_apply, session_label
+        from gobtui.services.apply_flow import NothingToApply, prepare_apply, session_label
         from gobtui.services.planning_state import load_for_plan, policy_for
 
         label = session_label(summary)
@@ -211,8 +211,8 @@ class PublishController:
         )
 
     def planned(self, request: ApplyRequest) -> None:
-        from gobtui.apply_flow import apply_question
-        from gobtui.screens.confirm import ConfirmScreen
+        from gobtui.dialogs.confirm import ConfirmScreen
+        from gobtui.services.apply_flow import apply_question
 
         self._set_state(None)
         self.state = PublishState("waiting for confirmation")  # a second `a` is still refused
@@ -270,8 +270,8 @@ class PublishController:
 
     def undo(self, entry: IndexEntry, project: str | None, age: str) -> bool:
         """Ask, then restore the snapshot into a new fork; False when busy."""
-        from gobtui.apply_flow import undo_question
-        from gobtui.screens.confirm import ConfirmScreen
+        from gobtui.dialogs.confirm import ConfirmScreen
+        from gobtui.services.apply_flow import undo_question
 
         if self._refuse_while_busy():
             return False
@@ -343,7 +343,7 @@ class PublishController:
         )
 
     def failed(self, title: str, error: str, code: str) -> None:
-        from gobtui.screens.error import ErrorScreen
+        from gobtui.dialogs.error import ErrorScreen
 
         self._set_state(None)
         self.app.push_screen(ErrorScreen(title, error, code=code, hint="nothing was overwritten"))

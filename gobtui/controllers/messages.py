@@ -10,7 +10,6 @@ from textual.message import Message
 from gobtui.core.model import SessionSummary
 
 if TYPE_CHECKING:  # annotations only: the planning stack loads when a plan screen opens
-    from gobtui.apply_flow import ApplyRequest
     from gobtui.core.composition import Composition
     from gobtui.core.evaluation import EvalRow
     from gobtui.core.receipt import Receipt
@@ -21,6 +20,7 @@ if TYPE_CHECKING:  # annotations only: the planning stack loads when a plan scre
         SearchResult,
         SnapshotDiff,
     )
+    from gobtui.services.apply_flow import ApplyRequest
     from gobtui.services.planning_state import PlanPreview, PreviewPlanner
     from gobtui.view_models.vault_rows import RecordRow
 

@@ -38,4 +38,4 @@ class AppConfig:
     """Which channels (toast, bell, tmux) tell of a session waiting or over its trigger."""
     config_file: Path | None = None
     """The config.toml the policy, keymap, alerts and theme were read from: watched while
-    the app runs, a change is used at once (gobtui.config_reload)."""
+    the app runs, a change is used at once (gobtui.services.config_reload)."""
