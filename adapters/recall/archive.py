@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.recall.model import Archive, CardSeen
-from ...core.vault_model import IndexEntry
+from ...core.vault.index import IndexEntry
 from ..config.paths import data_dir
 from ..publish.events import read_events
 from ..vault.reader import VaultReader

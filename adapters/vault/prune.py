@@ -26,7 +26,7 @@ import orjson
 
 from ...core.limits import VAULT_INDEX_MAX_BYTES, VAULT_PRUNE_KEEP_DEFAULT, VAULT_PRUNE_KEEP_MAX
 from ...core.model import Provider
-from ...core.vault_model import (
+from ...core.vault.index import (
     RECOVERED_LABEL,
     UNKNOWN_PATH_DIR,
     DamagedSnapshot,

@@ -27,7 +27,7 @@ from ...core.limits import (
     VAULT_PREFETCH_CHUNKS,
     VAULT_SHA_PREFIX_MIN_CHARS,
 )
-from ...core.vault_model import (
+from ...core.vault.index import (
     DamagedSnapshot,
     IndexEntry,
     IndexView,

@@ -25,7 +25,7 @@ from ...core.limits import (
     VAULT_SEARCH_MAX_RESULTS,
 )
 from ...core.model import Provider
-from ...core.vault_model import (
+from ...core.vault.index import (
     RecallHit,
     RecallResult,
     RecordPage,
@@ -35,7 +35,7 @@ from ...core.vault_model import (
     VaultErrorCode,
     require_sha256,
 )
-from ...core.vault_records import (
+from ...core.vault.records import (
     card_hits,
     count_string_matches,
     may_match,

@@ -51,7 +51,7 @@ from ...core.limits import (
     VAULT_TRANSCRIPT_MAX_BYTES,
 )
 from ...core.model import Provider
-from ...core.vault_model import (
+from ...core.vault.index import (
     IndexEntry,
     Manifest,
     RestoreReport,
@@ -64,7 +64,7 @@ from ...core.vault_model import (
     record_count_of,
     validate_entry,
 )
-from ...core.vault_records import diff_records, record_type
+from ...core.vault.records import diff_records, record_type
 from ..config.paths import data_dir
 from ..files.atomic import fsync_dir, write_all
 from ..files.private_fs import PrivateError, PrivateErrorCode, private_dir

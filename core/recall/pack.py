@@ -9,7 +9,7 @@ from ..edits import DigestBlock
 from ..limits import PACK_EVENTS_PER_SESSION, PACK_MAX_FACTS, PACK_SNAPSHOTS_PER_SESSION
 from ..sanitize import terminal_safe
 from ..telemetry import TelemetryEvent
-from ..vault_model import IndexEntry
+from ..vault.index import IndexEntry
 from .model import (
     Archive,
     Arm,

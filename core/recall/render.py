@@ -15,7 +15,7 @@ from ..model import Provider
 from ..sanitize import terminal_safe
 from ..telemetry import TelemetryEvent
 from ..tokens import estimate_tokens
-from ..vault_model import CONTENT_TRUST, IndexEntry
+from ..vault.index import CONTENT_TRUST, IndexEntry
 from .model import Arm, CardSeen, PackItem
 
 ARM_HEADINGS = {

@@ -47,7 +47,7 @@ from gobtui.services.adaptive import Adapted, adapt
 
 if TYPE_CHECKING:
     from gobtui.adapters.vault.vault import Vault
-    from gobtui.core.vault_model import IndexEntry
+    from gobtui.core.vault.index import IndexEntry
 
 
 @dataclass(frozen=True)

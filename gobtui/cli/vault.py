@@ -51,7 +51,7 @@ from gobtui.core.limits import (
 )
 from gobtui.core.model import Provider
 from gobtui.core.record_number import index_of, shown
-from gobtui.core.vault_model import (
+from gobtui.core.vault.index import (
     DAMAGE_CODES,
     INPUT_CODES,
     RECOVERED_LABEL,
@@ -61,7 +61,7 @@ from gobtui.core.vault_model import (
     has_control,
     is_hex_prefix,
 )
-from gobtui.core.vault_records import record_type
+from gobtui.core.vault.records import record_type
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # annotations only: the planning stack loads when a plan scre
     from gobtui.core.composition import Composition
     from gobtui.core.evaluation import EvalRow
     from gobtui.core.receipt import Receipt
-    from gobtui.core.vault_model import (
+    from gobtui.core.vault.index import (
         IndexEntry,
         RecallResult,
         RecordPage,

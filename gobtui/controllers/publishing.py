@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from gobtui.core.board import BoardRow
     from gobtui.core.policy import PolicyConfig
     from gobtui.core.receipt import Receipt
-    from gobtui.core.vault_model import IndexEntry
+    from gobtui.core.vault.index import IndexEntry
     from gobtui.services.apply_flow import ApplyRequest
     from gobtui.services.run_settings import AppConfig
 

@@ -33,7 +33,7 @@ from gobtui.controllers.messages import VaultFailed
 from gobtui.controllers.publishing import publishing_of
 from gobtui.core.fork_changes import ForkChanges, RecordChange
 from gobtui.core.record_number import shown
-from gobtui.core.vault_model import IndexEntry, SnapshotDiff, VaultError
+from gobtui.core.vault.index import IndexEntry, SnapshotDiff, VaultError
 from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.view_models import format as fmt

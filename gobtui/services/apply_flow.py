@@ -21,7 +21,7 @@ from gobtui.core.board import project_name
 from gobtui.core.edits import CompactionPlan, NoPlan, NoPlanReason
 from gobtui.core.model import SessionSummary
 from gobtui.core.policy import PolicyConfig, TuneReason
-from gobtui.core.vault_model import IndexEntry
+from gobtui.core.vault.index import IndexEntry
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes
 

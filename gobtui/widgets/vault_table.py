@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from gobtui.core.vault_model import IndexEntry
+from gobtui.core.vault.index import IndexEntry
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes
 from gobtui.view_models.vault_rows import PROVIDER_MARKS, age

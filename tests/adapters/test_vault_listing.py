@@ -16,7 +16,7 @@ import pytest
 from gobtui.adapters.vault.prune import prune
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.model import Provider
-from gobtui.core.vault_model import IndexEntry, VaultError, VaultErrorCode
+from gobtui.core.vault.index import IndexEntry, VaultError, VaultErrorCode
 
 SMALL = 1024
 TOOL_HEAVY = "claude/marot__spotter__tool_heavy.jsonl"

@@ -16,7 +16,7 @@ from gobtui.adapters.vault.prune import prune, repair
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.model import Provider
 from gobtui.core.receipt import OperationKind, Receipt
-from gobtui.core.vault_model import (
+from gobtui.core.vault.index import (
     RECOVERED_LABEL,
     FieldSource,
     IndexEntry,

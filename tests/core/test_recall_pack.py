@@ -27,7 +27,7 @@ from gobtui.core.recall.pack import context_pack
 from gobtui.core.recall.render import event_key
 from gobtui.core.telemetry import EventAction, EventOutcome, TelemetryEvent
 from gobtui.core.tokens import estimate_tokens
-from gobtui.core.vault_model import IndexEntry
+from gobtui.core.vault.index import IndexEntry
 
 CLAUDE_ID = "11111111-aaaa-4000-8000-000000000001"
 CODEX_ID = "22222222-bbbb-4000-8000-000000000002"

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from gobtui.core.edits import DigestBlock
 from gobtui.core.limits import VAULT_CHUNK_BYTES, VAULT_INDEX_LINE_MAX_BYTES
 from gobtui.core.model import Provider
-from gobtui.core.vault_model import (
+from gobtui.core.vault.index import (
     IdentityScan,
     IndexEntry,
     Manifest,
@@ -32,7 +32,7 @@ from gobtui.core.vault_model import (
     stream_count,
     validate_entry,
 )
-from gobtui.core.vault_records import (
+from gobtui.core.vault.records import (
     card_hits,
     count_string_matches,
     diff_records,

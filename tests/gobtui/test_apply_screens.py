@@ -28,7 +28,7 @@ from gobtui.core.edits import CompactionPlan
 from gobtui.core.model import Provider
 from gobtui.core.receipt import OperationKind, Receipt
 from gobtui.core.status import Status
-from gobtui.core.vault_model import IndexEntry, SnapshotDiff
+from gobtui.core.vault.index import IndexEntry, SnapshotDiff
 from gobtui.dialogs.confirm import ConfirmScreen
 from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens import vault_records

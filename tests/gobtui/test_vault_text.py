@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 from rich.style import Style
 
-from gobtui.core.vault_records import count_string_matches
+from gobtui.core.vault.records import count_string_matches
 from gobtui.view_models.vault_text import (
     PREVIEW_MAX_CHARS,
     Entry,

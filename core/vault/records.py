@@ -10,8 +10,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .edits import DigestBlock
-from .vault_model import RecallHit, SnapshotDiff, VaultError, VaultErrorCode
+from ..edits import DigestBlock
+from .index import RecallHit, SnapshotDiff, VaultError, VaultErrorCode
 
 
 def record_type(record: Any) -> str:

@@ -17,8 +17,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .edits import DigestBlock
-from .limits import (
+from ..edits import DigestBlock
+from ..limits import (
     VAULT_CHUNK_BYTES,
     VAULT_INDEX_LINE_MAX_BYTES,
     VAULT_INDEX_MAX_BYTES,
@@ -28,7 +28,7 @@ from .limits import (
     VAULT_SESSION_ID_MAX_CHARS,
     VAULT_TRANSCRIPT_MAX_BYTES,
 )
-from .model import Provider
+from ..model import Provider
 
 MANIFEST_SCHEMA_VERSION = 3
 CONTENT_TRUST = "untrusted_archived_data"
