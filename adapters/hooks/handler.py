@@ -37,7 +37,8 @@ from ...core.model import Provider
 from ...core.recall.model import RecallError
 from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
 from ...core.tokens import estimate_tokens
-from ...core.vault.index import IndexEntry, VaultError
+from ...core.vault.errors import VaultError
+from ...core.vault.index import IndexEntry
 from ..config.paths import Homes, data_dir
 from ..files.private_fs import PrivateError, open_private
 from ..files.regular import open_regular

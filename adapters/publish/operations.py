@@ -25,7 +25,7 @@ from ...core.limits import RECEIPT_MAX_BYTES
 from ...core.model import Provider, resume_command, resume_line
 from ...core.projection import Projection
 from ...core.receipt import OperationKind, Receipt, operation_id
-from ...core.vault.index import VaultErrorCode
+from ...core.vault.errors import VaultErrorCode
 from ..config.paths import data_dir
 from ..files.atomic import replace_private
 from ..files.private_fs import PrivateError, open_private, private_dir

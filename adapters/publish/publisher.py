@@ -23,7 +23,8 @@ from ...core.policy import PolicyConfig, TuneReason
 from ...core.receipt import OperationKind, Receipt, items_covered
 from ...core.strategies.auto import selected_strategy
 from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
-from ...core.vault.index import IndexEntry, VaultError
+from ...core.vault.errors import VaultError
+from ...core.vault.index import IndexEntry
 from ...core.verify import accepts, added_findings, verify
 from ...core.verify_findings import FindingCode
 from ..files.atomic import describe, publish_new

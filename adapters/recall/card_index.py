@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from ...core.card_text import CARD_PREFILTER
 from ...core.edits import DigestBlock
 from ...core.model import Provider
-from ...core.vault.index import VaultError
+from ...core.vault.errors import VaultError
 from ..files.atomic import replace_private
 from ..files.private_fs import PrivateError, open_private
 from ..files.state_lock import state_locked

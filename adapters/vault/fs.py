@@ -18,7 +18,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from ...core.limits import LOCK_POLL_SECS
-from ...core.vault.index import VaultError, VaultErrorCode
+from ...core.vault.errors import VaultError, VaultErrorCode
 from ..files.atomic import write_all
 from ..files.regular import NotRegular as NotRegular
 from ..files.regular import open_regular as open_regular

@@ -26,26 +26,19 @@ import orjson
 
 from ...core.limits import VAULT_INDEX_MAX_BYTES, VAULT_PRUNE_KEEP_DEFAULT, VAULT_PRUNE_KEEP_MAX
 from ...core.model import Provider
-from ...core.vault.index import (
+from ...core.vault.errors import VaultError, VaultErrorCode, require_sha256
+from ...core.vault.index import IndexEntry, Manifest, scan_index, validate_entry
+from ...core.vault.reports import (
     RECOVERED_LABEL,
     UNKNOWN_PATH_DIR,
     DamagedSnapshot,
     DroppedLine,
     FieldSource,
-    IdentityScan,
-    IndexEntry,
-    Manifest,
     PruneReport,
     RecoveredEntry,
     RepairReport,
-    VaultError,
-    VaultErrorCode,
-    require_sha256,
-    retained_by_stream,
-    scan_index,
-    stream_count,
-    validate_entry,
 )
+from ...core.vault.streams import IdentityScan, retained_by_stream, stream_count
 from ..files.atomic import fsync_dir, write_all
 from . import fs
 from .reader import VaultReader

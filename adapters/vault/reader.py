@@ -27,19 +27,9 @@ from ...core.limits import (
     VAULT_PREFETCH_CHUNKS,
     VAULT_SHA_PREFIX_MIN_CHARS,
 )
-from ...core.vault.index import (
-    DamagedSnapshot,
-    IndexEntry,
-    IndexView,
-    Manifest,
-    VaultError,
-    VaultErrorCode,
-    VaultStats,
-    is_hex_prefix,
-    quote,
-    read_index,
-    require_sha256,
-)
+from ...core.vault.errors import VaultError, VaultErrorCode, is_hex_prefix, quote, require_sha256
+from ...core.vault.index import IndexEntry, IndexView, Manifest, read_index
+from ...core.vault.reports import DamagedSnapshot, VaultStats
 from . import fs
 
 

@@ -25,23 +25,9 @@ from ...core.limits import (
     VAULT_SEARCH_MAX_RESULTS,
 )
 from ...core.model import Provider
-from ...core.vault.index import (
-    RecallHit,
-    RecallResult,
-    RecordPage,
-    SearchMatch,
-    SearchResult,
-    VaultError,
-    VaultErrorCode,
-    require_sha256,
-)
-from ...core.vault.records import (
-    card_hits,
-    count_string_matches,
-    may_match,
-    rank_recall,
-    utf8_page,
-)
+from ...core.vault.errors import VaultError, VaultErrorCode, require_sha256
+from ...core.vault.records import card_hits, count_string_matches, may_match, rank_recall, utf8_page
+from ...core.vault.reports import RecallHit, RecallResult, RecordPage, SearchMatch, SearchResult
 from ..providers.registry import provider_of
 from .vault import Vault
 

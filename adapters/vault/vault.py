@@ -51,20 +51,10 @@ from ...core.limits import (
     VAULT_TRANSCRIPT_MAX_BYTES,
 )
 from ...core.model import Provider
-from ...core.vault.index import (
-    IndexEntry,
-    Manifest,
-    RestoreReport,
-    SnapshotDiff,
-    VaultError,
-    VaultErrorCode,
-    VaultStats,
-    check_label,
-    read_index,
-    record_count_of,
-    validate_entry,
-)
+from ...core.vault.errors import VaultError, VaultErrorCode, check_label
+from ...core.vault.index import IndexEntry, Manifest, read_index, record_count_of, validate_entry
 from ...core.vault.records import diff_records, record_type
+from ...core.vault.reports import RestoreReport, SnapshotDiff, VaultStats
 from ..config.paths import data_dir
 from ..files.atomic import fsync_dir, write_all
 from ..files.private_fs import PrivateError, PrivateErrorCode, private_dir

@@ -18,7 +18,8 @@ from ..limits import (
 from ..model import Provider
 from ..sanitize import terminal_safe
 from ..telemetry import TelemetryEvent
-from ..vault.index import CONTENT_TRUST, IndexEntry
+from ..vault.index import IndexEntry
+from ..vault.reports import CONTENT_TRUST
 
 LOCAL_CALLER = "local"
 """The trusted lane: the CLI and the hooks, run by the user."""

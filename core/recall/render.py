@@ -15,7 +15,8 @@ from ..model import Provider
 from ..sanitize import terminal_safe
 from ..telemetry import TelemetryEvent
 from ..tokens import estimate_tokens
-from ..vault.index import CONTENT_TRUST, IndexEntry
+from ..vault.index import IndexEntry
+from ..vault.reports import CONTENT_TRUST
 from .model import Arm, CardSeen, PackItem
 
 ARM_HEADINGS = {

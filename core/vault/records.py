@@ -11,7 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..edits import DigestBlock
-from .index import RecallHit, SnapshotDiff, VaultError, VaultErrorCode
+from .errors import VaultError, VaultErrorCode
+from .reports import RecallHit, SnapshotDiff
 
 
 def record_type(record: Any) -> str:

@@ -30,7 +30,8 @@ from gobtui.cli.exits import Exit
 from gobtui.cli.vault import vault_exit
 from gobtui.core.edits import NoPlan, NoPlanReason
 from gobtui.core.receipt import Receipt
-from gobtui.core.vault.index import IndexEntry, VaultError
+from gobtui.core.vault.errors import VaultError
+from gobtui.core.vault.index import IndexEntry
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes
 

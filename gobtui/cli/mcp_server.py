@@ -43,7 +43,7 @@ from gobtui.core.policy import POLICY_PROVIDER_NAMES, QuotaPressure, policy_prov
 from gobtui.core.recall.model import REMOTE_CALLER, RecallError
 from gobtui.core.report import detect_row
 from gobtui.core.strategies.external import EXTENSION_IDS
-from gobtui.core.vault.index import VaultError
+from gobtui.core.vault.errors import VaultError
 
 QUOTA_PRESSURES = tuple(q.value for q in QuotaPressure)
 MAX_SESSIONS = 500

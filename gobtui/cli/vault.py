@@ -1,5 +1,5 @@
 """Vault commands: snapshot, vault, history, show, diff, prune, recall, search-snapshot and
-read-snapshot. Every one has `--json` (the pydantic models of core.vault_model).
+read-snapshot. Every one has `--json` (the pydantic models of core.vault.reports).
 
 A damaged vault exits 4 ("vault damaged: ...; repair required"), bad input exits 2 (gobtui.cli.exits). Nothing
 prints archived transcript content except recall (state cards) and read-snapshot, and what
@@ -51,17 +51,17 @@ from gobtui.core.limits import (
 )
 from gobtui.core.model import Provider
 from gobtui.core.record_number import index_of, shown
-from gobtui.core.vault.index import (
+from gobtui.core.vault.errors import (
     DAMAGE_CODES,
     INPUT_CODES,
-    RECOVERED_LABEL,
-    IndexEntry,
     VaultError,
     VaultErrorCode,
     has_control,
     is_hex_prefix,
 )
+from gobtui.core.vault.index import IndexEntry
 from gobtui.core.vault.records import record_type
+from gobtui.core.vault.reports import RECOVERED_LABEL
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes
 

@@ -13,13 +13,8 @@ if TYPE_CHECKING:  # annotations only: the planning stack loads when a plan scre
     from gobtui.core.composition import Composition
     from gobtui.core.evaluation import EvalRow
     from gobtui.core.receipt import Receipt
-    from gobtui.core.vault.index import (
-        IndexEntry,
-        RecallResult,
-        RecordPage,
-        SearchResult,
-        SnapshotDiff,
-    )
+    from gobtui.core.vault.index import IndexEntry
+    from gobtui.core.vault.reports import RecallResult, RecordPage, SearchResult, SnapshotDiff
     from gobtui.services.apply_flow import ApplyRequest
     from gobtui.services.planning_state import PlanPreview, PreviewPlanner
     from gobtui.view_models.vault_rows import RecordRow

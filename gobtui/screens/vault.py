@@ -22,7 +22,8 @@ from gobtui.controllers.commands import ScreenCommands
 from gobtui.controllers.messages import SnapshotsDiffed, VaultFailed, VaultLoaded
 from gobtui.controllers.publishing import publishing_of
 from gobtui.core.receipt import Receipt
-from gobtui.core.vault.index import IndexEntry, VaultError
+from gobtui.core.vault.errors import VaultError
+from gobtui.core.vault.index import IndexEntry
 from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.help import VAULT_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work

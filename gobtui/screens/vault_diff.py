@@ -33,7 +33,9 @@ from gobtui.controllers.messages import VaultFailed
 from gobtui.controllers.publishing import publishing_of
 from gobtui.core.fork_changes import ForkChanges, RecordChange
 from gobtui.core.record_number import shown
-from gobtui.core.vault.index import IndexEntry, SnapshotDiff, VaultError
+from gobtui.core.vault.errors import VaultError
+from gobtui.core.vault.index import IndexEntry
+from gobtui.core.vault.reports import SnapshotDiff
 from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.view_models import format as fmt

@@ -22,7 +22,9 @@ from gobtui.controllers.messages import CardsRecalled, VaultFailed
 from gobtui.controllers.publishing import publishing_of
 from gobtui.core.limits import VAULT_VIEW_RECALL_LIMIT
 from gobtui.core.record_number import shown
-from gobtui.core.vault.index import IndexEntry, RecallHit, RecallResult, VaultError
+from gobtui.core.vault.errors import VaultError
+from gobtui.core.vault.index import IndexEntry
+from gobtui.core.vault.reports import RecallHit, RecallResult
 from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.help import RECALL_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work

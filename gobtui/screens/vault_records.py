@@ -30,7 +30,9 @@ from gobtui.controllers.messages import RecordsScanned, SnapshotSearched, VaultF
 from gobtui.controllers.publishing import publishing_of
 from gobtui.core.limits import VAULT_VIEW_PROGRESS_RECORDS, VAULT_VIEW_SEARCH_RESULTS
 from gobtui.core.record_number import shown
-from gobtui.core.vault.index import IndexEntry, SearchResult, VaultError
+from gobtui.core.vault.errors import VaultError
+from gobtui.core.vault.index import IndexEntry
+from gobtui.core.vault.reports import SearchResult
 from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.help import RECORDS_LEGEND
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work

@@ -34,8 +34,10 @@ from gobtui.controllers.publishing import publishing_of
 from gobtui.core.limits import VAULT_VIEW_PAGE_BYTES
 from gobtui.core.record_number import shown
 from gobtui.core.sanitize import terminal_safe
-from gobtui.core.vault.index import IndexEntry, RecordPage, VaultError
+from gobtui.core.vault.errors import VaultError
+from gobtui.core.vault.index import IndexEntry
 from gobtui.core.vault.records import utf8_page
+from gobtui.core.vault.reports import RecordPage
 from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens.worker_errors import UNEXPECTED_CODE, WorkerErrors, screen_work
 from gobtui.view_models import format as fmt

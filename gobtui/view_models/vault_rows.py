@@ -16,8 +16,10 @@ import orjson
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.model import Provider
 from gobtui.core.sanitize import one_line
-from gobtui.core.vault.index import IndexEntry, SnapshotDiff, VaultError, VaultErrorCode
+from gobtui.core.vault.errors import VaultError, VaultErrorCode
+from gobtui.core.vault.index import IndexEntry
 from gobtui.core.vault.records import record_type
+from gobtui.core.vault.reports import SnapshotDiff
 from gobtui.view_models import format as fmt
 from gobtui.view_models.vault_text import preview, preview_of
 

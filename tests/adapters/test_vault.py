@@ -22,7 +22,8 @@ from gobtui.adapters.vault.reader import VaultReader
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.limits import VAULT_CHUNK_BYTES, VAULT_MAX_RECORDS
 from gobtui.core.model import Provider
-from gobtui.core.vault.index import IndexEntry, VaultError, VaultErrorCode
+from gobtui.core.vault.errors import VaultError, VaultErrorCode
+from gobtui.core.vault.index import IndexEntry
 
 SMALL = 1024
 """The chunk size most tests use, so boundaries are cheap to cross."""

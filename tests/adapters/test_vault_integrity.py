@@ -17,7 +17,8 @@ import pytest
 from gobtui.adapters.vault.prune import prune
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.model import Provider
-from gobtui.core.vault.index import IndexEntry, VaultErrorCode
+from gobtui.core.vault.errors import VaultErrorCode
+from gobtui.core.vault.index import IndexEntry
 from tests.adapters.vault_helpers import error_of, tree
 
 SMALL = 1024

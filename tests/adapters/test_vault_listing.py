@@ -16,7 +16,8 @@ import pytest
 from gobtui.adapters.vault.prune import prune
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.model import Provider
-from gobtui.core.vault.index import IndexEntry, VaultError, VaultErrorCode
+from gobtui.core.vault.errors import VaultError, VaultErrorCode
+from gobtui.core.vault.index import IndexEntry
 
 SMALL = 1024
 TOOL_HEAVY = "claude/marot__spotter__tool_heavy.jsonl"

@@ -16,7 +16,8 @@ from gobtui.adapters.vault.recovery import read_record, recall, search
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.edits import DigestBlock
 from gobtui.core.model import Provider
-from gobtui.core.vault.index import IndexEntry, VaultError, VaultErrorCode
+from gobtui.core.vault.errors import VaultError, VaultErrorCode
+from gobtui.core.vault.index import IndexEntry
 
 Copy = Callable[..., Path]
 CLAUDE_SHORT = "claude/marot__spotter__short.jsonl"

@@ -16,12 +16,9 @@ from gobtui.adapters.vault.prune import prune, repair
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.model import Provider
 from gobtui.core.receipt import OperationKind, Receipt
-from gobtui.core.vault.index import (
-    RECOVERED_LABEL,
-    FieldSource,
-    IndexEntry,
-    VaultErrorCode,
-)
+from gobtui.core.vault.errors import VaultErrorCode
+from gobtui.core.vault.index import IndexEntry
+from gobtui.core.vault.reports import RECOVERED_LABEL, FieldSource
 from tests.adapters.vault_helpers import error_of, tree
 
 SMALL = 1024

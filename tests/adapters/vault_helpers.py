@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from gobtui.adapters.vault.vault import Vault
-from gobtui.core.vault.index import VaultError
+from gobtui.core.vault.errors import VaultError
 
 
 def error_of(call: Callable[[], object]) -> VaultError:

@@ -28,7 +28,8 @@ from gobtui.core.edits import CompactionPlan
 from gobtui.core.model import Provider
 from gobtui.core.receipt import OperationKind, Receipt
 from gobtui.core.status import Status
-from gobtui.core.vault.index import IndexEntry, SnapshotDiff
+from gobtui.core.vault.index import IndexEntry
+from gobtui.core.vault.reports import SnapshotDiff
 from gobtui.dialogs.confirm import ConfirmScreen
 from gobtui.dialogs.error import ErrorScreen
 from gobtui.screens import vault_records

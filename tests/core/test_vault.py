@@ -1,4 +1,4 @@
-"""The vault's pure model and rules: core.vault_model and core.vault_records."""
+"""The vault's pure model and rules: the modules of core/vault/."""
 
 from __future__ import annotations
 
@@ -15,21 +15,14 @@ from pydantic import ValidationError
 from gobtui.core.edits import DigestBlock
 from gobtui.core.limits import VAULT_CHUNK_BYTES, VAULT_INDEX_LINE_MAX_BYTES
 from gobtui.core.model import Provider
+from gobtui.core.vault.errors import VaultError, VaultErrorCode, check_label, require_sha256
 from gobtui.core.vault.index import (
-    IdentityScan,
     IndexEntry,
     Manifest,
-    RecallHit,
-    VaultError,
-    VaultErrorCode,
-    check_label,
     parse_index,
     read_index,
     record_count_of,
-    require_sha256,
-    retained_by_stream,
     scan_index,
-    stream_count,
     validate_entry,
 )
 from gobtui.core.vault.records import (
@@ -41,6 +34,8 @@ from gobtui.core.vault.records import (
     record_type,
     utf8_page,
 )
+from gobtui.core.vault.reports import RecallHit
+from gobtui.core.vault.streams import IdentityScan, retained_by_stream, stream_count
 
 SHA_A = "a" * 64
 SHA_B = "b" * 64
