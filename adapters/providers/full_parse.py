@@ -9,11 +9,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ...core.limits import READ_CHUNK_BYTES
-from ...core.model import Coverage, Provider, SessionSummary, Transcript, TranscriptItem
+from ...core.model import Coverage, Provider, Transcript, TranscriptItem
 from ..files.jsonl import LineCursor, Record, feed_bytes, torn_tail
+from .interface import Summarising
 
 
 @contextmanager
@@ -88,22 +89,6 @@ def feed_all(feed: Feed, chunks: Iterable[bytes], lines: LineCursor | None = Non
     tally.records = records
     tally.torn = torn_tail(lines)
     return tally
-
-
-class Summarising(Protocol):
-    """A provider's state that can say what it saw: its summary, given the file's facts."""
-
-    def summary(
-        self,
-        *,
-        path: str,
-        size: int,
-        mtime: float,
-        coverage: Coverage,
-        records: int,
-        bad_reasons: dict[str, int],
-        torn: bool,
-    ) -> SessionSummary: ...
 
 
 def file_facts(

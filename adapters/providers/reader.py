@@ -15,7 +15,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, cast
 
 from ...core.limits import (
     FINGERPRINT_WINDOW_BYTES,
@@ -30,48 +30,15 @@ from ...core.limits import (
 from ...core.model import BadLine, Coverage, Provider, SessionSummary
 from ..files.jsonl import (
     LineCursor,
-    Loads,
-    Record,
     decode_line,
     feed_bytes,
     torn_tail,
 )
 from ..files.regular import open_regular
-from .full_parse import Summarising
+from .interface import TailState, TailStateFactory
 
 PARSER_VERSION = 11
 """Bump when a reader's output changes: cached cursors of another version are dropped."""
-
-
-class TailState(Summarising, Protocol):
-    """A provider's running state over the records read so far."""
-
-    provider: ClassVar[Provider]
-    tail_marker: ClassVar[tuple[bytes, ...]]
-    """What a cold read of a big file looks for behind its head: the first (the latest usage)
-    in the tail window, each other (say, the record naming the model) in the newest line
-    holding it, within TAIL_SECONDARY_MAX_BYTES of that window."""
-    tail_loads: ClassVar[Loads]
-    """How this reader decodes a line: orjson.loads, or one that reads a line the summary
-    needs only the first bytes of from those (adapters.providers.codex.skim)."""
-
-    def __init__(self, path: str) -> None: ...
-
-    def feed(self, record: Record, line_len: int) -> None: ...
-
-    @property
-    def head_known(self) -> bool:
-        """What only a file's head says (its id, folder, title) is known."""
-        ...
-
-    @classmethod
-    def from_json(cls, path: str, data: dict[str, Any]) -> TailState: ...
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
-class TailStateFactory(Protocol):
-    def __call__(self, path: str) -> TailState: ...
 
 
 BodyLoader = Callable[[], "FileCursor"]

@@ -9,12 +9,31 @@ from typing import TYPE_CHECKING, Any
 from ...core.conversation import Entry, Record
 from ...core.model import Provider, Transcript, TranscriptItem
 from . import claude, codex
-from .reader import TailState, cursor_of_fd
+from .interface import TailState
+from .reader import cursor_of_fd
 
 if TYPE_CHECKING:  # the package contract, for annotations (it names the rewriting stack)
     from .interface import ProviderPackage
 
-_PACKAGES: dict[Provider, ProviderPackage] = {Provider.CLAUDE: claude, Provider.CODEX: codex}
+# Checked, not cast: mypy holds each package module to ProviderPackage here. The order is the
+# order sniff_record asks them in (Codex's shape is the narrower: a Claude-looking key inside
+# a rollout line does not make it Claude's).
+_PACKAGES: dict[Provider, ProviderPackage] = {Provider.CODEX: codex, Provider.CLAUDE: claude}
+
+
+def register(package: ProviderPackage) -> None:
+    """Add a provider package beyond the product's two (a test's: tests/adapters/toy_provider);
+    asked last when sniffing. ValueError when its Provider has a package already."""
+    if package.PROVIDER in _PACKAGES:
+        raise ValueError(f"provider {package.PROVIDER.value} has a package already")
+    _PACKAGES[package.PROVIDER] = package
+
+
+def unregister(provider: Provider) -> None:
+    """Take back a package register() added (the product's own stay)."""
+    if provider in (Provider.CLAUDE, Provider.CODEX):
+        raise ValueError(f"provider {provider.value} is the product's")
+    _PACKAGES.pop(provider, None)
 
 
 def provider_of(provider: Provider) -> ProviderPackage:
@@ -47,14 +66,24 @@ def parse_data(
 
 
 def sniff_record(record: dict[str, Any]) -> Provider | None:
-    """Which provider wrote this record, judged by content, not file name."""
-    if "payload" in record and isinstance(record.get("type"), str):
-        return Provider.CODEX
-    if "sessionId" in record or "session_id" in record or "parentUuid" in record:
-        return Provider.CLAUDE
-    if record.get("type") in {"user", "assistant", "summary", "file-history-snapshot"}:
-        return Provider.CLAUDE
+    """Which provider wrote this record, judged by content, not file name: the first package
+    that owns it."""
+    for provider, package in _PACKAGES.items():
+        if package.owns(record):
+            return provider
     return None
+
+
+def sniff_prefix(line: bytes) -> Provider | None:
+    """Which provider an unfinished first line is (escaped text cannot match a quoted key):
+    the one whose SNIFF_KEYS key comes first in it."""
+    best: tuple[int, Provider] | None = None
+    for provider, package in _PACKAGES.items():
+        for key in package.SNIFF_KEYS:
+            at = line.find(key)
+            if at >= 0 and (best is None or at < best[0]):
+                best = (at, provider)
+    return best[1] if best is not None else None
 
 
 def build_conversation(

@@ -5,8 +5,7 @@ adapters.files.jsonl reads them, stubbing outputs, and ids derived from the sour
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
-from enum import StrEnum
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -16,37 +15,11 @@ from ...core.model import Provider
 from ...core.text import utf8_len
 from ..files.jsonl import Record, decode_line
 
-StubMaker = Callable[[int], str]
-"""The stub text for an output of so many bytes."""
-
-
-class RewriteCode(StrEnum):
-    """Why a rewrite was refused. Closed vocabulary."""
-
-    PROVIDER_MISMATCH = "provider_mismatch"
-    CONTROL_EDIT = "control_edit"
-    DUPLICATE_LINE = "duplicate_line"
-    MULTIPLE_DIGESTS = "multiple_digests"
-    LINE_OUT_OF_RANGE = "line_out_of_range"
-    NOT_JSON = "not_json"
-    NOT_ELIDABLE = "not_elidable"
-    IMAGE_OUTPUT = "image_output"
-    UNSUPPORTED_SHAPE = "unsupported_shape"
-    TORN_TAIL = "torn_tail"
-    TOO_DEEP = "too_deep"
-    GREW = "grew"
-    BAD_SESSION_ID = "bad_session_id"
-    COMPACTED_UNSAFE = "compacted_unsafe"
-    """--experimental-compacted: the prefix cannot be folded into one compacted record."""
-
-
-class RewriteError(Exception):
-    """A refused rewrite: a closed code and a one-line message without transcript content."""
-
-    def __init__(self, code: RewriteCode, message: str) -> None:
-        super().__init__(f"{code.value}: {message}")
-        self.code = code
-
+# The contract's types, defined in .interface: re-exported for the halves and the rewriters.
+from .interface import ForkUsage as ForkUsage
+from .interface import RewriteCode as RewriteCode
+from .interface import RewriteError as RewriteError
+from .interface import StubMaker as StubMaker
 
 # -- lines -------------------------------------------------------------------------------------
 
@@ -223,11 +196,6 @@ def derived_uuid(seed: bytes, purpose: str) -> str:
     raw[8] = (raw[8] & 0x3F) | 0x80
     hexed = raw.hex()
     return f"{hexed[:8]}-{hexed[8:12]}-{hexed[12:16]}-{hexed[16:20]}-{hexed[20:]}"
-
-
-ForkUsage = tuple[int, int]
-"""(the fork's projected context, the part of it after the source's last usage record: the
-records that followed it and the card)."""
 
 
 def kept_ancestor(parents: dict[str, str | None], uuid: str | None) -> str | None:

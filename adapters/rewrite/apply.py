@@ -168,17 +168,19 @@ def apply_plan(
     for index, line in safe.items():
         lines[index] = line
     records: list[Record] = []
-    scan = half.CardScan.of(lines, transcript.path) if digests or plan.projection else None
-    if digests:
-        card = digests[0].render()
-        seed = plan_seed(data, provider, plan)
-        records = relinked(half.card_records_scanned(scan, lines, transcript, card, seed), left_out)
     target = fork_usage_target(plan, transcript)
-    if target is not None:
-        replaced, usage = half.fork_usage(scan, lines, target, len(records))
-        for index, line in replaced.items():
-            lines[index] = line
-        records += usage
+    if digests or target is not None:
+        scan = half.CardScan.of(lines, transcript.path)
+        if digests:
+            card = digests[0].render()
+            seed = plan_seed(data, provider, plan)
+            records = half.card_records_scanned(scan, lines, transcript, card, seed)
+            records = relinked(records, left_out)
+        if target is not None:
+            replaced, usage = half.fork_usage(scan, lines, target, len(records))
+            for index, line in replaced.items():
+                lines[index] = line
+            records += usage
     append_records(lines, records)
     out = b"".join(lines)
     if len(out) > len(data):

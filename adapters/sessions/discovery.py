@@ -21,7 +21,7 @@ from ...core.model import Provider
 from ..config.paths import Homes
 from ..files.jsonl import decode_line
 from ..files.regular import open_regular
-from ..providers.registry import sniff_record
+from ..providers.registry import sniff_prefix, sniff_record
 
 log = logging.getLogger(__name__)
 
@@ -163,13 +163,7 @@ def _sniff_prefix(line: bytes) -> Provider | Literal["not"]:
     """Top-level keys of an unfinished first line (escaped text cannot match a quoted key)."""
     if not line.startswith(b"{"):
         return _NOT
-    codex = line.find(b'"payload"')
-    claude = min(
-        (i for i in (line.find(b'"sessionId"'), line.find(b'"parentUuid"')) if i >= 0), default=-1
-    )
-    if codex >= 0 and (claude < 0 or codex < claude):
-        return Provider.CODEX
-    return Provider.CLAUDE if claude >= 0 else _NOT
+    return sniff_prefix(line) or _NOT
 
 
 def sniff_file(path: str) -> Sniffed:

@@ -20,10 +20,10 @@ from typing import cast
 from ...core.model import Coverage, Provider, SessionSummary, SubagentRef
 from ..config.paths import Homes
 from ..providers.full_parse import gc_paused
+from ..providers.interface import TailStateFactory
 from ..providers.reader import (
     FileCursor,
     StateFor,
-    TailStateFactory,
     advance,
     hint_cold_reads,
     open_cursor,

@@ -169,7 +169,8 @@ def snapshots_of(vault: Vault, session_id: str, file: Path | None) -> list[Index
 
 def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
     """A file named by its path: a quick head-and-tail summary (id, model, window)."""
-    from gobtui.adapters.providers.reader import TailStateFactory, open_cursor
+    from gobtui.adapters.providers.interface import TailStateFactory
+    from gobtui.adapters.providers.reader import open_cursor
     from gobtui.adapters.providers.registry import state_class
 
     try:

@@ -12,8 +12,7 @@ from ...files.jsonl import Record
 
 if TYPE_CHECKING:
     from ....core.conversation import EntryWriter
-    from ..interface import RewriteHalf
-    from ..reader import TailState
+    from ..interface import RewriteHalf, TailState
 
 PROVIDER = Provider.CLAUDE
 BOUNDARY_MARKER = b'"compact_boundary"'
@@ -44,6 +43,18 @@ def is_boundary(record: Record) -> bool:
         and record.get("subtype") == "compact_boundary"
         and record.get("isSidechain") is not True
     )
+
+
+SNIFF_KEYS = (b'"sessionId"', b'"parentUuid"')
+_RECORD_TYPES = frozenset({"user", "assistant", "summary", "file-history-snapshot"})
+
+
+def owns(record: Record) -> bool:
+    """A session id or a parent link at the top level, or one of Claude Code's record types
+    (an old summary record has neither)."""
+    if "sessionId" in record or "session_id" in record or "parentUuid" in record:
+        return True
+    return record.get("type") in _RECORD_TYPES
 
 
 def live_head(_data: bytes) -> bytes:

@@ -19,6 +19,7 @@ from typing import Any
 from ....core.limits import LAST_PROMPT_MAX_CHARS
 from ....core.model import BadLine, Transcript
 from ...files.jsonl import Record, decode_line
+from ..interface import CardScanner
 from ..rewrite_records import (
     ForkUsage,
     RewriteCode,
@@ -311,10 +312,18 @@ def card_records(
     return card_records_scanned(CardScan.of(lines, transcript.path), lines, transcript, card, seed)
 
 
+def _own(scan: CardScanner) -> CardScan:
+    """`scan` as this half's CardScan; TypeError for another provider's."""
+    if not isinstance(scan, CardScan):
+        raise TypeError(f"not a Claude CardScan: {type(scan).__name__}")
+    return scan
+
+
 def card_records_scanned(
-    scan: CardScan, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
+    any_scan: CardScanner, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
 ) -> list[Record]:
     """card_records() with the scan of `lines` already made."""
+    scan = _own(any_scan)
     # Context fields come from the newest live user record, else from the leaf.
     sources: list[Record] = []
     for line in (scan.newest_user(), scan.leaf_line()):
@@ -367,12 +376,13 @@ def card_records_scanned(
 
 
 def fork_usage(
-    scan: CardScan, lines: Sequence[bytes], target: ForkUsage, appended: int
+    any_scan: CardScanner, lines: Sequence[bytes], target: ForkUsage, appended: int
 ) -> tuple[dict[int, bytes], list[Record]]:
     """The fork's latest usage: the lines of the live branch's newest response with their
     `usage` restated to the fork's context less what follows it (Claude Code decides on
     resume whether to compact from that usage plus its estimate of what follows). Nothing
     is appended."""
+    scan = _own(any_scan)
     context, following = target
     restated = max(1, context - following)
     replaced: dict[int, bytes] = {}

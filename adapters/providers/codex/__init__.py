@@ -14,8 +14,7 @@ from ...files.jsonl import Record, decode_line
 
 if TYPE_CHECKING:
     from ....core.conversation import EntryWriter
-    from ..interface import RewriteHalf
-    from ..reader import TailState
+    from ..interface import RewriteHalf, TailState
 
 PROVIDER = Provider.CODEX
 BOUNDARY_MARKER = b'"compacted"'
@@ -43,6 +42,14 @@ def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcri
 def is_boundary(record: Record) -> bool:
     """A compaction: its replacement history and what follows are the whole context."""
     return record.get("type") == "compacted" and type(record.get("payload")) is dict
+
+
+SNIFF_KEYS = (b'"payload"',)
+
+
+def owns(record: Record) -> bool:
+    """A rollout line: a `type` naming its kind and the `payload` it carries."""
+    return "payload" in record and isinstance(record.get("type"), str)
 
 
 def live_head(data: bytes) -> bytes:

@@ -22,6 +22,7 @@ from ....core.limits import ELIDABLE_MIN_BYTES
 from ....core.model import ItemKind, Transcript
 from ....core.text import utf8_len
 from ...files.jsonl import Record, decode_line
+from ..interface import CardScanner
 from ..rewrite_records import (
     ForkUsage,
     RewriteCode,
@@ -249,10 +250,18 @@ def card_records(
     return card_records_scanned(CardScan.of(lines, transcript.path), lines, transcript, card, seed)
 
 
+def _own(scan: CardScanner) -> CardScan:
+    """`scan` as this half's CardScan; TypeError for another provider's."""
+    if not isinstance(scan, CardScan):
+        raise TypeError(f"not a Codex CardScan: {type(scan).__name__}")
+    return scan
+
+
 def card_records_scanned(
-    scan: CardScan, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
+    any_scan: CardScanner, lines: Sequence[bytes], transcript: Transcript, card: str, seed: bytes
 ) -> list[Record]:
     """card_records() with the scan of `lines` already made."""
+    scan = _own(any_scan)
     message: Record = {}
     if scan.timestamp is not None:
         message["timestamp"] = scan.timestamp
@@ -268,12 +277,13 @@ def card_records_scanned(
 
 
 def fork_usage(
-    scan: CardScan, lines: Sequence[bytes], target: ForkUsage, appended: int
+    any_scan: CardScanner, lines: Sequence[bytes], target: ForkUsage, appended: int
 ) -> tuple[dict[int, bytes], list[Record]]:
     """The fork's latest usage: a token_count event after everything else saying the fork's
     context (Codex decides on resume whether to compact from the newest one's total). Its
     cumulative total, window and rate limits are the newest token count's; no line is
     changed."""
+    scan = _own(any_scan)
     context = target[0]
     payload = scan.token_count
     if payload is None:
