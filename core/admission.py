@@ -26,7 +26,7 @@ from .limits import (
     MAX_STUB_CHARS,
     MAX_TOOL_USE_IDS,
 )
-from .model import ItemKind, Provider, Transcript, TranscriptItem
+from .model import ItemKind, Transcript, TranscriptItem
 from .policy import PolicyConfig
 from .thinking import rule_applies, thinking_after
 
@@ -202,7 +202,7 @@ def _check_cache_edit(
     protected: set[int],
     check: _Checker,
 ) -> None:
-    if transcript.provider is not Provider.CLAUDE:
+    if not transcript.provider.traits.cache_edits:
         check.fail(
             AdmissionCode.CACHE_EDIT_UNSUPPORTED_PROVIDER, "cache_edit applies to Claude only"
         )

@@ -13,17 +13,108 @@ from enum import StrEnum
 from typing import Literal
 
 from .calibration import Calibration
-from .limits import DEFAULT_CLAUDE_WINDOW, LARGE_CLAUDE_WINDOW
+from .limits import (
+    CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
+    CODEX_AUTOCOMPACT_SHARE,
+    CODEX_CLIENT_WINDOW,
+    DEFAULT_CLAUDE_WINDOW,
+    LARGE_CLAUDE_WINDOW,
+)
 from .sanitize import one_line
 
 
+@dataclass(frozen=True, slots=True)
+class ProviderTraits:
+    """What the pure core decides on about a provider's sessions, each a fact of its client or
+    its records. They ride on the Provider because core cannot ask the provider's package
+    (adapters.providers.interface is the rest of the contract)."""
+
+    label: str
+    """Its name in a sentence ("Claude")."""
+    resume: str
+    """The client's command that resumes a session, `{session_id}` standing for its id."""
+    thinking: bool
+    """Its reasoning is thinking blocks the API checks the prefix of: a fork leaves thinking
+    out after a change (core.thinking), and drop_old_thinking (else drop_old_reasoning) says
+    whether earlier turns' reasoning is a candidate."""
+    cache_edits: bool
+    """Its client edits the prompt cache in place (cache_edit control plans)."""
+    cached_input_apart: bool
+    """Its usage counts cached input apart from input_tokens (Codex counts it inside)."""
+    resends_reasoning: bool
+    """Its client adds the fork's live encrypted reasoning to what it resumes with (the
+    projection counts it: core.projection.codex_reasoning_tokens)."""
+    default_window: int
+    """The model window assumed when a session records none."""
+    window_floor: bool
+    """Its client knows its models' windows: a smaller recorded one does not lower it."""
+    compact_reserve: int
+    compact_share: float
+    """Its client compacts a resumed session at (window - compact_reserve) * compact_share."""
+
+
+_TRAITS = {
+    "claude": ProviderTraits(
+        label="Claude",
+        resume="claude --resume {session_id}",
+        thinking=True,
+        cache_edits=True,
+        cached_input_apart=True,
+        resends_reasoning=False,
+        default_window=DEFAULT_CLAUDE_WINDOW,
+        window_floor=False,
+        compact_reserve=CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
+        compact_share=1.0,
+    ),
+    "codex": ProviderTraits(
+        label="Codex",
+        resume="codex resume {session_id}",
+        thinking=False,
+        cache_edits=False,
+        cached_input_apart=False,
+        resends_reasoning=True,
+        default_window=CODEX_CLIENT_WINDOW,
+        window_floor=True,
+        compact_reserve=0,
+        compact_share=CODEX_AUTOCOMPACT_SHARE,
+    ),
+}
+_EXTRA: dict[str, Provider] = {}
+"""Providers made by Provider.extra (a test's), by value."""
+
+
 class Provider(StrEnum):
+    """The product's providers, a closed vocabulary (iterating it, every choice offered).
+    Provider.extra makes one more for a test, outside it."""
+
     CLAUDE = "claude"
     CODEX = "codex"
 
     @property
     def label(self) -> str:
-        return "Claude" if self is Provider.CLAUDE else "Codex"
+        return self.traits.label
+
+    @property
+    def traits(self) -> ProviderTraits:
+        return _TRAITS[self.value]
+
+    @classmethod
+    def _missing_(cls, value: object) -> Provider | None:
+        return _EXTRA.get(value) if isinstance(value, str) else None
+
+    @classmethod
+    def extra(cls, value: str, traits: ProviderTraits) -> Provider:
+        """A provider beyond the product's (tests/adapters/toy_provider's): no member, so
+        iterating Provider still lists the product's only, but Provider(value) finds it from
+        now on. ValueError when the value is taken."""
+        if value in _TRAITS:
+            raise ValueError(f"provider {value!r} exists already")
+        made = str.__new__(cls, value)
+        made._value_ = value
+        made._name_ = value.upper()
+        _TRAITS[value] = traits
+        _EXTRA[value] = made
+        return made
 
 
 class ItemKind(StrEnum):
@@ -227,9 +318,7 @@ def resume_line(command: str, cwd: str | None) -> str:
 
 def resume_command(provider: Provider, session_id: str) -> str:
     """The client's own command that resumes the session."""
-    if provider is Provider.CLAUDE:
-        return f"claude --resume {session_id}"
-    return f"codex resume {session_id}"
+    return provider.traits.resume.format(session_id=session_id)
 
 
 @dataclass(slots=True)

@@ -105,7 +105,7 @@ class PolicyConfig(BaseModel):
 
     def reasoning_candidates(self, provider: Provider) -> bool:
         """Whether the provider's reasoning items of earlier turns are candidates."""
-        return self.drop_old_thinking if provider is Provider.CLAUDE else self.drop_old_reasoning
+        return self.drop_old_thinking if provider.traits.thinking else self.drop_old_reasoning
 
     def accepts_savings(self, before: int, after: int) -> bool:
         """The central minimum-savings gate."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from .board import BoardRow
-from .model import Coverage, Provider, SessionSummary
+from .model import Coverage, SessionSummary
 
 
 class SubagentOut(TypedDict):
@@ -62,7 +62,7 @@ def lifetime_of(summary: SessionSummary) -> LifetimeOut | None:
     if life is None:
         return None
     # Codex counts cached input inside input_tokens; Claude apart from it.
-    cached_apart = summary.provider is not Provider.CODEX
+    cached_apart = summary.provider.traits.cached_input_apart
     total = (life.input_tokens or 0) + (life.output_tokens or 0)
     if cached_apart:
         total += (life.cache_creation_tokens or 0) + (life.cache_read_tokens or 0)

@@ -136,7 +136,6 @@ _CHECKED: tuple[tuple[str, tuple[type, ...]], ...] = (
 """The plain fields and the exact types each may hold (type(), so a bool is no int)."""
 _TIMES = (("mtime", False), ("first_ts", True), ("last_ts", True))
 """The float fields, and whether each may be null (a whole number comes back a float)."""
-_PROVIDERS = {p.value: p for p in Provider}
 _CONTEXT_STATES = {c.value: c for c in ContextState}
 _COVERAGES = {c.value: c for c in Coverage}
 _TURNS = {t.value: t for t in TurnState}
@@ -157,6 +156,16 @@ def _member(table: dict[str, E], value: Any, name: str) -> E:
     if member is None:
         raise _bad(name)
     return member
+
+
+def _provider(value: Any) -> Provider:
+    """Provider(value), which finds a provider made by Provider.extra too."""
+    if type(value) is str:
+        try:
+            return Provider(value)
+        except ValueError:
+            pass
+    raise _bad("provider")
 
 
 def _samples(value: Any) -> list[UsageSample]:
@@ -194,7 +203,7 @@ def summary_from_json(value: Any) -> SessionSummary:
             kw[name] = (_opt_float if nullable else _float)(d[name], name)
         turn = d["turn"]
         return SessionSummary(
-            provider=_member(_PROVIDERS, d["provider"], "provider"),
+            provider=_provider(d["provider"]),
             context_state=_member(_CONTEXT_STATES, d["context_state"], "context_state"),
             coverage=_member(_COVERAGES, d["coverage"], "coverage"),
             turn=None if turn is None else _member(_TURNS, turn, "turn"),

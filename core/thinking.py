@@ -24,7 +24,7 @@ _ASSISTANT_SIDE = frozenset({ItemKind.ASSISTANT, ItemKind.REASONING})
 def rule_applies(provider: Provider) -> bool:
     """Whether forks of this provider's sessions must leave thinking out after a change
     (Codex: the Responses API checks no prefix of the reasoning sent back)."""
-    return provider is Provider.CLAUDE
+    return provider.traits.thinking
 
 
 def change_start(items: Sequence[TranscriptItem], first_line: int) -> int:

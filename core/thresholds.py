@@ -3,13 +3,7 @@ first: the board needs these for every row, so they live apart from the planning
 
 from __future__ import annotations
 
-from .limits import (
-    CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
-    CODEX_AUTOCOMPACT_SHARE,
-    CODEX_CLIENT_WINDOW,
-    DEFAULT_CLAUDE_WINDOW,
-    TRIGGER_CLIENT_SHARE,
-)
+from .limits import TRIGGER_CLIENT_SHARE
 from .model import Provider
 
 
@@ -18,13 +12,15 @@ def client_compact_threshold(provider: Provider, model_window: int | None) -> in
 
     Claude Code: the model's window less CLAUDE_AUTOCOMPACT_RESERVE_TOKENS (200k -> 167k).
     Codex: 90 % of its model's window; the client knows its models' windows (272k for the
-    GPT-5 family) whatever window a rollout records, unless the rollout's is larger.
+    GPT-5 family) whatever window a rollout records, unless the rollout's is larger. (The
+    figures are the provider's traits: core.model.ProviderTraits.)
     """
-    if provider is Provider.CLAUDE:
-        window = model_window or DEFAULT_CLAUDE_WINDOW
-        return max(1, window - CLAUDE_AUTOCOMPACT_RESERVE_TOKENS)
-    window = max(CODEX_CLIENT_WINDOW, model_window or 0)
-    return round(window * CODEX_AUTOCOMPACT_SHARE)
+    traits = provider.traits
+    if traits.window_floor:
+        window = max(traits.default_window, model_window or 0)
+    else:
+        window = model_window or traits.default_window
+    return max(1, round((window - traits.compact_reserve) * traits.compact_share))
 
 
 def trigger_cap(provider: Provider, window: int | None) -> int:

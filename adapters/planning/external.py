@@ -115,7 +115,7 @@ def transcript_input(
     cached = life.cache_read_tokens if life is not None else None
     if lifetime is None:
         lifetime_input = None
-    elif transcript.provider is Provider.CODEX:  # Codex counts cached input inside input
+    elif not transcript.provider.traits.cached_input_apart:  # Codex: cached inside input
         lifetime_input = lifetime["input_tokens"]
     else:
         lifetime_input = sum(

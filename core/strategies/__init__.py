@@ -7,7 +7,7 @@ needs process execution and lives outside core.
 from __future__ import annotations
 
 from ..edits import CompactionPlan, NoPlan, NoPlanReason
-from ..model import Provider, Transcript
+from ..model import Transcript
 from ..policy import PolicyConfig
 from ..projection import codex_reasoning_tokens, project
 from .auto import Auto
@@ -129,7 +129,7 @@ def with_projection(plan: CompactionPlan, transcript: Transcript) -> CompactionP
         return plan
     window = transcript.summary.context_window if transcript.summary is not None else None
     extra = 0
-    if transcript.provider is Provider.CODEX:
+    if transcript.provider.traits.resends_reasoning:
         extra = codex_reasoning_tokens(
             transcript.items, plan.digest is not None, set(plan.elided_lines)
         )

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..edits import CompactionPlan
-from ..model import Provider, Transcript
+from ..model import Transcript
 from ..policy import PolicyConfig
 from .cache_aware import CacheAware
 from .cache_edits import CacheEdits
@@ -56,7 +56,7 @@ def cache_preservation_score(plan: CompactionPlan, transcript: Transcript) -> fl
 def select(transcript: Transcript, live: bool) -> str:
     """The strategy auto would lean to, for reporting (no evaluation)."""
     if live or not transcript.items:
-        return "cache_edits" if transcript.provider is Provider.CLAUDE else "sawtooth"
+        return "cache_edits" if transcript.provider.traits.cache_edits else "sawtooth"
     context = transcript.context_tokens()
     if context > 0 and elidable_tokens(transcript) / context >= TOOL_DOMINANCE:
         return "cache_aware"
@@ -143,7 +143,7 @@ class Auto(Triggered):
     ) -> CompactionPlan | None:
         chain: tuple[Strategy, ...] = (
             (self.cache_edits, self.sawtooth)
-            if transcript.provider is Provider.CLAUDE
+            if transcript.provider.traits.cache_edits
             else (self.sawtooth,)
         )
         for strategy in chain:

@@ -5,7 +5,7 @@ ones first, until the floor. Never rewrites the transcript; as a control edit it
 from __future__ import annotations
 
 from ..edits import CacheEditEdit, CompactionPlan
-from ..model import Provider, Transcript
+from ..model import Transcript
 from ..policy import PolicyConfig
 from .common import (
     NO_CONTEXT,
@@ -22,7 +22,7 @@ class CacheEdits(Triggered):
     def propose(
         self, transcript: Transcript, policy: PolicyConfig, ctx: EvalContext = NO_CONTEXT
     ) -> CompactionPlan | None:
-        if transcript.provider is not Provider.CLAUDE:
+        if not transcript.provider.traits.cache_edits:
             return None
         ordered = [
             item for item in reversed(candidates(transcript, policy, ctx)) if item.tool_use_ids

@@ -373,7 +373,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     provider = Provider(args.provider)
     window = args.window
     if window is None:
-        window = 200_000 if provider is Provider.CLAUDE else 272_000
+        window = provider.traits.default_window
     resolved = resolve_policy(args, provider, None)
     configured = resolved.policy.effective_trigger()
     # As plan and the board use it: lowered to where the provider compacts by itself.
