@@ -18,6 +18,7 @@ from .limits import (
     CODEX_AUTOCOMPACT_SHARE,
     CODEX_CLIENT_WINDOW,
     DEFAULT_CLAUDE_WINDOW,
+    DEFAULT_SLOPE,
     LARGE_CLAUDE_WINDOW,
 )
 from .sanitize import one_line
@@ -51,6 +52,8 @@ class ProviderTraits:
     compact_reserve: int
     compact_share: float
     """Its client compacts a resumed session at (window - compact_reserve) * compact_share."""
+    default_slope: float
+    """Its tokens per estimated token before a session's usage calibrates it (core.calibration)."""
 
 
 _TRAITS = {
@@ -65,6 +68,7 @@ _TRAITS = {
         window_floor=False,
         compact_reserve=CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
         compact_share=1.0,
+        default_slope=DEFAULT_SLOPE["claude"],
     ),
     "codex": ProviderTraits(
         label="Codex",
@@ -77,6 +81,7 @@ _TRAITS = {
         window_floor=True,
         compact_reserve=0,
         compact_share=CODEX_AUTOCOMPACT_SHARE,
+        default_slope=DEFAULT_SLOPE["codex"],
     ),
 }
 _EXTRA: dict[str, Provider] = {}

@@ -32,7 +32,6 @@ from ...core.composition import Composition, composition
 from ...core.context_words import why_no_plan
 from ...core.edits import CompactionPlan, NoPlan, NoPlanReason
 from ...core.limits import (
-    DEFAULT_SLOPE,
     EVAL_PAYLOAD_BYTES,
     MAX_PLAN_ITEMS,
     MAX_PLAN_RECORDS,
@@ -238,7 +237,7 @@ def calibration_of(transcript: Transcript, scan: CardScanner) -> Calibration:
     each live usage record (core.calibration)."""
     live = [(item.line_index, item.est_tokens) for item in transcript.items if item.active]
     usage = scan.usage_points({line for line, _tokens in live})
-    return calibrate(live, usage, DEFAULT_SLOPE[transcript.provider])
+    return calibrate(live, usage, transcript.provider.traits.default_slope)
 
 
 def _read_whole(path: Path) -> tuple[bytes, int]:
