@@ -1,5 +1,6 @@
 """Shared test fixtures: the genuine transcripts of ../shared/fixtures (when that folder is
-there: a plain clone has only the project's own corpus, tests/corpus), copied before use."""
+there: a plain clone has only the sessions the real Claude Code wrote, tests/corpus/driven, and
+the transcripts the project builds, tests/builders), copied before use."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus.stand_ins import STAND_INS
+from tests.builders.stand_ins import STAND_INS
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_FIXTURES = Path(os.environ.get("GOBTUI_FIXTURES", REPO.parent / "shared" / "fixtures"))
@@ -29,7 +30,7 @@ def fixtures_dir() -> Path:
 @pytest.fixture
 def fixture_copy(tmp_path: Path) -> Iterator[object]:
     """copy(relative_path) -> a writable copy of a shared fixture file inside tmp_path; on a
-    clone without ../shared/fixtures, the project's stand-in for it (tests/corpus/stand_ins),
+    clone without ../shared/fixtures, the project's stand-in for it (tests/builders/stand_ins.py),
     else a skip that says which file is missing."""
 
     def copy(relative: str, dest_name: str | None = None) -> Path:

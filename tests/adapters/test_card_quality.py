@@ -15,8 +15,9 @@ from gobtui.adapters.planning.load import load_session, plan_session
 from gobtui.core.edits import DigestBlock
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
-from tests.corpus.claude import ClaudeSession, stable_uuid
-from tests.corpus.codex import CodexSession
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession
+from tests.builders.common import stable_uuid
 
 POLICY = PolicyConfig(trigger_tokens=30_000, floor_tokens=20_000)
 NOISE = "\n".join(f"record {i}: queue depth nominal, shard {i % 7} healthy" for i in range(600))

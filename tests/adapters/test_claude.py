@@ -744,7 +744,7 @@ def test_item_kinds_are_what_becomes_an_item() -> None:
 
 def test_a_session_past_200k_has_the_1m_window(tmp_path: Path) -> None:
     """1M sessions often carry a model id with no [1m] marker: 419,860 of 200k read 210 %."""
-    from tests.corpus.sessions import claude_one_million
+    from tests.builders.sessions import claude_one_million
 
     session = claude_one_million()
     session.model = "claude-opus-4-6"
@@ -769,7 +769,7 @@ def test_a_cold_head_reads_on_until_it_knows_the_title(tmp_path: Path, before_pr
     """A big file's head is read a little first (HEAD_FIRST_BYTES), and further only while
     its id, folder and title are not known: a prompt after 20 KB of snapshots still titles
     it, as the full parse does."""
-    from tests.corpus.sessions import claude_work_session
+    from tests.builders.sessions import claude_work_session
 
     session = claude_work_session(120_000, "head")
     lines = session.text().splitlines(keepends=True)

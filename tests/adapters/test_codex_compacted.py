@@ -21,7 +21,7 @@ from gobtui.core.edits import CompactionPlan, DigestBlock, ElideEdit, InjectDige
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.verify import accepts, verify
-from tests.corpus import sessions
+from tests.builders import sessions
 
 POLICY = PolicyConfig(trigger_tokens=30_000, floor_tokens=12_000, keep_recent_tool_outputs=2)
 CARD = "[gobtui state card]"

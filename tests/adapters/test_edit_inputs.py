@@ -18,8 +18,9 @@ from gobtui.core.model import Provider, Transcript, TranscriptItem
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies.common import candidates
 from gobtui.core.verify import verify
-from tests.corpus.claude import ClaudeSession, stable_uuid
-from tests.corpus.codex import CodexSession
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession
+from tests.builders.common import stable_uuid
 
 POLICY = PolicyConfig(trigger_tokens=20_000, floor_tokens=2_000, keep_recent_tool_outputs=2)
 CODE = "\n".join(f"    total_{n} = round(line.amount * rate, 2)  # step {n}" for n in range(40))

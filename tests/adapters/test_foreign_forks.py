@@ -24,7 +24,7 @@ from gobtui.core.edits import CARD_MARKER
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.receipt import Receipt
-from tests.adapters.transcript_files import rehydrate
+from tests.builders.common import rehydrate
 
 NOW = 1_800_000_000.0
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"

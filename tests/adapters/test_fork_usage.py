@@ -17,7 +17,7 @@ from gobtui.adapters.providers.codex.rewrite import CardScan as CodexScan
 from gobtui.adapters.providers.codex.rewrite import fork_usage as codex_fork_usage
 from gobtui.adapters.providers.rewrite_records import split_lines
 from gobtui.core.model import Provider, Transcript
-from tests.corpus.sessions import claude_interrupted, claude_work_session, codex_work_session
+from tests.builders.sessions import claude_interrupted, claude_work_session, codex_work_session
 
 
 def test_the_cache_read_takes_the_difference() -> None:

@@ -16,8 +16,9 @@ from gobtui.adapters.providers.live_part import WHOLE, find_live_part
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.verify import accepts, verify
-from tests.corpus.claude import ClaudeSession, stable_uuid
-from tests.corpus.codex import CodexSession
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession
+from tests.builders.common import stable_uuid
 
 POLICY = PolicyConfig(trigger_tokens=30_000, floor_tokens=20_000)
 LOG = "\n".join(

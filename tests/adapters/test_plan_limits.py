@@ -11,7 +11,7 @@ from gobtui.adapters.planning import load
 from gobtui.adapters.planning.load import PlanningError, PlanningErrorCode, load_session
 from gobtui.core.limits import MAX_PLAN_RECORDS
 from gobtui.core.model import Provider
-from tests.corpus.sessions import claude_work_session
+from tests.builders.sessions import claude_work_session
 
 
 def test_a_file_of_too_many_tiny_records_is_refused_before_it_is_parsed(

@@ -30,7 +30,7 @@ from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.receipt import OperationKind, Receipt
 from gobtui.core.verify import verify
-from tests.adapters.transcript_files import rehydrate
+from tests.builders.common import rehydrate
 
 SPOTTER = "4d5611e5-241a-462a-8d15-5122611a9569"
 CODEX = "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"

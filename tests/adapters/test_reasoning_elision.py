@@ -18,8 +18,8 @@ from gobtui.core.model import ItemKind, Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.projection import codex_reasoning_tokens
 from gobtui.core.verify import verify
-from tests.corpus.codex import CodexSession
-from tests.corpus.sessions import codex_reasoning_heavy
+from tests.builders.codex import CodexSession
+from tests.builders.sessions import codex_reasoning_heavy
 
 POLICY = PolicyConfig(
     trigger_tokens=20_000, floor_tokens=2_000, keep_recent_tool_outputs=2, drop_old_reasoning=True

@@ -35,8 +35,9 @@ from gobtui.core.edits import (
 from gobtui.core.model import ItemKind, Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES, plan_for
-from tests.adapters.transcript_files import check_rewritten, rehydrate
-from tests.corpus.sessions import codex_work_session
+from tests.adapters.rewrite_checks import check_rewritten
+from tests.builders.common import rehydrate
+from tests.builders.sessions import codex_work_session
 
 Copy = Callable[..., Path]
 ORACLES = [("claude-branch.jsonl", Provider.CLAUDE), ("codex-window.jsonl", Provider.CODEX)]

@@ -34,7 +34,7 @@ from gobtui.core.probes import extract_probes, probe_recall
 from gobtui.core.strategies import STRATEGIES, EvalContext, plan_for
 from gobtui.core.strategies.common import prefix_tokens
 from gobtui.core.verify import verify
-from tests.adapters.transcript_files import claude_files, codex_files
+from tests.builders.generated import claude_files, codex_files
 
 SETTINGS = settings(
     max_examples=30,
@@ -330,7 +330,7 @@ def test_eval_rows_of_generated_sources(file: tuple[Provider, bytes]) -> None:
 @settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_probe_witnesses_give_probe_recall_scores(draw: st.DataObject) -> None:
-    from tests.core.transcripts import output, transcript
+    from tests.builders.items import output, transcript
 
     words = ["src/app/main.py", "make test", "error: boom", "decided to", "a_long_name_x", "ok"]
     lines = range(1, draw.draw(st.integers(2, 8)))

@@ -28,7 +28,8 @@ from gobtui.core.model import Provider, Transcript
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES, plan_for
 from gobtui.core.strategies.common import candidates
-from tests.adapters.transcript_files import check_rewritten, claude_files, codex_files
+from tests.adapters.rewrite_checks import check_rewritten
+from tests.builders.generated import claude_files, codex_files
 
 SETTINGS = settings(
     max_examples=40,

@@ -10,8 +10,9 @@ import pytest
 from gobtui.adapters.providers.reader import open_cursor
 from gobtui.adapters.providers.registry import parse_transcript, state_class
 from gobtui.core.model import Provider, TurnState
-from tests.corpus.claude import ClaudeSession, stable_uuid
-from tests.corpus.codex import CodexSession
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession
+from tests.builders.common import stable_uuid
 
 
 def _claude(end: str) -> ClaudeSession:

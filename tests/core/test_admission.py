@@ -15,7 +15,7 @@ from gobtui.core.edits import (
 from gobtui.core.limits import MAX_PLAN_ITEMS
 from gobtui.core.model import ItemKind, Provider, TranscriptItem
 from gobtui.core.policy import PolicyConfig
-from tests.core.transcripts import item, output, transcript, turns
+from tests.builders.items import item, output, transcript, turns
 
 POLICY = PolicyConfig(keep_recent_tool_outputs=2)
 # 6 turns: outputs on lines 2, 5, 8, 11, 14, 17; 14 and 17 are protected.

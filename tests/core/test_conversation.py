@@ -20,9 +20,10 @@ from gobtui.core.conversation import (
     step_match,
 )
 from gobtui.core.model import Provider
-from tests.corpus.claude import ClaudeSession, stable_uuid
-from tests.corpus.codex import CodexSession, uuid7_like
-from tests.corpus.hostile import FORBIDDEN, PAYLOAD
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession, uuid7_like
+from tests.builders.common import stable_uuid
+from tests.builders.hostile import FORBIDDEN, PAYLOAD
 
 
 def entries_of(provider: Provider, text: str) -> list[Entry]:

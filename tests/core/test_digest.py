@@ -7,7 +7,7 @@ from gobtui.core.edits import CARD_MARKER, DigestBlock
 from gobtui.core.limits import DIGEST_LIST_MAX, MAX_DIGEST_BYTES
 from gobtui.core.model import ItemKind, Provider, TranscriptItem
 from gobtui.core.salience import Salience, salience
-from tests.core.transcripts import item, output, transcript
+from tests.builders.items import item, output, transcript
 
 
 def test_tool_name() -> None:

@@ -25,7 +25,7 @@ from gobtui.core.limits import (
 )
 from gobtui.core.model import ItemKind, Transcript, TranscriptItem
 from gobtui.core.salience import salient_payload_lines
-from tests.core.transcripts import item, output, transcript
+from tests.builders.items import item, output, transcript
 
 SETTINGS = settings(max_examples=50, deadline=None)
 

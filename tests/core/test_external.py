@@ -16,7 +16,7 @@ from gobtui.core.edits import (
 )
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies.external import plan_from_edits, project_after
-from tests.core.transcripts import turns
+from tests.builders.items import turns
 
 POLICY = PolicyConfig(
     trigger_tokens=5_000, floor_tokens=4_000, keep_recent_tool_outputs=2, min_savings_tokens=0

@@ -29,7 +29,7 @@ from gobtui.core.probes import (
     probe_recall,
 )
 from gobtui.core.strategies import get
-from tests.core.transcripts import item, output, transcript, transcripts
+from tests.builders.items import item, output, transcript, transcripts
 
 
 def kinds(text: str) -> dict[ProbeKind, list[str]]:

@@ -37,7 +37,7 @@ from gobtui.core.strategies.common import (
     prefix_tokens,
 )
 from gobtui.core.strategies.scored import Scored
-from tests.core.transcripts import item, output, transcript, turns
+from tests.builders.items import item, output, transcript, turns
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from gobtui.core.edits import DigestBlock, ElideEdit
 from gobtui.core.model import Transcript
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES, EvalContext, evaluate_with, plan_for
-from tests.core.transcripts import transcripts
+from tests.builders.items import transcripts
 
 
 @st.composite

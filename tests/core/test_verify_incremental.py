@@ -21,7 +21,7 @@ from gobtui.adapters.providers.rewrite_records import split_lines
 from gobtui.core import verify as verify_module
 from gobtui.core.model import Provider
 from gobtui.core.verify import SourceChecks, verify
-from tests.adapters.transcript_files import claude_files, codex_files
+from tests.builders.generated import claude_files, codex_files
 from tests.conftest import SHARED_FIXTURES
 
 SETTINGS = settings(

@@ -1,4 +1,3 @@
-"""The project's own transcript corpus: deterministic Claude Code and Codex sessions built in
-code, in the shapes real files hold (docs: transcript-formats.md), so the suite needs no file
-from outside the repository. The genuine transcripts of ../shared/fixtures are used besides,
-when present."""
+"""Genuine data only: the sessions the real Claude Code wrote when driven offline (driven/, see
+its README) and the spec's sample config, byte for byte. Transcripts the project builds in
+code live in tests/builders, so a built one is never taken for a client's own file."""

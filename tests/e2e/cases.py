@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.builders import sessions
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession
 from tests.conftest import SHARED_FIXTURES
-from tests.corpus import sessions
-from tests.corpus.claude import ClaudeSession
-from tests.corpus.codex import CodexSession
 from tests.e2e.harness import Home, copy_home_session
 from tests.e2e.model_server import Mode
 

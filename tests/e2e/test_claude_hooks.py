@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from gobtui.adapters.vault.vault import Vault
-from tests.corpus import sessions
+from tests.builders import sessions
 from tests.e2e.cases import OLD
 from tests.e2e.clients import Clients
 from tests.e2e.harness import (

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.corpus.sessions import CRITICAL_ERROR, DECISION
+from tests.builders.sessions import CRITICAL_ERROR, DECISION
 from tests.e2e.cases import Case, cases
 from tests.e2e.clients import Clients
 from tests.e2e.harness import (

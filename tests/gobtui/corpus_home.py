@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders.common import stable_uuid
+from tests.builders.sessions import claude_work_session
 from tests.conftest import SHARED_FIXTURES
-from tests.corpus.claude import stable_uuid
-from tests.corpus.sessions import claude_work_session
 
 TOKENS = 60_000
 SESSION = stable_uuid("claude", "home", TOKENS)

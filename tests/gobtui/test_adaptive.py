@@ -22,7 +22,7 @@ from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.services.planning_state import PreviewPlanner
-from tests.corpus.sessions import claude_work_session
+from tests.builders.sessions import claude_work_session
 
 IDLE_SINCE = 1_700_000_000
 CAPPED = "trigger capped to 25% of the context window"

@@ -15,7 +15,7 @@ from gobtui.app import GobtuiApp, make_app
 from gobtui.cli.dispatch import main
 from gobtui.core.status import Status
 from gobtui.services.run_settings import AppConfig
-from tests.corpus.sessions import claude_work_session, codex_work_session
+from tests.builders.sessions import claude_work_session, codex_work_session
 from tests.gobtui.pilot_helpers import Toasts, detail_text, plain, until
 
 LOW = ["--trigger", "20000", "--floor", "5000"]

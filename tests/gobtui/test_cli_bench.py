@@ -20,7 +20,7 @@ from gobtui.core.bench import COLUMNS, ExecutionState, Failure
 from gobtui.core.edits import CompactionPlan
 from gobtui.core.model import Provider
 from gobtui.core.strategies import STRATEGIES
-from tests.corpus.sessions import claude_work_session, codex_work_session
+from tests.builders.sessions import claude_work_session, codex_work_session
 
 LOW = ["--trigger", "20000", "--floor", "5000"]
 IDLE_SINCE = 1_700_000_000

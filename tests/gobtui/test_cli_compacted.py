@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.corpus import sessions
+from tests.builders import sessions
 
 GOBTUI = Path(sys.executable).with_name("gobtui")
 IDLE = 1_790_000_000.0

@@ -10,8 +10,9 @@ import pytest
 
 from gobtui.cli.dispatch import main
 from gobtui.core.strategies import STRATEGIES
-from tests.corpus.claude import ClaudeSession, stable_uuid
-from tests.corpus.codex import CodexSession
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession
+from tests.builders.common import stable_uuid
 
 LOW = ["--trigger", "30000", "--floor", "20000"]
 LOG = "\n".join(f"12:{i % 60:02d} worker {i}: step ok" for i in range(500))

@@ -17,7 +17,7 @@ import pytest
 from gobtui.adapters.config.paths import data_dir
 from gobtui.adapters.vault.vault import Vault
 from gobtui.cli.dispatch import main
-from tests.corpus.sessions import claude_work_session, codex_work_session
+from tests.builders.sessions import claude_work_session, codex_work_session
 
 SETTINGS = {
     "model": "opus",

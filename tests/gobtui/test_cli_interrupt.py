@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus.sessions import claude_work_session
+from tests.builders.sessions import claude_work_session
 
 GOBTUI = Path(sys.executable).with_name("gobtui")
 LINE = "gobtui: interrupted"

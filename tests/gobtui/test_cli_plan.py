@@ -14,7 +14,7 @@ from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES
-from tests.adapters.transcript_files import rehydrate
+from tests.builders.common import rehydrate
 from tests.gobtui.corpus_home import SPOTTER, place_spotter
 
 CODEX_BIG = "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"

@@ -20,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from gobtui.adapters.config.paths import data_dir
 from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
-from tests.corpus.sessions import CRITICAL_ERROR, TASK, claude_work_session, codex_work_session
+from tests.builders.sessions import CRITICAL_ERROR, TASK, claude_work_session, codex_work_session
 
 LOW = ["--trigger", "20000", "--floor", "5000"]
 IDLE_SINCE = 1_700_000_000

@@ -17,7 +17,7 @@ from gobtui.core.conversation import EntryKind, Part, counts, search
 from gobtui.core.model import Provider, SessionSummary
 from gobtui.screens.conversation import ConversationScreen, read_conversation
 from gobtui.widgets.conversation_view import ConversationView
-from tests.corpus.hostile import FORBIDDEN, claude_hostile
+from tests.builders.hostile import FORBIDDEN, claude_hostile
 from tests.gobtui.pilot_helpers import until
 
 CLAUDE = "dotfiles"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus.sessions import claude_work_session
+from tests.builders.sessions import claude_work_session
 
 GOBTUI = Path(sys.executable).with_name("gobtui")
 WAIT_SECS = 90

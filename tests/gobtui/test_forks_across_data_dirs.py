@@ -13,7 +13,7 @@ import pytest
 from gobtui.adapters.config.paths import config_path
 from gobtui.cli.dispatch import main
 from gobtui.core.fork_id import published_size
-from tests.corpus.sessions import claude_work_session, codex_work_session
+from tests.builders.sessions import claude_work_session, codex_work_session
 
 LOW = ["--trigger", "20000", "--floor", "5000"]
 LOW_POLICY = '[policy]\ntrigger_tokens = 20000\nfloor_tokens = 5000\nstrategy = "elide"\n'

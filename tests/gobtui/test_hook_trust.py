@@ -18,7 +18,7 @@ import pytest
 from gobtui.adapters.config.paths import data_dir
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.limits import HOOK_STDIN_DEADLINE_SECS, HOOK_STDIN_MAX_BYTES
-from tests.corpus.sessions import claude_work_session, codex_work_session
+from tests.builders.sessions import claude_work_session, codex_work_session
 
 GOBTUI = Path(sys.executable).with_name("gobtui")
 MARGIN_SECS = 10.0

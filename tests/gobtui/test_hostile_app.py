@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus.hostile import claude_hostile, codex_hostile
+from tests.builders.hostile import claude_hostile, codex_hostile
 
 GOBTUI = Path(sys.executable).with_name("gobtui")
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

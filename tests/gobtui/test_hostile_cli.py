@@ -1,4 +1,4 @@
-"""Every command on hostile transcripts (tests/corpus/hostile.py), run as a user runs them:
+"""Every command on hostile transcripts (tests/builders/hostile.py), run as a user runs them:
 nothing a transcript holds reaches the terminal raw (no escape, C1 or bidi byte), no
 command tracebacks, and --json stays exact JSON (the payload comes back as it was)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus.hostile import (
+from tests.builders.hostile import (
     PAYLOAD,
     TOML_BREAKER,
     claude_hostile,

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.corpus.claude import ClaudeSession, dumps, stable_uuid
-from tests.corpus.codex import CodexSession, uuid7_like
-from tests.corpus.text import log_lines
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession, uuid7_like
+from tests.builders.common import dumps, stable_uuid
+from tests.builders.text import log_lines
 
 CLEAR = "\x1b[2J"
 RETITLE = "\x1b]0;PWNED-TITLE\x07"

@@ -14,11 +14,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from tests.corpus.claude import iso, stable_uuid
-
-Record = dict[str, Any]
+from tests.builders.common import Record, dumps, iso, stable_uuid
 
 BASE_TOKENS = 8_000
 SLOPE = 0.9
@@ -26,13 +23,24 @@ START = 1_790_000_000
 WINDOW = 258_400
 
 
-def dumps(record: Record) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-
-
 def uuid7_like(seed: str) -> str:
     digest = hashlib.sha256(seed.encode()).hexdigest()
     return f"019a{digest[:4]}-{digest[4:8]}-7{digest[9:12]}-8{digest[13:16]}-{digest[16:28]}"
+
+
+def record(
+    kind: str,
+    payload: Record,
+    timestamp: str = "2026-01-01T00:00:00.000Z",
+    ordinal: int | None = None,
+) -> Record:
+    """One rollout line: its stamp, (in some versions) its ordinal, its type and payload."""
+    out: Record = {"timestamp": timestamp}
+    if ordinal is not None:
+        out["ordinal"] = ordinal
+    out["type"] = kind
+    out["payload"] = payload
+    return out
 
 
 @dataclass
@@ -58,12 +66,12 @@ class CodexSession:
 
     def _add(self, kind: str, payload: Record, secs: float = 1.0) -> Record:
         self.clock += secs
-        record = {"timestamp": iso(self.clock), "type": kind, "payload": payload}
-        self.records.append(record)
+        line = record(kind, payload, iso(self.clock))
+        self.records.append(line)
         if kind == "response_item":
             counted = {k: v for k, v in payload.items() if k != "encrypted_content"}
             self.est_chars += len(dumps(counted))
-        return record
+        return line
 
     def context_now(self) -> int:
         return self.base_tokens + round(self.slope * self.est_chars / 4)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.corpus.claude import ClaudeSession
-from tests.corpus.text import log_lines
+from tests.builders.claude import ClaudeSession
+from tests.builders.text import log_lines
 
 
 def _short() -> str:

@@ -7,9 +7,10 @@ until its reported context reaches it.
 
 from __future__ import annotations
 
-from tests.corpus.claude import ClaudeSession, stable_uuid
-from tests.corpus.codex import CodexSession, uuid7_like
-from tests.corpus.text import git_status, log_lines, pytest_failure, source_listing
+from tests.builders.claude import ClaudeSession
+from tests.builders.codex import CodexSession, uuid7_like
+from tests.builders.common import stable_uuid
+from tests.builders.text import git_status, log_lines, pytest_failure, source_listing
 
 CRITICAL_ERROR = "AssertionError: assert 1302 == 1299 (rounding in apply_coupon)"
 TASK = "Fix the failing checkout totals; do not touch the payments module."

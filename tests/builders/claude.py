@@ -10,13 +10,12 @@ calibration has something real to fit.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-Record = dict[str, Any]
+from tests.builders.common import Record, dumps, iso, stable_uuid
 
 BASE_TOKENS = 24_000
 """What the system prompt and tool definitions cost (not in the file)."""
@@ -25,23 +24,28 @@ SLOPE = 1.25
 START = 1_790_000_000  # 2026-09-21T13:33:20Z
 
 
-def stable_uuid(*parts: object) -> str:
-    digest = hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()
-    return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
-
-
-def iso(ts: float) -> str:
-    from datetime import UTC, datetime
-
-    return (
-        datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
-        + f"{int(ts * 1000) % 1000:03d}Z"
-    )
-
-
-def dumps(record: Record) -> str:
-    """Compact JSON, as Claude Code writes it (the client refuses spaced lines)."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+def envelope(
+    kind: str,
+    parent: str | None,
+    session_id: str,
+    cwd: str = "/home/dev/projects/shop",
+    version: str = "2.1.39",
+    branch: str = "main",
+    **extra: Any,
+) -> Record:
+    """The fields every chained record of Claude Code 2.1.x opens with, then `extra`."""
+    record: Record = {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": cwd,
+        "sessionId": session_id,
+        "version": version,
+        "gitBranch": branch,
+        "type": kind,
+    }
+    record.update(extra)
+    return record
 
 
 @dataclass
@@ -71,18 +75,9 @@ class ClaudeSession:
         return iso(self.clock)
 
     def _envelope(self, kind: str, **extra: Any) -> Record:
-        record: Record = {
-            "parentUuid": self.parent,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": self.cwd,
-            "sessionId": self.session_id,
-            "version": self.version,
-            "gitBranch": self.branch,
-            "type": kind,
-        }
-        record.update(extra)
-        return record
+        return envelope(
+            kind, self.parent, self.session_id, self.cwd, self.version, self.branch, **extra
+        )
 
     def _add(self, record: Record, chain: bool = True) -> Record:
         self.records.append(record)
