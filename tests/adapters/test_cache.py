@@ -18,6 +18,7 @@ from gobtui.adapters.providers.reader import PARSER_VERSION, FileCursor, TailSta
 from gobtui.adapters.sessions import cache as cache_module
 from gobtui.adapters.sessions.cache import JsonOnlyDisk, SummaryCache, encode_entry
 from gobtui.core.model import Coverage, Provider, SessionSummary
+from tests.builders.common import write_jsonl
 
 # -- a tiny provider state, so these tests do not depend on the real adapters --------------
 
@@ -102,8 +103,7 @@ def tiny_state_for(provider: Provider) -> type[TailState]:
 
 
 def tiny_cursor(path: Path, lines: list[dict[str, Any]]) -> FileCursor:
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    return open_cursor(str(path), Provider.CLAUDE, TinyState)
+    return open_cursor(str(write_jsonl(path, lines)), Provider.CLAUDE, TinyState)
 
 
 @pytest.fixture

@@ -36,6 +36,8 @@ from gobtui.core.model import (
     Provider,
     SessionSummary,
 )
+from tests.builders.claude import assistant as bare_assistant
+from tests.builders.common import as_jsonl
 
 Copy = Callable[..., Path]
 
@@ -63,10 +65,6 @@ KIND_NAMES = {
 
 def cold(path: Path | str) -> SessionSummary:
     return open_cursor(str(path), Provider.CLAUDE, ClaudeState).summary()
-
-
-def lines_of(records: list[dict[str, Any]]) -> bytes:
-    return b"".join(orjson.dumps(r) + b"\n" for r in records)
 
 
 def all_claude_fixtures(root: Path) -> list[Path]:
@@ -334,7 +332,7 @@ ASSISTANT = {
 
 def test_partial_line_counts_once(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    first, second = lines_of([USER]), lines_of([ASSISTANT])
+    first, second = as_jsonl(USER), as_jsonl(ASSISTANT)
     path.write_bytes(first + second[:40])
     cursor = open_cursor(str(path), Provider.CLAUDE, ClaudeState)
     assert cursor.summary().torn_tail and cursor.records == 1
@@ -350,7 +348,7 @@ def test_partial_line_counts_once(tmp_path: Path) -> None:
 
 def test_torn_tail(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_bytes(lines_of([USER]) + lines_of([ASSISTANT])[:-30])
+    path.write_bytes(as_jsonl(USER) + as_jsonl(ASSISTANT)[:-30])
     summary = cold(path)
     assert summary.torn_tail and summary.warned
     assert summary.records == 1 and summary.bad_lines == 0
@@ -361,7 +359,7 @@ def test_torn_tail(tmp_path: Path) -> None:
 
 def test_last_line_without_newline_is_a_record(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_bytes(lines_of([USER]) + lines_of([ASSISTANT]).rstrip(b"\n"))
+    path.write_bytes(as_jsonl(USER) + as_jsonl(ASSISTANT).rstrip(b"\n"))
     summary = cold(path)
     assert not summary.torn_tail and summary.records == 2 and summary.context_tokens == 64
 
@@ -373,7 +371,7 @@ def test_too_long_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 700)
     huge = dict(USER, uuid="u2", message={"role": "user", "content": "x" * 1000})
     path = tmp_path / "s.jsonl"
-    path.write_bytes(lines_of([USER, huge, ASSISTANT]))
+    path.write_bytes(as_jsonl(USER, huge, ASSISTANT))
     for summary in (cold(path), parse_transcript(str(path)).summary):
         assert summary is not None
         assert summary.bad_reasons == {"too_long": 1}
@@ -382,7 +380,7 @@ def test_too_long_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_non_utf8_line(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_bytes(lines_of([USER]) + b'{"type":"user","x":"\xff\xfe"}\n' + lines_of([ASSISTANT]))
+    path.write_bytes(as_jsonl(USER) + b'{"type":"user","x":"\xff\xfe"}\n' + as_jsonl(ASSISTANT))
     for summary in (cold(path), parse_transcript(str(path)).summary):
         assert summary is not None
         assert summary.bad_reasons == {"not_utf8": 1} and summary.records == 2
@@ -453,7 +451,7 @@ def test_json_round_trip(fixtures_dir: Path, tmp_path: Path, relative: str) -> N
 
 def write(path: Path, records: list[dict[str, Any]], mode: str = "wb") -> None:
     with path.open(mode) as handle:
-        handle.write(lines_of(records))
+        handle.write(as_jsonl(*records))
 
 
 BOUNDARY = {
@@ -476,15 +474,16 @@ SUMMARY_USER = {
 }
 
 
-def assistant(uuid: str, parent: str | None, usage: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    message = {
-        "id": extra.pop("msg", f"m-{uuid}"),
-        "model": extra.pop("model", "claude-opus-4-6"),
-        "role": "assistant",
-        "content": [{"type": "text", "text": "ok"}],
-        "usage": usage,
-    }
-    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "message": message, **extra}
+def assistant(
+    uuid: str,
+    parent: str | None,
+    usage: dict[str, Any],
+    msg: str | None = None,
+    model: str = "claude-opus-4-6",
+    **extra: Any,
+) -> dict[str, Any]:
+    text = [{"type": "text", "text": "ok"}]
+    return bare_assistant(uuid, parent, text, msg or f"m-{uuid}", model, usage, **extra)
 
 
 def test_compact_boundary_resets_then_new_usage(tmp_path: Path) -> None:

@@ -25,6 +25,8 @@ from gobtui.adapters.providers.reader import FileCursor, advance, open_cursor
 from gobtui.core import text as text_mod
 from gobtui.core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from gobtui.core.model import ContextState, Coverage, ItemKind, Provider
+from tests.builders.codex import record
+from tests.builders.common import write_jsonl
 
 Copy = Callable[..., Path]
 L_04 = "codex/madshn__localpush__rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
@@ -48,11 +50,6 @@ def cold(path: Path) -> FileCursor:
 def whole_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Cold reads of the (up to 1 MB) fixtures read every line, not a head and a tail."""
     monkeypatch.setattr(reader, "FULL_READ_MAX_BYTES", 4 * 1024 * 1024)
-
-
-def write_lines(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-    return path
 
 
 def token_count(inp: int, out: int, cached: int = 0, window: int | None = None) -> dict[str, Any]:
@@ -219,7 +216,7 @@ def test_jazzyalex_small(fixtures_dir: Path) -> None:
 def test_duplicate_token_counts_do_not_double(tmp_path: Path) -> None:
     tc = token_count(1000, 50, window=258400)
     records = [tc, tc, {"type": "response_item", "payload": {"type": "message"}}, tc]
-    s = cold(write_lines(tmp_path / "dup.jsonl", [*records, token_count(2000, 5)])).summary()
+    s = cold(write_jsonl(tmp_path / "dup.jsonl", [*records, token_count(2000, 5)])).summary()
     assert [u.context_tokens for u in s.usage_history] == [1050, 2005]
 
 
@@ -232,9 +229,9 @@ def test_unknown_usage_shapes(tmp_path: Path) -> None:
             "info": {"last_token_usage": {"input_tokens": None, "output_tokens": 7}},
         },
     }
-    s = cold(write_lines(tmp_path / "odd.jsonl", [token_count(10, 1), odd])).summary()
+    s = cold(write_jsonl(tmp_path / "odd.jsonl", [token_count(10, 1), odd])).summary()
     assert (s.context_tokens, s.context_state) == (11, ContextState.REPORTED)
-    s = cold(write_lines(tmp_path / "half.jsonl", [half])).summary()
+    s = cold(write_jsonl(tmp_path / "half.jsonl", [half])).summary()
     assert (s.context_tokens, s.context_state) == (7, ContextState.UNKNOWN)
 
 
@@ -245,7 +242,7 @@ def test_subagent_and_identity(tmp_path: Path) -> None:
         {"type": "session_meta", "payload": {"id": "other", "cwd": "/b", "source": "cli"}},
         {"type": "turn_context", "payload": {"cwd": "/c", "model": "gpt-5.5"}},
     ]
-    s = cold(write_lines(tmp_path / "sub.jsonl", metas)).summary()
+    s = cold(write_jsonl(tmp_path / "sub.jsonl", metas)).summary()
     assert (s.session_id, s.agent_id, s.parent_session_id, s.cwd) == (
         "child",
         "child",
@@ -256,12 +253,12 @@ def test_subagent_and_identity(tmp_path: Path) -> None:
         "type": "session_meta",
         "payload": {"session_id": "c2", "parent_thread_id": "p2", "source": {"subagent": "review"}},
     }
-    s = cold(write_lines(tmp_path / "sub2.jsonl", [meta])).summary()
+    s = cold(write_jsonl(tmp_path / "sub2.jsonl", [meta])).summary()
     assert (s.session_id, s.agent_id, s.parent_session_id) == ("c2", "c2", "p2")
     uuid = "019c8a70-dda7-7f33-98ea-f30553347322"
     assert session_id_from_path(f"/x/rollout-2026-02-23T13-19-38-{uuid}.jsonl") == uuid
     assert (
-        cold(write_lines(tmp_path / "plain.jsonl", [token_count(1, 1)])).summary().session_id
+        cold(write_jsonl(tmp_path / "plain.jsonl", [token_count(1, 1)])).summary().session_id
         == "plain"
     )
 
@@ -280,12 +277,12 @@ def test_title_rules(tmp_path: Path) -> None:
         user("# AGENTS.md rules"),
         user(long),
     ]
-    title = cold(write_lines(tmp_path / "t.jsonl", records)).summary().title
+    title = cold(write_jsonl(tmp_path / "t.jsonl", records)).summary().title
     assert title is not None and title.startswith("fix the bug x") and title.endswith("…")
     assert len(title) == TITLE_MAX_CHARS
     event = {"type": "event_msg", "payload": {"type": "user_message", "message": "typed  prompt"}}
     assert (
-        cold(write_lines(tmp_path / "e.jsonl", [*records, event])).summary().title == "typed prompt"
+        cold(write_jsonl(tmp_path / "e.jsonl", [*records, event])).summary().title == "typed prompt"
     )
 
 
@@ -321,7 +318,7 @@ def test_items_by_shape(tmp_path: Path) -> None:
         ri(type="ghost_snapshot", ghost_commit={"id": "abc"}),
         {"type": "event_msg", "payload": {"type": "agent_message", "message": "dup"}},
     ]
-    path = write_lines(tmp_path / "items.jsonl", records)
+    path = write_jsonl(tmp_path / "items.jsonl", records)
     path.write_bytes(path.read_bytes() + b"not json\n")
     t = parse_transcript(str(path))
     kinds = " ".join(i.kind.value for i in t.items)
@@ -373,7 +370,7 @@ def test_compacted_item_parts(tmp_path: Path) -> None:
         },
         {"type": "compacted", "payload": {"message": "", "replacement_history": history}},
     ]
-    t = parse_transcript(str(write_lines(tmp_path / "c.jsonl", records)))
+    t = parse_transcript(str(write_jsonl(tmp_path / "c.jsonl", records)))
     old, compacted = t.items
     assert (old.active, old.est_tokens) == (False, 0)
     assert (compacted.elidable_bytes, compacted.elidable_parts, compacted.active) == (700, 2, True)
@@ -550,7 +547,7 @@ def test_cut_shortcut_is_exact(text: str, limit: int) -> None:
 def _rollout_line(
     rtype: str, payload: dict[str, Any], ts: str = "2026-02-23T12:41:05.123Z"
 ) -> bytes:
-    return orjson.dumps({"timestamp": ts, "type": rtype, "payload": payload})
+    return orjson.dumps(record(rtype, payload, ts))
 
 
 @pytest.mark.parametrize(
@@ -666,7 +663,7 @@ def test_lifetime_usage_is_the_client_s_newest_running_total(tmp_path: Path) -> 
     second["payload"]["info"]["total_token_usage"] = {
         "input_tokens": 4000, "cached_input_tokens": 2400, "output_tokens": 130,
     }  # fmt: skip
-    path = write_lines(tmp_path / "life.jsonl", [first, second])
+    path = write_jsonl(tmp_path / "life.jsonl", [first, second])
     life = cold(path).summary().lifetime
     assert life is not None and (life.input_tokens, life.cache_read_tokens) == (4000, 2400)
     assert life.output_tokens == 130

@@ -22,6 +22,8 @@ from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.verify import accepts, verify
 from tests.builders import sessions
+from tests.builders.codex import call, item, message, output, record
+from tests.builders.common import as_jsonl, write_jsonl
 
 POLICY = PolicyConfig(trigger_tokens=30_000, floor_tokens=12_000, keep_recent_tool_outputs=2)
 CARD = "[gobtui state card]"
@@ -116,34 +118,27 @@ def _written(tmp_path: Path, data: bytes) -> str:
 # -- pair-aware cut, on a rollout made by hand ------------------------------------------------
 
 
-def _item(payload: dict[str, Any]) -> dict[str, Any]:
-    return {"timestamp": "2026-01-01T00:00:00.000Z", "type": "response_item", "payload": payload}
+STAMP = "2026-01-01T00:00:00.000Z"
 
 
 def _call(call_id: str) -> dict[str, Any]:
-    return _item({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": call_id})
+    return item(call(call_id), timestamp=STAMP)
 
 
 def _output(call_id: str, size: int = 4_000) -> dict[str, Any]:
-    return _item({"type": "function_call_output", "call_id": call_id, "output": "x" * size})
+    return item(output(call_id, "x" * size), timestamp=STAMP)
 
 
 def _user(text: str) -> dict[str, Any]:
-    return _item(
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
-    )
+    return item(message("user", text), timestamp=STAMP)
 
 
-META = {
-    "timestamp": "2026-01-01T00:00:00.000Z",
-    "type": "session_meta",
-    "payload": {"id": "019a0000-0000-7000-8000-000000000001", "cwd": "/w"},
-}
+META = record("session_meta", {"id": "019a0000-0000-7000-8000-000000000001", "cwd": "/w"}, STAMP)
 
 
 def _session(tmp_path: Path, records: list[dict[str, Any]]) -> LoadedSession:
     path = tmp_path / "rollout-2026-01-01T00-00-00-019a0000-0000-7000-8000-000000000001.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    write_jsonl(path, records)
     return load_session(path, Provider.CODEX)
 
 
@@ -173,7 +168,7 @@ def test_parallel_calls_answered_after_the_cut_stay_with_their_outputs(tmp_path:
     after = [r["payload"].get("call_id") for r in fork[at + 1 :] if r["type"] == "response_item"]
     assert after == ["a", "b", "b", "a", None]
     assert fork[at + 3]["payload"]["output"] == "[elided]"  # b's output, elided in the tail
-    assert not verify(b"".join(orjson.dumps(r) + b"\n" for r in fork), Provider.CODEX).findings
+    assert not verify(as_jsonl(*fork), Provider.CODEX).findings
 
 
 def test_a_prefix_whose_every_call_is_answered_after_it_is_refused(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from gobtui.core.model import ItemKind, Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES, plan_for
 from tests.adapters.rewrite_checks import check_rewritten
+from tests.builders.claude import envelope
 from tests.builders.common import rehydrate
 from tests.builders.sessions import codex_work_session
 
@@ -212,20 +213,9 @@ def test_every_strategy_plan_applies_cleanly(
 
 
 def _envelope(kind: str, uuid: str, parent: str | None, ts: int, **extra: Any) -> dict[str, Any]:
-    record = {
-        "parentUuid": parent,
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/live",
-        "sessionId": "s-1",
-        "version": "2.1.39",
-        "gitBranch": "main",
-        "type": kind,
-        "uuid": uuid,
-        "timestamp": f"2026-01-01T00:00:{ts:02d}.000Z",
-    }
-    record.update(extra)
-    return record
+    stamp = f"2026-01-01T00:00:{ts:02d}.000Z"
+    cwd = extra.pop("cwd", "/live")
+    return envelope(kind, parent, "s-1", cwd, uuid=uuid, timestamp=stamp, **extra)
 
 
 def _claude_tree(tmp_path: Path, ending: bytes = b"\n") -> Path:

@@ -22,6 +22,8 @@ from gobtui.core.edits import CompactionPlan, ElideEdit
 from gobtui.core.model import ItemKind, Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import get, plan_for
+from tests.builders.claude import assistant, user
+from tests.builders.common import write_jsonl
 
 DRIVEN = Path(__file__).resolve().parents[1] / "corpus" / "driven"
 SESSIONS = sorted(DRIVEN.glob("*.jsonl"))
@@ -171,23 +173,13 @@ def test_an_old_prompts_screenshot_goes_and_the_newest_prompts_stays(tmp_path: P
     shot = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo" + "A" * 4000}
 
     def prompt(uuid: str, parent: str | None, text: str) -> dict[str, object]:
-        content = [{"type": "text", "text": text}, {"type": "image", "source": shot}]
-        return {
-            "type": "user",
-            "uuid": uuid,
-            "parentUuid": parent,
-            "message": {"role": "user", "content": content},
-        }
+        return user(
+            uuid, parent, [{"type": "text", "text": text}, {"type": "image", "source": shot}]
+        )
 
     def answer(uuid: str, parent: str, n: int) -> dict[str, object]:
         usage = {"input_tokens": 10, "cache_read_input_tokens": 3000 * n, "output_tokens": 5}
-        message = {
-            "id": f"m{n}",
-            "role": "assistant",
-            "content": [{"type": "text", "text": "ok"}],
-            "usage": usage,
-        }
-        return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "message": message}
+        return assistant(uuid, parent, [{"type": "text", "text": "ok"}], f"m{n}", usage=usage)
 
     records = [
         prompt("u1", None, "look"),
@@ -196,7 +188,7 @@ def test_an_old_prompts_screenshot_goes_and_the_newest_prompts_stays(tmp_path: P
         answer("a2", "u2", 2),
     ]
     path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    write_jsonl(path, records)
     transcript = parse_transcript(Provider.CLAUDE, str(path))
     policy = PolicyConfig(
         trigger_tokens=1, floor_tokens=0, min_savings_tokens=0, keep_recent_tool_outputs=0

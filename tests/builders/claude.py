@@ -48,6 +48,44 @@ def envelope(
     return record
 
 
+def user(uuid: str, parent: str | None, content: Any = "hi", **extra: Any) -> Record:
+    """A bare user record (no envelope): what a hand-made case needs, and no more."""
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "message": {"role": "user", "content": content},
+        **extra,
+    }
+
+
+def assistant(
+    uuid: str,
+    parent: str | None,
+    content: Any = "ok",
+    msg_id: str | None = None,
+    model: str | None = None,
+    usage: Record | None = None,
+    **extra: Any,
+) -> Record:
+    """A bare assistant record; the message's id, model and usage only when given."""
+    message: Record = {} if msg_id is None else {"id": msg_id}
+    if model is not None:
+        message["model"] = model
+    message |= {"role": "assistant", "content": content}
+    if usage is not None:
+        message["usage"] = usage
+    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "message": message, **extra}
+
+
+def tool_use(*ids: str) -> list[Record]:
+    return [{"type": "tool_use", "id": i, "name": "Read", "input": {}} for i in ids]
+
+
+def tool_result(*ids: str) -> list[Record]:
+    return [{"type": "tool_result", "tool_use_id": i, "content": "done"} for i in ids]
+
+
 @dataclass
 class ClaudeSession:
     session_id: str

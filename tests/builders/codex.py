@@ -14,6 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tests.builders.common import Record, dumps, iso, stable_uuid
 
@@ -29,18 +30,39 @@ def uuid7_like(seed: str) -> str:
 
 
 def record(
-    kind: str,
-    payload: Record,
-    timestamp: str = "2026-01-01T00:00:00.000Z",
-    ordinal: int | None = None,
+    kind: str, payload: Record, timestamp: str | None = None, ordinal: int | None = None
 ) -> Record:
-    """One rollout line: its stamp, (in some versions) its ordinal, its type and payload."""
-    out: Record = {"timestamp": timestamp}
+    """One rollout line: its stamp, (in some versions) its ordinal, its type and payload; a
+    hand-made case may go without the stamp."""
+    out: Record = {} if timestamp is None else {"timestamp": timestamp}
     if ordinal is not None:
         out["ordinal"] = ordinal
     out["type"] = kind
     out["payload"] = payload
     return out
+
+
+def item(payload: Record, ordinal: int | None = None, timestamp: str | None = None) -> Record:
+    """A response_item line."""
+    return record("response_item", payload, timestamp, ordinal)
+
+
+def message(role: str, text: str) -> Record:
+    """A message payload: the user's input_text, the model's output_text."""
+    kind = "output_text" if role == "assistant" else "input_text"
+    return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+
+def call(call_id: str, kind: str = "function_call") -> Record:
+    return {"type": kind, "call_id": call_id, "name": "shell", "arguments": "{}"}
+
+
+def output(call_id: str, text: str = "ok") -> Record:
+    return {"type": "function_call_output", "call_id": call_id, "output": text}
+
+
+def compacted(*history: Any) -> Record:
+    return {"type": "compacted", "payload": {"replacement_history": list(history)}}
 
 
 @dataclass
@@ -110,35 +132,19 @@ class CodexSession:
                 "summary": "auto",
             },
         )
-        self._add(
-            "response_item",
-            {
-                "type": "message",
-                "role": "user",
-                "content": [{"type": "input_text", "text": prompt}],
-            },
-        )
+        self._add("response_item", message("user", prompt))
         self._add("event_msg", {"type": "user_message", "message": prompt, "images": []})
 
     def compact(self, summary: str, kept_prompts: tuple[str, ...] = ()) -> None:
         """A local compaction (transcript-formats.md 2.6): the replacement history is the
         whole new model history, then context_compacted."""
-        history: list[Record] = [
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": p}]}
-            for p in kept_prompts
-        ]
+        history = [message("user", p) for p in kept_prompts]
         history.append(
-            {
-                "type": "message",
-                "role": "user",
-                "content": [
-                    {
-                        "type": "input_text",
-                        "text": "Another language model started to solve this problem and "
-                        f"produced a summary of its thinking process.\n{summary}",
-                    }
-                ],
-            }
+            message(
+                "user",
+                "Another language model started to solve this problem and "
+                f"produced a summary of its thinking process.\n{summary}",
+            )
         )
         self._add("compacted", {"message": "", "replacement_history": history})
         self.est_chars = len(dumps(history))
@@ -255,14 +261,7 @@ class CodexSession:
         return call_id
 
     def answer(self, text: str) -> None:
-        self._add(
-            "response_item",
-            {
-                "type": "message",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": text}],
-            },
-        )
+        self._add("response_item", message("assistant", text))
         self._count(output_tokens=max(1, len(text) // 4))
         self._add("event_msg", {"type": "agent_message", "message": text})
         self._add(

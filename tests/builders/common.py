@@ -7,11 +7,22 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 Record = dict[str, Any]
+
+
+def as_jsonl(*records: Record | bytes) -> bytes:
+    """One line per record (bytes are taken as the raw line), newline-terminated."""
+    return b"".join((r if isinstance(r, bytes) else orjson.dumps(r)) + b"\n" for r in records)
+
+
+def write_jsonl(path: Path, records: list[Record]) -> Path:
+    path.write_bytes(as_jsonl(*records))
+    return path
 
 
 def stable_uuid(*parts: object) -> str:

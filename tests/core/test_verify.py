@@ -15,19 +15,10 @@ from gobtui.core.limits import VERIFY_MAX_RECORDS
 from gobtui.core.model import Provider
 from gobtui.core.verify import Finding, FindingCode, Severity, VerifyReport, oversize_report, verify
 from gobtui.core.verify_findings import RULES, FindingSink, LimitKind
-from tests.core.verify_cases import (
-    assistant,
-    call,
-    check,
-    compacted,
-    item,
-    jsonl,
-    output,
-    tool_result,
-    tool_use,
-    triples,
-    user,
-)
+from tests.builders.claude import assistant, tool_result, tool_use, user
+from tests.builders.codex import call, compacted, item, output
+from tests.builders.common import as_jsonl
+from tests.core.verify_cases import check, triples
 
 CLAUDE, CODEX = Provider.CLAUDE, Provider.CODEX
 OK_LINE = b'{"type":"user"}'
@@ -113,7 +104,7 @@ def test_invalid_utf8() -> None:
 
 
 def test_invalid_utf8_drops_what_earlier_lines_found() -> None:
-    data = b"\n[1]\n" + jsonl(user("u", "gone")) + b'{"type":"user","text":"\xc3\x28"}\n'
+    data = b"\n[1]\n" + as_jsonl(user("u", "gone")) + b'{"type":"user","text":"\xc3\x28"}\n'
     assert check(data, CLAUDE) == [("invalid_utf8", "error", None)]
 
 
@@ -190,25 +181,25 @@ def test_every_code_has_one_fixed_rule() -> None:
 
 
 def test_report_counts_and_flags() -> None:
-    clean = verify(jsonl(user("u", None)), CLAUDE)
+    clean = verify(as_jsonl(user("u", None)), CLAUDE)
     assert (clean.ok, clean.clean, clean.records, clean.errors, clean.warnings) == (
         True, True, 1, 0, 0,
     )  # fmt: skip
-    warned = verify(jsonl(user("u", None)) + b"\n", CLAUDE)
+    warned = verify(as_jsonl(user("u", None)) + b"\n", CLAUDE)
     assert (warned.ok, warned.clean, warned.warnings) == (True, False, 1)
-    failed = verify(jsonl(user("u", None), user("u", None)), CLAUDE)
+    failed = verify(as_jsonl(user("u", None), user("u", None)), CLAUDE)
     assert (failed.ok, failed.clean, failed.errors) == (False, False, 1)
-    continued = verify(jsonl(user("u", "gone")), CLAUDE)  # a parent in another file
+    continued = verify(as_jsonl(user("u", "gone")), CLAUDE)  # a parent in another file
     assert (continued.ok, continued.clean, continued.warnings) == (True, False, 1)
 
 
 def test_records_counts_json_values_only() -> None:
-    data = jsonl(user("u", None), b"[1]", b'{"type":"x","type":"x"}') + b"\n{bad\n{bad\n"
+    data = as_jsonl(user("u", None), b"[1]", b'{"type":"x","type":"x"}') + b"\n{bad\n{bad\n"
     assert verify(data, CLAUDE).records == 2
 
 
 def test_report_json_shape() -> None:
-    report = verify(jsonl(user("u", "gone")), CLAUDE)
+    report = verify(as_jsonl(user("u", "gone")), CLAUDE)
     data = orjson.loads(report.model_dump_json())
     assert set(data) == {"provider", "findings", "errors", "warnings", "records", "bytes", "ok",
                          "clean", "groups", "resume_verdict"}  # fmt: skip
@@ -226,7 +217,7 @@ def test_report_json_shape() -> None:
 
 def test_findings_are_sorted_by_line() -> None:
     # Linkage findings come in file order, pairing findings at the end: the report sorts.
-    data = jsonl(
+    data = as_jsonl(
         assistant("a", None, tool_use("t1")),  # 0: orphaned_tool_use, found last
         user("b", "gone"),  # 1: broken_parent_chain
         b"{bad",  # 2
@@ -265,7 +256,7 @@ def secret_transcripts() -> list[tuple[bytes, Provider]]:
     """Transcripts that trigger many codes, the secret in every id, key and text."""
     s = SECRET
     claude = (
-        jsonl(
+        as_jsonl(
             user(s, None, s),
             user(s, s + "x", [{"type": "text", "text": s}]),
             assistant(s + "a", s, tool_use(s, s)),
@@ -278,7 +269,7 @@ def secret_transcripts() -> list[tuple[bytes, Provider]]:
         )
         + json.dumps({"type": s}).encode()[:-3]
     )
-    codex = jsonl(
+    codex = as_jsonl(
         {"type": "compacted", "payload": {"replacement_history": s}},
         item(call(s), ordinal=5),
         item(output(s, s), ordinal=3),
@@ -367,9 +358,9 @@ def test_duplicate_keys_are_found_whatever_the_spelling(
 
 def test_helpers_build_what_the_checks_read() -> None:
     # Guards the shared builders: a paired call/output and a compacted window verify clean.
-    assert check(jsonl(item(call("c")), item(output("c")), compacted(call("d"), output("d"))),
+    assert check(as_jsonl(item(call("c")), item(output("c")), compacted(call("d"), output("d"))),
                  CODEX) == []  # fmt: skip
-    assert check(jsonl(assistant("a", None, tool_use("t")), user("u", "a", tool_result("t"))),
+    assert check(as_jsonl(assistant("a", None, tool_use("t")), user("u", "a", tool_result("t"))),
                  CLAUDE) == []  # fmt: skip
 
 

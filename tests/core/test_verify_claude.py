@@ -9,13 +9,15 @@ import pytest
 from gobtui.core.model import Provider
 from gobtui.core.verify import verify
 from gobtui.core.verify_claude import valid_id
-from tests.core.verify_cases import assistant, check, jsonl, tool_result, tool_use, user
+from tests.builders.claude import assistant, tool_result, tool_use, user
+from tests.builders.common import as_jsonl
+from tests.core.verify_cases import check
 
 CLAUDE = Provider.CLAUDE
 
 
 def run(*records: dict[str, Any] | bytes) -> list[tuple[str, str, int | None]]:
-    return check(jsonl(*records), CLAUDE)
+    return check(as_jsonl(*records), CLAUDE)
 
 
 def test_a_clean_conversation() -> None:
@@ -84,7 +86,7 @@ def test_a_sidechain_may_parent_onto_any_earlier_record() -> None:
 
 
 def test_duplicate_uuid() -> None:
-    report = verify(jsonl(user("u", None), user("v", "u"), user("u", "v")), CLAUDE)
+    report = verify(as_jsonl(user("u", None), user("v", "u"), user("u", "v")), CLAUDE)
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_uuid", "error", 2)
     ]
@@ -147,7 +149,7 @@ def test_a_result_before_its_use_pairs_nothing() -> None:
 
 def test_duplicate_tool_call_id() -> None:
     report = verify(
-        jsonl(
+        as_jsonl(
             user("u", None),
             assistant("a", "u", tool_use("t1")),
             user("r1", "a", tool_result("t1")),

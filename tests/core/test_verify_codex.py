@@ -10,13 +10,15 @@ import gobtui.core.verify_codex as codex_module
 from gobtui.core.model import Provider
 from gobtui.core.verify import verify
 from gobtui.core.verify_codex import supported_item
-from tests.core.verify_cases import call, check, compacted, item, jsonl, output
+from tests.builders.codex import call, compacted, item, output
+from tests.builders.common import as_jsonl
+from tests.core.verify_cases import check
 
 CODEX = Provider.CODEX
 
 
 def run(*records: dict[str, Any] | bytes) -> list[tuple[str, str, int | None]]:
-    return check(jsonl(*records), CODEX)
+    return check(as_jsonl(*records), CODEX)
 
 
 def message(role: str, content: Any) -> dict[str, Any]:
@@ -54,7 +56,7 @@ def test_the_largest_ordinal_is_valid() -> None:
 
 def test_non_monotonic_ordinal() -> None:
     report = verify(
-        jsonl(
+        as_jsonl(
             item(message("user", "a"), ordinal=1),
             item(message("user", "b"), ordinal=3),
             {"type": "event_msg", "payload": {}},  # no ordinal: skipped over
@@ -202,7 +204,7 @@ def test_a_call_in_the_history_is_answered_by_a_later_record() -> None:
 
 
 def test_duplicate_tool_call_id() -> None:
-    report = verify(jsonl(item(call("c1")), item(call("c1")), item(output("c1"))), CODEX)
+    report = verify(as_jsonl(item(call("c1")), item(call("c1")), item(output("c1"))), CODEX)
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_tool_call_id", "error", 1)
     ]
@@ -217,7 +219,7 @@ def test_a_repeated_call_needs_an_output_of_its_own() -> None:
 
 
 def test_duplicate_tool_result() -> None:
-    report = verify(jsonl(item(call("c1")), item(output("c1")), item(output("c1"))), CODEX)
+    report = verify(as_jsonl(item(call("c1")), item(output("c1")), item(output("c1"))), CODEX)
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_tool_result", "warning", 2)
     ]
@@ -237,7 +239,7 @@ def test_call_identity_aliases() -> None:
 
 def test_transcript_limit_of_a_replacement_history(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(codex_module, "VERIFY_MAX_CONTEXT_ITEMS", 2)
-    report = verify(jsonl(item(call("old")), compacted(call("a"), call("b"), call("c"))), CODEX)
+    report = verify(as_jsonl(item(call("old")), compacted(call("a"), call("b"), call("c"))), CODEX)
     # The oversized window is not read; the one before it is superseded all the same.
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("transcript_limit", "error", 1)
@@ -247,7 +249,7 @@ def test_transcript_limit_of_a_replacement_history(monkeypatch: pytest.MonkeyPat
 
 def test_transcript_limit_of_the_effective_context(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(codex_module, "VERIFY_MAX_CONTEXT_ITEMS", 2)
-    data = jsonl(
+    data = as_jsonl(
         item(call("a"), ordinal=0),
         item(call("b"), ordinal=1),
         item(call("c"), ordinal=2),

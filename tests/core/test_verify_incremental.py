@@ -21,6 +21,7 @@ from gobtui.adapters.providers.rewrite_records import split_lines
 from gobtui.core import verify as verify_module
 from gobtui.core.model import Provider
 from gobtui.core.verify import SourceChecks, verify
+from tests.builders.claude import assistant, tool_result, tool_use, user
 from tests.builders.generated import claude_files, codex_files
 from tests.conftest import SHARED_FIXTURES
 
@@ -218,20 +219,16 @@ def _claude(*records: dict[str, Any]) -> list[bytes]:
 
 
 def _call(uuid: str, parent: str | None, tool: str) -> dict[str, Any]:
-    content = [{"type": "tool_use", "id": tool, "name": "Read"}]
-    message = {"id": f"m-{uuid}", "role": "assistant", "content": content}
-    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "message": message}
+    return assistant(uuid, parent, tool_use(tool), msg_id=f"m-{uuid}")
 
 
 def _answer(uuid: str, parent: str, tool: str) -> dict[str, Any]:
-    content = [{"type": "tool_result", "tool_use_id": tool, "content": "ok"}]
-    message = {"role": "user", "content": content}
-    return {"type": "user", "uuid": uuid, "parentUuid": parent, "message": message}
+    return user(uuid, parent, tool_result(tool))
 
 
 # a -> b (calls t1) -> c (answers t1); a -> d (calls t2, never answered: a dead branch)
 BRANCHES = _claude(
-    {"type": "user", "uuid": "a", "parentUuid": None, "message": {"role": "user", "content": "go"}},
+    user("a", None, "go"),
     _call("d", "a", "t2"),
     _call("b", "a", "t1"),
     _answer("c", "b", "t1"),
