@@ -204,6 +204,12 @@ class ProviderPackage(Protocol):
         (the registry asks each package in turn; the first to claim it wins)."""
         ...
 
+    def session_identity(self, record: Record) -> tuple[str, bool] | None:
+        """The session id `record` names as this provider writes it, and whether that settles
+        the file's identity (False: a line a later one may overrule); None when it names none.
+        Raises nothing (any JSON object)."""
+        ...
+
     def fork_path(self, source: Path, session_id: str, now: float) -> Path:
         """Where a fork of `source` under `session_id` goes (beside it, named as the client
         names its files), the same path whenever the same operation runs."""

@@ -86,6 +86,39 @@ def sniff_prefix(line: bytes) -> Provider | None:
     return best[1] if best is not None else None
 
 
+class IdentityScan:
+    """The provider and session id a transcript's own records name (for `vault --repair`):
+    the first record a package says settles it, else the first any package names."""
+
+    __slots__ = ("fallback", "found")
+
+    def __init__(self) -> None:
+        self.found: tuple[Provider, str] | None = None
+        self.fallback: tuple[Provider, str] | None = None
+
+    def feed(self, record: object) -> bool:
+        """Look at one parsed record (any JSON); True once the identity is known."""
+        if self.found is not None:
+            return True
+        if not isinstance(record, dict):
+            return False
+        for provider, package in _PACKAGES.items():
+            named = package.session_identity(record)
+            if named is None:
+                continue
+            sid, settled = named
+            if settled:
+                self.found = (provider, sid)
+            elif self.fallback is None:
+                self.fallback = (provider, sid)
+            break
+        return self.found is not None
+
+    @property
+    def identity(self) -> tuple[Provider, str] | None:
+        return self.found or self.fallback
+
+
 def build_conversation(
     provider: Provider, pairs: Iterable[tuple[TranscriptItem, Record]]
 ) -> list[Entry]:

@@ -38,8 +38,9 @@ from ...core.vault.reports import (
     RecoveredEntry,
     RepairReport,
 )
-from ...core.vault.streams import IdentityScan, retained_by_stream, stream_count
+from ...core.vault.streams import retained_by_stream, stream_count
 from ..files.atomic import fsync_dir, write_all
+from ..providers.registry import IdentityScan
 from . import fs
 from .reader import VaultReader
 from .vault import Locate, Vault

@@ -1,54 +1,11 @@
-"""Which stream a snapshot belongs to: the identity a transcript's own records name (for
-`vault --repair`), and the (provider, path, session) streams prune keeps the newest of."""
+"""The (provider, path, session) streams of the vault's snapshots, which prune keeps the newest
+of (the identity a snapshot's records name is the registry's: adapters.providers.registry)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..model import Provider
 from .index import IndexEntry
-
-
-class IdentityScan:
-    """The provider and session id a transcript's own records name, for `vault --repair`.
-
-    Codex: the first session_meta's payload id. Claude: the first sessionId of a record that
-    is not a progress line (as the Claude adapter reads it), else of any record.
-    """
-
-    __slots__ = ("fallback", "found")
-
-    def __init__(self) -> None:
-        self.found: tuple[Provider, str] | None = None
-        self.fallback: tuple[Provider, str] | None = None
-
-    def feed(self, record: object) -> bool:
-        """Look at one parsed record; True once the identity is known."""
-        if self.found is not None:
-            return True
-        if not isinstance(record, dict):
-            return False
-        if record.get("type") == "session_meta":
-            payload = record.get("payload")
-            sid = (
-                payload.get("id") or payload.get("session_id")
-                if isinstance(payload, dict)
-                else None
-            )
-            if isinstance(sid, str) and sid:
-                self.found = (Provider.CODEX, sid)
-            return self.found is not None
-        sid = record.get("sessionId")
-        if isinstance(sid, str) and sid:
-            if record.get("type") != "progress":
-                self.found = (Provider.CLAUDE, sid)
-            elif self.fallback is None:
-                self.fallback = (Provider.CLAUDE, sid)
-        return self.found is not None
-
-    @property
-    def identity(self) -> tuple[Provider, str] | None:
-        return self.found or self.fallback
 
 
 def retained_by_stream(entries: Sequence[IndexEntry], keep: int) -> set[int]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gobtui.adapters.providers import interface
-from gobtui.adapters.providers.registry import provider_of
+from gobtui.adapters.providers.registry import IdentityScan, provider_of
 from gobtui.core.model import Provider
 
 FACES = [
@@ -39,3 +39,22 @@ def test_forks_are_named_as_each_client_names_its_files(tmp_path: Path) -> None:
     earlier = tmp_path / "rollout-2026-01-01T00-00-00-new-id.jsonl"
     earlier.write_text("")
     assert provider_of(Provider.CODEX).fork_path(codex, "new-id", 0.0) == earlier
+
+
+@pytest.mark.parametrize(
+    ("records", "identity"),
+    [
+        ([{"type": "session_meta", "payload": {"id": "019c"}}], (Provider.CODEX, "019c")),
+        ([{"type": "progress", "sessionId": "old"}, {"type": "user", "sessionId": "new"}],
+         (Provider.CLAUDE, "new")),
+        ([{"type": "progress", "sessionId": "only"}], (Provider.CLAUDE, "only")),
+        ([{"type": "file-history-snapshot"}, [1], "x", {"sessionId": ""}], None),
+    ],
+)  # fmt: skip
+def test_identity_scan_reads_the_session_the_records_name(
+    records: list[object], identity: tuple[Provider, str] | None
+) -> None:
+    scan = IdentityScan()
+    for record in records:
+        scan.feed(record)
+    assert scan.identity == identity

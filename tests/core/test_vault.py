@@ -35,7 +35,7 @@ from gobtui.core.vault.records import (
     utf8_page,
 )
 from gobtui.core.vault.reports import RecallHit
-from gobtui.core.vault.streams import IdentityScan, retained_by_stream, stream_count
+from gobtui.core.vault.streams import retained_by_stream, stream_count
 
 SHA_A = "a" * 64
 SHA_B = "b" * 64
@@ -443,22 +443,3 @@ def test_scan_index_reports_each_line_on_its_own() -> None:
     assert torn == 9 and lines[1][1] == b"{garbage}"
     lines, torn = scan_index(good + good[:-1] + b"\x0b")
     assert torn == 0 and isinstance(lines[-1][2], VaultError) and lines[-1][0] == 2
-
-
-@pytest.mark.parametrize(
-    ("records", "identity"),
-    [
-        ([{"type": "session_meta", "payload": {"id": "019c"}}], (Provider.CODEX, "019c")),
-        ([{"type": "progress", "sessionId": "old"}, {"type": "user", "sessionId": "new"}],
-         (Provider.CLAUDE, "new")),
-        ([{"type": "progress", "sessionId": "only"}], (Provider.CLAUDE, "only")),
-        ([{"type": "file-history-snapshot"}, [1], "x", {"sessionId": ""}], None),
-    ],
-)  # fmt: skip
-def test_identity_scan_reads_the_session_the_records_name(
-    records: list[object], identity: tuple[Provider, str] | None
-) -> None:
-    scan = IdentityScan()
-    for record in records:
-        scan.feed(record)
-    assert scan.identity == identity

@@ -57,6 +57,15 @@ def owns(record: Record) -> bool:
     return record.get("type") in _RECORD_TYPES
 
 
+def session_identity(record: Record) -> tuple[str, bool] | None:
+    """Its sessionId; a progress line's only until another record names one (as the parse
+    reads it)."""
+    sid = record.get("sessionId")
+    if isinstance(sid, str) and sid:
+        return sid, record.get("type") != "progress"
+    return None
+
+
 def live_head(_data: bytes) -> bytes:
     """Nothing before the boundary is needed to read what follows it."""
     return b""

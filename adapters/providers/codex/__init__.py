@@ -52,6 +52,15 @@ def owns(record: Record) -> bool:
     return "payload" in record and isinstance(record.get("type"), str)
 
 
+def session_identity(record: Record) -> tuple[str, bool] | None:
+    """The session_meta's payload id (the session's own)."""
+    if record.get("type") != "session_meta":
+        return None
+    payload = record.get("payload")
+    sid = payload.get("id") or payload.get("session_id") if isinstance(payload, dict) else None
+    return (sid, True) if isinstance(sid, str) and sid else None
+
+
 def live_head(data: bytes) -> bytes:
     """The session_meta line (the session's id and folder), which the live part needs."""
     end = data.find(b"\n")

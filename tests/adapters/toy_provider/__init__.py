@@ -89,6 +89,11 @@ def owns(record: Record) -> bool:
     return type(record.get("toy")) is str
 
 
+def session_identity(record: Record) -> tuple[str, bool] | None:
+    sid = record.get("id")
+    return (sid, True) if record.get("toy") == "session" and isinstance(sid, str) and sid else None
+
+
 _NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
