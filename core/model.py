@@ -32,6 +32,8 @@ class ProviderTraits:
 
     label: str
     """Its name in a sentence ("Claude")."""
+    mark: str
+    """Its one-letter mark in a table's row (the board's, the vault's)."""
     resume: str
     """The client's command that resumes a session, `{session_id}` standing for its id."""
     thinking: bool
@@ -59,6 +61,7 @@ class ProviderTraits:
 _TRAITS = {
     "claude": ProviderTraits(
         label="Claude",
+        mark="C",
         resume="claude --resume {session_id}",
         thinking=True,
         cache_edits=True,
@@ -72,6 +75,7 @@ _TRAITS = {
     ),
     "codex": ProviderTraits(
         label="Codex",
+        mark="X",
         resume="codex resume {session_id}",
         thinking=False,
         cache_edits=False,

@@ -548,7 +548,7 @@ class SessionsScreen(WorkerErrors, Screen[None]):
         self.query_one(SessionsTable).focus()
 
     def action_cycle_provider(self) -> None:
-        order: list[Provider | None] = [None, Provider.CLAUDE, Provider.CODEX]
+        order: list[Provider | None] = [None, *Provider]
         self.provider_filter = order[(order.index(self.provider_filter) + 1) % len(order)]
 
     def action_toggle_live(self) -> None:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import orjson
 
 from gobtui.adapters.vault.vault import Vault
-from gobtui.core.model import Provider
 from gobtui.core.sanitize import one_line
 from gobtui.core.vault.errors import VaultError, VaultErrorCode
 from gobtui.core.vault.index import IndexEntry
@@ -24,8 +23,6 @@ from gobtui.view_models import format as fmt
 from gobtui.view_models.vault_text import preview, preview_of
 
 HASH_PREFIX_CHARS = 12
-PROVIDER_MARKS = {Provider.CLAUDE: "C", Provider.CODEX: "X"}
-"""The board's provider letters (Claude Code, Codex)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ from rich.style import Style
 from rich.text import Text
 
 from gobtui.core.board import BoardRow
-from gobtui.core.model import Provider
 from gobtui.core.status import Status
 from gobtui.view_models import format as fmt
 from gobtui.view_models.status_legend import STATUS_GLYPHS
@@ -60,7 +59,7 @@ def status_style(status: Status, styles: BandStyles) -> Style:
 
 def _state(row: BoardRow, styles: BandStyles) -> Text:
     return Text.assemble(
-        ("C" if row.summary.provider is Provider.CLAUDE else "X", "bold"),
+        (row.summary.provider.traits.mark, "bold"),
         (STATUS_GLYPHS[row.status], status_style(row.status, styles)),
         ("⚠" if row.summary.warned else " ", styles.warn),
     )

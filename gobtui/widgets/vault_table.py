@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 from gobtui.core.vault.index import IndexEntry
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes
-from gobtui.view_models.vault_rows import PROVIDER_MARKS, age
+from gobtui.view_models.vault_rows import age
 from gobtui.widgets.palette import band_styles
 from gobtui.widgets.row_keys import row_edge_bindings
 
@@ -81,7 +81,7 @@ class VaultTable(DataTable[Text | str]):
         for serial, entry in rows:
             cells: list[Text | str] = [
                 Text(MARK if serial in marks else " ", styles.accent),
-                PROVIDER_MARKS[entry.provider],
+                entry.provider.traits.mark,
                 fmt.ellipsize(project_of(entry) or "—", name_width),
                 fmt.short_id(entry.session_id),
                 fmt.ellipsize(entry.strategy or "—", label_width),

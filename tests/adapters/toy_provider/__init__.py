@@ -21,6 +21,7 @@ PROVIDER = Provider.extra(
     "toy",
     ProviderTraits(
         label="Toy",
+        mark="T",
         resume="toy resume {session_id}",
         thinking=False,
         cache_edits=False,
