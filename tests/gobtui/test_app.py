@@ -19,7 +19,8 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Static
 
-from gobtui.app import GobtuiApp, _terminal_check, make_app
+from gobtui.app import GobtuiApp, make_app
+from gobtui.app.process import terminal_check
 from gobtui.core.alerts import AlertChannel, AlertEvent, AlertSettings
 from gobtui.core.board import SortKey
 from gobtui.core.model import Coverage, Provider
@@ -548,7 +549,7 @@ def test_the_terminal_check_sees_a_hangup(monkeypatch: pytest.MonkeyPatch) -> No
     master, slave = pty.openpty()
     try:
         monkeypatch.setattr(sys, "__stdin__", SimpleNamespace(fileno=lambda: slave))
-        alive = _terminal_check()
+        alive = terminal_check()
         assert alive()
         os.close(master)  # the pane is gone
         master = -1

@@ -88,7 +88,7 @@ def test_the_wheel_holds_every_package_the_styles_and_no_tests(wheel: Path) -> N
     }
     assert packaged == _packages_on_disk()
     assert "gobtui/styles/app.tcss" in names
-    assert "gobtui/app.py" in names and "gobtui/core/model.py" in names
+    assert "gobtui/app/__init__.py" in names and "gobtui/core/model.py" in names
     assert "gobtui/adapters/providers/claude/parse.py" in names
     # One namespace: nothing but gobtui and its metadata at the top of site-packages.
     tops = {n.split("/")[0] for n in names}
