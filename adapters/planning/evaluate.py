@@ -21,8 +21,7 @@ from ...core.probe_witness import ProbeWitness
 from ...core.probes import ProbeScore
 from ...core.strategies import STRATEGIES
 from ...core.strategies.common import prefix_tokens
-from ...core.verify import VerifyReport, accepts
-from ...core.verify_findings import FindingCode
+from ...core.verify import FindingCode, VerifyReport, accepts
 from ..providers.full_parse import gc_paused
 from ..providers.rewrite_records import RewriteError
 from .load import LoadedSession, Progress, check_strategy, plan_session

@@ -50,7 +50,7 @@ from ..files.regular import regular_file
 from ..providers.full_parse import gc_paused
 from ..providers.interface import CardScanner
 from ..providers.live_part import WHOLE, LivePart, find_live_part
-from ..providers.registry import parse_data
+from ..providers.registry import parse_data, verify_checks
 from ..rewrite.lines import SourceLines, SourceRewriter, read_source
 from .agentic import run_plugin
 from .external import STRATEGY_ID as EXTERNAL_ID
@@ -181,7 +181,7 @@ class LoadedSession:
         """verify() of the source, kept line by line for its candidates."""
         if self.checks is not None:
             return self.checks
-        return SourceChecks(self.data, self.provider, None, self.lines.starts)
+        return SourceChecks(self.data, verify_checks(self.provider), None, self.lines.starts)
 
 
 def load_session(path: Path, provider: Provider) -> LoadedSession:

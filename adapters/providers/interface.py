@@ -23,6 +23,7 @@ from ..files.jsonl import Loads, Record
 
 if TYPE_CHECKING:  # annotations only: a summary reader never loads core.conversation
     from ...core.conversation import EntryWriter
+    from ...core.verify import RecordChecks
 
 JsonObject = dict[str, object]
 """A JSON object as a cache stores it (what TailState.to_json writes and from_json reads)."""
@@ -213,6 +214,12 @@ class ProviderPackage(Protocol):
     def fork_path(self, source: Path, session_id: str, now: float) -> Path:
         """Where a fork of `source` under `session_id` goes (beside it, named as the client
         names its files), the same path whenever the same operation runs."""
+        ...
+
+    def verify_checks(self) -> RecordChecks:
+        """This provider's checks of its records, for core.verify (verify, SourceChecks):
+        what each record says to them (a pure function of it) and a fresh checker of one
+        file's records in order. The same value every call; raises nothing."""
         ...
 
 

@@ -13,6 +13,7 @@ from .interface import TailState
 from .reader import cursor_of_fd
 
 if TYPE_CHECKING:  # the package contract, for annotations (it names the rewriting stack)
+    from ...core.verify import RecordChecks
     from .interface import ProviderPackage
 
 # Checked, not cast: mypy holds each package module to ProviderPackage here. The order is the
@@ -49,6 +50,11 @@ def session_id_of(provider: Provider, fd: int, path: str) -> str:
     records say, else its file name), read from `fd` as the board reads a file cold."""
     make = state_class(provider)
     return cursor_of_fd(fd, path, provider, lambda p: make(p)).summary().session_id
+
+
+def verify_checks(provider: Provider) -> RecordChecks:
+    """The provider's checks of its records, for core.verify: verify(data, verify_checks(p))."""
+    return provider_of(provider).verify_checks()
 
 
 def parse_transcript(provider: Provider, path: str) -> Transcript:

@@ -25,10 +25,10 @@ from ...core.strategies.auto import selected_strategy
 from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
 from ...core.vault.errors import VaultError
 from ...core.vault.index import IndexEntry
-from ...core.verify import accepts, added_findings, verify
-from ...core.verify_findings import FindingCode
+from ...core.verify import FindingCode, accepts, added_findings, verify
 from ..files.atomic import describe, publish_new
 from ..planning.load import LoadedSession
+from ..providers.registry import verify_checks
 from ..providers.rewrite_records import RewriteError
 from ..vault.vault import Vault
 from .events import append_event
@@ -221,7 +221,8 @@ class Publisher:
         op, output = op.identified(data)
         # The snapshot is what the session was: what it carried is no reason to refuse it back,
         # only a finding the new identity would add.
-        added = added_findings(verify(bytes(output), provider), verify(data, provider))
+        checks = verify_checks(provider)
+        added = added_findings(verify(bytes(output), checks), verify(data, checks))
         if added:
             raise PublishError(
                 PublishErrorCode.VERIFY_FAILED,
@@ -348,7 +349,7 @@ class Publisher:
     def _require_valid(self, session: LoadedSession, candidate: bytes) -> None:
         """The candidate, verified in full: no errors, and no finding the source did not
         already have (the source's report is the one planning already made)."""
-        report = verify(candidate, session.provider)
+        report = verify(candidate, verify_checks(session.provider))
         baseline = session.source_checks.report()
         if not accepts(report, baseline):
             codes = ", ".join(

@@ -26,9 +26,10 @@ from ...core.edits import CompactionPlan, ElideEdit
 from ...core.model import Provider, Transcript, TranscriptItem
 from ...core.salience import payload_excerpt
 from ...core.verify import SourceChecks
-from ...core.verify_lines import LineFact, fact_reader, read_value
+from ...core.verify.lines import LineFact, read_value
 from ..files.jsonl import Record, decode_line
 from ..providers.interface import CardScanner
+from ..providers.registry import verify_checks
 from ..providers.rewrite_records import (
     RewriteCode,
     RewriteError,
@@ -340,7 +341,8 @@ def read_source(
     half = provider_half(provider)
     elidable = {item.line_index for item in transcript.items if item.elidable}
     scan = half.CardScan(transcript.path, transcript)
-    record_fact = fact_reader(provider)
+    checks = verify_checks(provider)
+    record_fact = checks.fact
     facts: list[LineFact] = []
     starts: list[int] = []
     payloads: dict[int, str] = {}
@@ -368,4 +370,4 @@ def read_source(
     starts.append(size)
     scan.finish()
     lines = SourceLines(data, starts)
-    return SourceRead(lines, payloads, scan, SourceChecks(data, provider, facts, starts))
+    return SourceRead(lines, payloads, scan, SourceChecks(data, checks, facts, starts))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from gobtui.adapters.files.jsonl import decode_line
 from gobtui.adapters.planning.load import LoadedSession
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.adapters.providers.rewrite_records import RewriteError
 from gobtui.adapters.rewrite.lines import Overlay
 from gobtui.cli.common import Target
@@ -64,7 +65,10 @@ def preview(session: LoadedSession, plan: CompactionPlan) -> Preview:
     except RewriteError as error:
         raise CliError(f"cannot write a compacted record: {error}", Exit.REFUSED) from None
     candidate = session.rewriter.materialize(overlay)
-    report, baseline = verify(candidate, session.provider), session.source_checks.report()
+    report, baseline = (
+        verify(candidate, verify_checks(session.provider)),
+        session.source_checks.report(),
+    )
     if not accepts(report, baseline):
         codes = ", ".join(added_findings(report, baseline))
         raise CliError(

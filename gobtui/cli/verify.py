@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from gobtui.adapters.files.regular import regular_file
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.safe_output import write_json
 from gobtui.core.limits import VERIFY_MAX_BYTES
@@ -65,7 +66,7 @@ def _verify_file(path: Path, provider: Provider) -> VerifyReport:
             data = handle.read(size)  # (as of the open: what a writer adds later is not judged)
     except OSError as error:
         raise CliError(f"cannot read {path}: {error.strerror or error}") from None
-    return verify(data, provider)
+    return verify(data, verify_checks(provider))
 
 
 def render(report: VerifyReport, name: str) -> list[str]:

@@ -19,6 +19,7 @@ from gobtui.adapters.planning.load import (
     load_session,
     plan_session,
 )
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.core.admission import protected_tail_start
 from gobtui.core.context_words import fills_words
 from gobtui.core.edits import CacheEditEdit, CompactionPlan, NoPlan, ProviderCompactEdit
@@ -28,8 +29,7 @@ from gobtui.core.policy import PolicyConfig, QuotaPressure, capped_to_window
 from gobtui.core.probes import Probe, extract_probes, probe_recall
 from gobtui.core.strategies import STRATEGIES
 from gobtui.core.strategies.common import elidable_tokens, prefix_tokens
-from gobtui.core.verify import verify
-from gobtui.core.verify_findings import FindingCode
+from gobtui.core.verify import FindingCode, verify
 from gobtui.services import policies
 from gobtui.services.adaptive import Adapted, adapt
 from gobtui.view_models.preview_rows import PairRow, build_rows, split_lines
@@ -248,7 +248,7 @@ class PreviewPlanner:
             candidate = session.rewriter.materialize(overlay)
             candidate_lines = split_lines(candidate)
             left_out = {index for index, line in overlay.replaced.items() if not line}
-            report = verify(candidate, session.provider)
+            report = verify(candidate, verify_checks(session.provider))
             codes = Counter(f.code.value for f in report.findings)
             if session.rewriter.thinking_violation(overlay) is not None:
                 codes[FindingCode.THINKING_AFTER_CHANGE.value] += 1

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from gobtui.adapters.planning.load import LoadedSession, load_session, plan_session
-from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.providers.registry import parse_transcript, verify_checks
 from gobtui.adapters.providers.rewrite_records import RewriteCode, RewriteError
 from gobtui.adapters.publish.publisher import Publisher
 from gobtui.adapters.rewrite.lines import SourceRewriter
@@ -101,8 +101,8 @@ def test_the_prefix_becomes_one_compacted_record_the_verifier_accepts(
         assert payload["previous_window_id"] == payload["first_window_id"]
     assert payload["window_id"] != payload["first_window_id"]
 
-    report = verify(fork, Provider.CODEX)
-    assert accepts(report, verify(source, Provider.CODEX)), report.findings
+    report = verify(fork, verify_checks(Provider.CODEX))
+    assert accepts(report, verify(source, verify_checks(Provider.CODEX))), report.findings
     assert not [f for f in report.findings if f.severity.value == "error"]
     parsed = parse_transcript(Provider.CODEX, _written(tmp_path, fork))
     assert not [item for item in parsed.items if item.active and item.line_index < at]
@@ -168,7 +168,7 @@ def test_parallel_calls_answered_after_the_cut_stay_with_their_outputs(tmp_path:
     after = [r["payload"].get("call_id") for r in fork[at + 1 :] if r["type"] == "response_item"]
     assert after == ["a", "b", "b", "a", None]
     assert fork[at + 3]["payload"]["output"] == "[elided]"  # b's output, elided in the tail
-    assert not verify(as_jsonl(*fork), Provider.CODEX).findings
+    assert not verify(as_jsonl(*fork), verify_checks(Provider.CODEX)).findings
 
 
 def test_a_prefix_whose_every_call_is_answered_after_it_is_refused(tmp_path: Path) -> None:

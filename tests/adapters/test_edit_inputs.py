@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gobtui.adapters.planning.load import load_session, plan_session
-from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.providers.registry import parse_transcript, verify_checks
 from gobtui.adapters.rewrite.apply import apply_plan
 from gobtui.core.admission import protected_lines
 from gobtui.core.edits import INPUT_STUB
@@ -97,7 +97,7 @@ def test_a_claude_fork_stubs_the_content_and_keeps_the_call(tmp_path: Path) -> N
     assert str(len(CODE) * 2 + 1) in new_call["input"]["old_string"]
     assert new_call["input"]["new_string"] == ""
     assert json.dumps(CODE)[1:-1].encode() in fork  # the newest edit of each file is whole
-    assert verify(fork, Provider.CLAUDE).ok
+    assert verify(fork, verify_checks(Provider.CLAUDE)).ok
     # the card names the edited file, and none of what the edit wrote
     card = plan.digest
     assert "/home/dev/shop/totals.py" in card.files_touched
@@ -168,4 +168,4 @@ def test_a_codex_fork_keeps_the_patch_file_lines_and_valid_arguments(tmp_path: P
     script = arguments["command"][2].split("\n")
     assert script[0] == "apply_patch <<'PATCH'" and script[-1] == "PATCH"
     assert "*** Update File: api/cart.py" in script and "+    new_3 = 2" not in script
-    assert verify(fork, Provider.CODEX).ok
+    assert verify(fork, verify_checks(Provider.CODEX)).ok

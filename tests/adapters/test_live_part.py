@@ -13,6 +13,7 @@ import pytest
 from gobtui.adapters.planning import load
 from gobtui.adapters.planning.load import LoadedSession, candidate_bytes, load_session, plan_session
 from gobtui.adapters.providers.live_part import WHOLE, find_live_part
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.verify import accepts, verify
@@ -98,7 +99,10 @@ def test_a_claude_plan_reads_from_the_newest_boundary(
         assert fork[:start] == source[:start]  # the history, byte for byte
         assert len(fork) == live.whole_size(len(candidate_bytes(live, ours)))
         assert len(fork) == len(candidate_bytes(whole, theirs)) < len(source)
-        assert accepts(verify(fork, Provider.CLAUDE), verify(source, Provider.CLAUDE))
+        assert accepts(
+            verify(fork, verify_checks(Provider.CLAUDE)),
+            verify(source, verify_checks(Provider.CLAUDE)),
+        )
 
 
 def test_a_branch_that_reaches_back_before_the_boundary_reads_the_whole_file(
@@ -163,7 +167,9 @@ def test_a_codex_plan_reads_session_meta_and_the_newest_compaction(
     fork = live.whole(candidate_bytes(live, ours))
     assert fork[: live.live.start] == source[: live.live.start]
     assert len(fork) == len(candidate_bytes(whole, theirs)) < len(source)
-    assert accepts(verify(fork, Provider.CODEX), verify(source, Provider.CODEX))
+    assert accepts(
+        verify(fork, verify_checks(Provider.CODEX)), verify(source, verify_checks(Provider.CODEX))
+    )
 
 
 @pytest.mark.parametrize("provider", [Provider.CLAUDE, Provider.CODEX])

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from gobtui.adapters.planning.load import LoadedSession, load_session, plan_session
-from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.providers.registry import parse_transcript, verify_checks
 from gobtui.adapters.publish import publisher as publish_module
 from gobtui.adapters.publish.events import read_events
 from gobtui.adapters.publish.publisher import (
@@ -83,7 +83,7 @@ def test_apply_publishes_a_smaller_verified_fork_and_never_touches_the_source(
     data = fork.read_bytes()
     assert len(data) == receipt.bytes_after < receipt.bytes_before == len(original)
     assert receipt.reclaimed_bytes == len(original) - len(data)
-    assert verify(data, Provider.CLAUDE).ok
+    assert verify(data, verify_checks(Provider.CLAUDE)).ok
     transcript = parse_transcript(Provider.CLAUDE, str(fork))
     assert transcript.session_id == receipt.session_id != SPOTTER
     # its latest usage says the fork's projected context (without the card and what followed
@@ -191,7 +191,8 @@ def test_a_crash_after_any_step_leaves_the_source_and_vault_intact(
     receipt = publisher(vault, tmp_path).apply(session, plan, POLICY)
     assert receipt.completed
     assert (
-        Path(receipt.path).is_file() and verify(Path(receipt.path).read_bytes(), Provider.CLAUDE).ok
+        Path(receipt.path).is_file()
+        and verify(Path(receipt.path).read_bytes(), verify_checks(Provider.CLAUDE)).ok
     )
     assert claude_source.read_bytes() == original
     publisher(vault, tmp_path).apply(session, plan, POLICY)

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from gobtui.adapters.planning.load import load_session, plan_session
-from gobtui.adapters.providers.registry import parse_transcript
+from gobtui.adapters.providers.registry import parse_transcript, verify_checks
 from gobtui.adapters.rewrite.apply import apply_plan
 from gobtui.core.admission import AdmissionCode, admit
 from gobtui.core.model import ItemKind, Provider
@@ -53,7 +53,7 @@ def test_old_reasoning_leaves_a_fork_as_its_event_and_the_newest_stays(tmp_path:
     assert first["type"] == "event_msg"
     assert first["payload"] == {"type": "agent_reasoning", "text": "**Planning step 0**"}
     assert b'"encrypted_content"' in lines[reasoning[-1].line_index]
-    assert verify(fork, Provider.CODEX).ok
+    assert verify(fork, verify_checks(Provider.CODEX)).ok
     forked = tmp_path / "fork.jsonl"
     forked.write_bytes(fork)
     again = parse_transcript(Provider.CODEX, str(forked))

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from gobtui.adapters.planning import load as planning
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import load_session
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.adapters.providers.rewrite_records import RewriteError, split_lines
 from gobtui.adapters.rewrite.apply import apply_plan, payload_texts
 from gobtui.adapters.rewrite.lines import SourceRewriter, read_source
@@ -96,7 +97,7 @@ def check_source(path: Path, provider: Provider, policy: PolicyConfig) -> None:
     elidable = [item.line_index for item in transcript.items if item.elidable]
     assert session.payloads == payload_texts(data, provider, elidable, EVAL_PAYLOAD_BYTES)
     assert list(session.lines) == split_lines(data)
-    assert session.source_checks.report() == verify(data, provider)
+    assert session.source_checks.report() == verify(data, verify_checks(provider))
     fresh = SourceRewriter(data, provider, transcript)  # no help from the load pass
     for plan in _plans(transcript, dict(session.payloads), policy):
         expected = _outcome(lambda plan=plan: apply_plan(data, provider, plan, transcript))
@@ -107,7 +108,7 @@ def check_source(path: Path, provider: Provider, policy: PolicyConfig) -> None:
             candidate = expected[1]
             assert isinstance(candidate, bytes) and overlay.size == len(candidate)
             report = session.source_checks.candidate_report(overlay.replaced, overlay.appended)
-            assert report == verify(candidate, provider)
+            assert report == verify(candidate, verify_checks(provider))
 
 
 @SETTINGS
@@ -211,7 +212,7 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
     history = len(session.source_bytes) - len(data)
     probes = extract_probes(transcript, payloads)
     tail = protected_tail_start(transcript, policy.keep_recent_tool_outputs)
-    source = Counter(f.code.value for f in verify(data, provider).findings)
+    source = Counter(f.code.value for f in verify(data, verify_checks(provider)).findings)
     rows: list[EvalRow] = []
     for name in STRATEGIES:
         result = plan_for(name, transcript, policy, EvalContext(payloads=payloads))
@@ -277,7 +278,7 @@ def reference_rows(path: Path, provider: Provider, policy: PolicyConfig) -> list
                     )
                 )
                 continue
-            report = verify(candidate, provider)
+            report = verify(candidate, verify_checks(provider))
             added = Counter(f.code.value for f in report.findings) - source
             row = row.model_copy(
                 update={

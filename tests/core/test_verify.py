@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import gobtui.core.verify as verify_module
+import gobtui.core.verify.report as report_module
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.core.limits import VERIFY_MAX_RECORDS
 from gobtui.core.model import Provider
 from gobtui.core.verify import Finding, FindingCode, Severity, VerifyReport, oversize_report, verify
-from gobtui.core.verify_findings import RULES, FindingSink, LimitKind
+from gobtui.core.verify.findings import RULES, FindingSink, LimitKind
 from tests.builders.claude import assistant, tool_result, tool_use, user
 from tests.builders.codex import call, compacted, item, output
 from tests.builders.common import as_jsonl
@@ -90,12 +91,12 @@ def test_integers_beyond_64_bits_are_valid_json() -> None:
     # JavaScript writes such literals; orjson reads them as floats, as serde_json does.
     data = b'{"type":"user","n":123456789012345678901}\n'
     assert check(data, CLAUDE) == []
-    assert verify(data, CLAUDE).records == 1
+    assert verify(data, verify_checks(CLAUDE)).records == 1
 
 
 def test_invalid_utf8() -> None:
     data = OK_LINE + b'\n{"type":"user","text":"\xff"}\n' + b"{bad\n"
-    report = verify(data, CLAUDE)
+    report = verify(data, verify_checks(CLAUDE))
     assert triples(report) == [("invalid_utf8", "error", None)]  # nothing else is worth saying
     assert report.findings[0].message == RULES[FindingCode.INVALID_UTF8][1].format(
         len(OK_LINE) + 1 + len(b'{"type":"user","text":"')
@@ -142,9 +143,9 @@ def test_the_same_key_in_sibling_objects_is_not_ambiguous() -> None:
 
 
 def test_transcript_limit_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(verify_module, "VERIFY_MAX_BYTES", 20)
+    monkeypatch.setattr(report_module, "VERIFY_MAX_BYTES", 20)
     data = OK_LINE + b"\n" + OK_LINE + b"\n"  # 32 bytes
-    report = verify(data, CLAUDE)
+    report = verify(data, verify_checks(CLAUDE))
     assert triples(report) == [("transcript_limit", "error", None)]
     assert report.findings[0].message == "byte limit exceeded: 32 > 20"
     assert oversize_report(32, CLAUDE).findings == report.findings
@@ -152,7 +153,7 @@ def test_transcript_limit_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_transcript_limit_records() -> None:
     over = b'{"type":"x"}\n' * (VERIFY_MAX_RECORDS + 1)
-    report = verify(over, CODEX)
+    report = verify(over, verify_checks(CODEX))
     assert triples(report) == [("transcript_limit", "error", None)]
     assert report.findings[0].message == (
         f"record limit exceeded: {VERIFY_MAX_RECORDS + 1} > {VERIFY_MAX_RECORDS}"
@@ -181,25 +182,27 @@ def test_every_code_has_one_fixed_rule() -> None:
 
 
 def test_report_counts_and_flags() -> None:
-    clean = verify(as_jsonl(user("u", None)), CLAUDE)
+    clean = verify(as_jsonl(user("u", None)), verify_checks(CLAUDE))
     assert (clean.ok, clean.clean, clean.records, clean.errors, clean.warnings) == (
         True, True, 1, 0, 0,
     )  # fmt: skip
-    warned = verify(as_jsonl(user("u", None)) + b"\n", CLAUDE)
+    warned = verify(as_jsonl(user("u", None)) + b"\n", verify_checks(CLAUDE))
     assert (warned.ok, warned.clean, warned.warnings) == (True, False, 1)
-    failed = verify(as_jsonl(user("u", None), user("u", None)), CLAUDE)
+    failed = verify(as_jsonl(user("u", None), user("u", None)), verify_checks(CLAUDE))
     assert (failed.ok, failed.clean, failed.errors) == (False, False, 1)
-    continued = verify(as_jsonl(user("u", "gone")), CLAUDE)  # a parent in another file
+    continued = verify(
+        as_jsonl(user("u", "gone")), verify_checks(CLAUDE)
+    )  # a parent in another file
     assert (continued.ok, continued.clean, continued.warnings) == (True, False, 1)
 
 
 def test_records_counts_json_values_only() -> None:
     data = as_jsonl(user("u", None), b"[1]", b'{"type":"x","type":"x"}') + b"\n{bad\n{bad\n"
-    assert verify(data, CLAUDE).records == 2
+    assert verify(data, verify_checks(CLAUDE)).records == 2
 
 
 def test_report_json_shape() -> None:
-    report = verify(as_jsonl(user("u", "gone")), CLAUDE)
+    report = verify(as_jsonl(user("u", "gone")), verify_checks(CLAUDE))
     data = orjson.loads(report.model_dump_json())
     assert set(data) == {"provider", "findings", "errors", "warnings", "records", "bytes", "ok",
                          "clean", "groups", "resume_verdict"}  # fmt: skip
@@ -285,7 +288,7 @@ def secret_transcripts() -> list[tuple[bytes, Provider]]:
 @pytest.mark.parametrize("index", [0, 1])
 def test_no_message_quotes_the_transcript(index: int) -> None:
     data, provider = secret_transcripts()[index]
-    report = verify(data, provider)
+    report = verify(data, verify_checks(provider))
     assert len({f.code for f in report.findings}) >= 7
     assert SECRET not in report.model_dump_json()
 
@@ -331,7 +334,7 @@ def test_any_transcript_verifies_sorted_and_consistent(
     lines: list[Any], provider: Provider
 ) -> None:
     data = b"\n".join(line if isinstance(line, bytes) else orjson.dumps(line) for line in lines)
-    report = verify(data, provider)
+    report = verify(data, verify_checks(provider))
     assert _sorted_by_line(report.findings)
     assert report.errors + report.warnings == len(report.findings)
     assert all(f.line_index is None or 0 <= f.line_index < len(lines) for f in report.findings)
@@ -378,6 +381,6 @@ def test_helpers_build_what_the_checks_read() -> None:
 def test_a_finding_names_an_item_type_only_when_it_is_an_identifier(
     value: object, shown: str
 ) -> None:
-    from gobtui.core.verify_findings import item_type
+    from gobtui.core.verify.findings import item_type
 
     assert item_type(value) == shown

@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.core.model import Provider
 from gobtui.core.verify import verify
 from tests.core.verify_cases import triples
@@ -24,7 +25,7 @@ def test_oracle_findings(
 ) -> None:
     manifest = orjson.loads((fixtures_dir / "oracle" / "dialects-manifest.json").read_bytes())
     (expected,) = [f["findings"] for f in manifest["fixtures"] if f["file"] == name]
-    report = verify(fixture_copy(f"oracle/{name}").read_bytes(), provider)
+    report = verify(fixture_copy(f"oracle/{name}").read_bytes(), verify_checks(provider))
     assert [f.code.value for f in report.findings] == expected
     if expected:  # line 9 mixes an image block into a custom tool output
         assert triples(report) == [("unsupported_response_item", "warning", 9)]
@@ -84,6 +85,6 @@ def test_the_table_covers_every_real_fixture(fixtures_dir: Path) -> None:
 def test_real_fixture(relative: str, fixture_copy: Callable[..., Path]) -> None:
     provider = CODEX if relative.startswith("codex/") else CLAUDE
     data = fixture_copy(relative).read_bytes()
-    report = verify(data, provider)
+    report = verify(data, verify_checks(provider))
     assert dict(Counter(f.code.value for f in report.findings)) == REAL_FINDINGS[relative]
     assert report.records == sum(1 for line in data.split(b"\n") if line.strip())

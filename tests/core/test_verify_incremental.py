@@ -17,10 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.adapters.providers.rewrite_records import split_lines
-from gobtui.core import verify as verify_module
 from gobtui.core.model import Provider
 from gobtui.core.verify import SourceChecks, verify
+from gobtui.core.verify import report as report_module
+from gobtui.core.verify import source as source_module
 from tests.builders.claude import assistant, tool_result, tool_use, user
 from tests.builders.generated import claude_files, codex_files
 from tests.conftest import SHARED_FIXTURES
@@ -157,8 +159,8 @@ def _materialize(lines: list[bytes], replaced: dict[int, bytes], appended: list[
 
 
 def check_candidates(data: bytes, provider: Provider, draw: st.DataObject) -> None:
-    checks = SourceChecks(data, provider)
-    assert checks.report() == verify(data, provider)
+    checks = SourceChecks(data, verify_checks(provider))
+    assert checks.report() == verify(data, verify_checks(provider))
     lines = split_lines(data)
     for _ in range(3):  # candidates share the source's state and the memo of new lines
         replaced: dict[int, bytes] = {}
@@ -167,9 +169,11 @@ def check_candidates(data: bytes, provider: Provider, draw: st.DataObject) -> No
                 replaced[index] = draw.draw(pieces(lines, final=index == len(lines) - 1))
         count = draw.draw(st.integers(0, 4))
         appended = [draw.draw(pieces(lines, final=i == count - 1)) for i in range(count)]
-        expected = verify(_materialize(lines, replaced, appended), provider)
+        expected = verify(_materialize(lines, replaced, appended), verify_checks(provider))
         assert checks.candidate_report(replaced, appended) == expected
-    assert checks.report() == verify(data, provider)  # candidates leave the source's state
+    assert checks.report() == verify(
+        data, verify_checks(provider)
+    )  # candidates leave the source's state
 
 
 @SETTINGS
@@ -191,7 +195,7 @@ def test_unchanged_and_card_like_candidates_reuse_the_source_pairing(
     fixture_copy: Callable[..., Path],
 ) -> None:
     data = fixture_copy("claude/marot__spotter__tool_heavy.jsonl").read_bytes()
-    checks = SourceChecks(data, Provider.CLAUDE)
+    checks = SourceChecks(data, verify_checks(Provider.CLAUDE))
     source = checks.report()
     assert checks.candidate_report({}, []) == source
     leaf = [r for r in _records(split_lines(data)) if r.get("type") in ("user", "assistant")][-1]
@@ -201,17 +205,17 @@ def test_unchanged_and_card_like_candidates_reuse_the_source_pairing(
     )
     prompt = orjson.dumps({"type": "last-prompt", "leafUuid": "card-1"})
     appended = [card + b"\n", prompt + b"\n"]
-    expected = verify(data + b"".join(appended), Provider.CLAUDE)
+    expected = verify(data + b"".join(appended), verify_checks(Provider.CLAUDE))
     assert checks.candidate_report({}, appended) == expected
     assert checks._base is not None
     assert checks._base.checker._pairing_memo is not None  # type: ignore[union-attr]
 
 
 def test_empty_and_oversized_sources_fall_back_to_verify() -> None:
-    checks = SourceChecks(b"", Provider.CODEX)
-    assert checks.report() == verify(b"", Provider.CODEX)
+    checks = SourceChecks(b"", verify_checks(Provider.CODEX))
+    assert checks.report() == verify(b"", verify_checks(Provider.CODEX))
     added = [b'{"type":"response_item","payload":{"type":"reasoning"}}\n']
-    assert checks.candidate_report({}, added) == verify(added[0], Provider.CODEX)
+    assert checks.candidate_report({}, added) == verify(added[0], verify_checks(Provider.CODEX))
 
 
 def _claude(*records: dict[str, Any]) -> list[bytes]:
@@ -253,10 +257,10 @@ BRANCHES = _claude(
 )
 def test_new_lines_that_move_the_live_branch(appended: list[dict[str, Any]]) -> None:
     data = b"".join(BRANCHES)
-    checks = SourceChecks(data, Provider.CLAUDE)
-    assert checks.report() == verify(data, Provider.CLAUDE)
+    checks = SourceChecks(data, verify_checks(Provider.CLAUDE))
+    assert checks.report() == verify(data, verify_checks(Provider.CLAUDE))
     pieces = _claude(*appended)
-    expected = verify(data + b"".join(pieces), Provider.CLAUDE)
+    expected = verify(data + b"".join(pieces), verify_checks(Provider.CLAUDE))
     assert checks.candidate_report({}, pieces) == expected
 
 
@@ -268,12 +272,12 @@ def test_a_source_record_pointing_at_a_new_uuid() -> None:
         *_claude(_answer("f", "e", "t2")),
     ]
     data = b"".join(source)
-    checks = SourceChecks(data, Provider.CLAUDE)
+    checks = SourceChecks(data, verify_checks(Provider.CLAUDE))
     pieces = _claude(
         {"type": "user", "uuid": "n", "parentUuid": "d", "message": {"role": "user"}},
         {"type": "last-prompt", "leafUuid": "f"},
     )
-    expected = verify(data + b"".join(pieces), Provider.CLAUDE)
+    expected = verify(data + b"".join(pieces), verify_checks(Provider.CLAUDE))
     assert checks.candidate_report({}, pieces) == expected
     assert [f.code.value for f in expected.findings] != [
         f.code.value for f in checks.report().findings
@@ -286,7 +290,8 @@ def test_candidates_of_a_source_over_the_record_limit(
 ) -> None:
     """Over the record limit, a candidate is too: its report comes without reading (or
     copying) it, unless the source has bad UTF-8 somewhere (then it is verified in full)."""
-    monkeypatch.setattr(verify_module, "VERIFY_MAX_RECORDS", 5)
+    for module in (report_module, source_module):
+        monkeypatch.setattr(module, "VERIFY_MAX_RECORDS", 5)
     lines = [
         b'{"type":"response_item","payload":{"type":"message","role":"user","content":"'
         + (b"\xff" if bad_utf8 and i == 2 else b"")
@@ -295,9 +300,9 @@ def test_candidates_of_a_source_over_the_record_limit(
         for i in range(8)
     ]
     data = b"".join(lines)
-    checks = SourceChecks(data, Provider.CODEX)
+    checks = SourceChecks(data, verify_checks(Provider.CODEX))
     assert not checks.readable
-    assert checks.report() == verify(data, Provider.CODEX)
+    assert checks.report() == verify(data, verify_checks(Provider.CODEX))
     materialized: list[int] = []
     real = SourceChecks.materialize
 
@@ -308,7 +313,7 @@ def test_candidates_of_a_source_over_the_record_limit(
     monkeypatch.setattr(SourceChecks, "materialize", counting)
     small = b'{"type":"response_item","payload":{"type":"message","role":"user","content":"y"}}\n'
     for replaced, appended in (({}, []), ({1: small, 6: small}, []), ({3: small}, [small])):
-        expected = verify(_materialize(lines, replaced, appended), Provider.CODEX)
+        expected = verify(_materialize(lines, replaced, appended), verify_checks(Provider.CODEX))
         assert checks.candidate_report(replaced, appended) == expected
     assert len(materialized) == (3 if bad_utf8 else 0)
 
@@ -319,10 +324,11 @@ def test_a_source_over_the_byte_limit_whose_candidate_is_under_it(
     line = b'{"type":"response_item","payload":{"type":"message","role":"user","content":"%s"}}\n'
     lines = [line % (b"x" * 200), line % b"a", line % b"b"]
     data = b"".join(lines)
-    monkeypatch.setattr(verify_module, "VERIFY_MAX_BYTES", len(data) - 10)
-    checks = SourceChecks(data, Provider.CODEX)
+    for module in (report_module, source_module):
+        monkeypatch.setattr(module, "VERIFY_MAX_BYTES", len(data) - 10)
+    checks = SourceChecks(data, verify_checks(Provider.CODEX))
     assert not checks.readable
     replaced = {0: line % b"stub"}
-    expected = verify(_materialize(lines, replaced, []), Provider.CODEX)
+    expected = verify(_materialize(lines, replaced, []), verify_checks(Provider.CODEX))
     assert checks.candidate_report(replaced, []) == expected
     assert "transcript_limit" not in {f.code.value for f in expected.findings}  # under it now

@@ -3,6 +3,7 @@ themselves are tests/builders' claude and codex ones)."""
 
 from __future__ import annotations
 
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.core.model import Provider
 from gobtui.core.verify import VerifyReport, verify
 
@@ -15,7 +16,7 @@ def triples(report: VerifyReport) -> list[Triple]:
 
 
 def check(data: bytes, provider: Provider) -> list[Triple]:
-    report = verify(data, provider)
+    report = verify(data, verify_checks(provider))
     # The counts always agree with the findings, whatever the transcript.
     assert report.errors == sum(1 for f in report.findings if f.severity == "error")
     assert report.warnings == len(report.findings) - report.errors

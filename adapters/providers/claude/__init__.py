@@ -12,6 +12,7 @@ from ...files.jsonl import Record
 
 if TYPE_CHECKING:
     from ....core.conversation import EntryWriter
+    from ....core.verify import RecordChecks
     from ..interface import RewriteHalf, TailState
 
 PROVIDER = Provider.CLAUDE
@@ -94,3 +95,10 @@ def conversation_builder() -> EntryWriter:
     from .conversation import ClaudeConversation
 
     return ClaudeConversation()
+
+
+def verify_checks() -> RecordChecks:
+    """This provider's checks of its records for core.verify (see .verify)."""
+    from .verify import CHECKS
+
+    return CHECKS

@@ -117,7 +117,7 @@ def _shown_input(value: Any) -> str:
 
 @dataclass(slots=True)
 class Siblings:
-    """What branch marking reads besides the parent links (ItemBuilder._rescue_siblings), in
+    """What branch marking reads besides the parent links (rescue_siblings), in
     parallel lists, in file order: no tuple an entry (a big file has a hundred thousand to
     make and free)."""
 
@@ -135,6 +135,13 @@ class Siblings:
     """... their parentUuid ..."""
     answer_ids: list[tuple[str, ...]] = field(default_factory=list)
     """... and those ids."""
+
+    def copy(self) -> Siblings:
+        return Siblings(
+            list(self.msg_uuids), list(self.msg_keys), list(self.call_uuids),
+            list(self.call_ids), list(self.answer_uuids), list(self.answer_parents),
+            list(self.answer_ids),
+        )  # fmt: skip
 
 
 class ItemBuilder:
@@ -424,7 +431,7 @@ class ItemBuilder:
     def mark_branch(self, parents: dict[str, str | None], leaf: str | None, subagent: bool) -> None:
         """Deactivate records off the live branch (and sidechains of a main file)."""
         live = walk(parents, leaf)
-        self._rescue_siblings(live)
+        rescue_siblings(live, self.siblings)
         items = self.items
         sidechain = () if subagent else self.sidechain
         # Most items of a long session are dead (every compaction starts a new chain), and
@@ -449,40 +456,41 @@ class ItemBuilder:
                     item.elidable_parts = 0
                     item.payload_sha256 = None
 
-    def _rescue_siblings(self, live: set[str]) -> None:
-        """Bring back records the parent walk misses although they are in the live context.
 
-        Claude Code chains the streaming-split records of one API response (one per content
-        block), and each tool_result hangs off the record holding its tool_use; the next turn
-        continues from one of them only. The API needs every tool_use answered, so the
-        siblings are context: an assistant record sharing a live message.id, and a tool_result
-        (child of a live record) answering a live tool_use that nothing live answers yet.
-        A real dead branch (a rewind) answers an already answered tool_use, or hangs off a
-        dead record, so it stays dead.
-        """
-        sib = self.siblings
-        msgs = sib.msg_uuids, sib.msg_keys
-        live_msgs = {msg for uuid, msg in zip(*msgs, strict=True) if uuid in live}
-        for uuid, msg in zip(*msgs, strict=True):
-            if uuid is not None and uuid not in live and msg in live_msgs:
-                live.add(uuid)
-        open_calls: set[str] = set()
-        for uuid, ids in zip(sib.call_uuids, sib.call_ids, strict=True):
-            if uuid in live:
-                open_calls.update(ids)
-        for uuid, ids in zip(sib.answer_uuids, sib.answer_ids, strict=True):
-            if uuid in live:
-                open_calls.difference_update(ids)
-        answers = sib.answer_uuids, sib.answer_parents, sib.answer_ids
-        for uuid, parent, ids in zip(*answers, strict=True):
-            if (
-                uuid is not None
-                and uuid not in live
-                and parent in live
-                and all(i in open_calls for i in ids)
-            ):
-                live.add(uuid)
-                open_calls.difference_update(ids)
+def rescue_siblings(live: set[str], sib: Siblings) -> None:
+    """Bring back records the parent walk misses although they are in the live context (the
+    items' branch marking and verify's pairing both read the live branch so).
+
+    Claude Code chains the streaming-split records of one API response (one per content
+    block), and each tool_result hangs off the record holding its tool_use; the next turn
+    continues from one of them only. The API needs every tool_use answered, so the
+    siblings are context: an assistant record sharing a live message.id, and a tool_result
+    (child of a live record) answering a live tool_use that nothing live answers yet.
+    A real dead branch (a rewind) answers an already answered tool_use, or hangs off a
+    dead record, so it stays dead.
+    """
+    msgs = sib.msg_uuids, sib.msg_keys
+    live_msgs = {msg for uuid, msg in zip(*msgs, strict=True) if uuid in live}
+    for uuid, msg in zip(*msgs, strict=True):
+        if uuid is not None and uuid not in live and msg in live_msgs:
+            live.add(uuid)
+    open_calls: set[str] = set()
+    for uuid, ids in zip(sib.call_uuids, sib.call_ids, strict=True):
+        if uuid in live:
+            open_calls.update(ids)
+    for uuid, ids in zip(sib.answer_uuids, sib.answer_ids, strict=True):
+        if uuid in live:
+            open_calls.difference_update(ids)
+    answers = sib.answer_uuids, sib.answer_parents, sib.answer_ids
+    for uuid, parent, ids in zip(*answers, strict=True):
+        if (
+            uuid is not None
+            and uuid not in live
+            and parent in live
+            and all(i in open_calls for i in ids)
+        ):
+            live.add(uuid)
+            open_calls.difference_update(ids)
 
 
 def walk(parents: dict[str, str | None], leaf: str | None) -> set[str]:

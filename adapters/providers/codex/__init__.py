@@ -14,6 +14,7 @@ from ...files.jsonl import Record, decode_line
 
 if TYPE_CHECKING:
     from ....core.conversation import EntryWriter
+    from ....core.verify import RecordChecks
     from ..interface import RewriteHalf, TailState
 
 PROVIDER = Provider.CODEX
@@ -103,3 +104,10 @@ def conversation_builder() -> EntryWriter:
     from .conversation import CodexConversation
 
     return CodexConversation()
+
+
+def verify_checks() -> RecordChecks:
+    """This provider's checks of its records for core.verify (see .verify)."""
+    from .verify import CHECKS
+
+    return CHECKS

@@ -1,9 +1,9 @@
 """The line half of `verify`: what each physical line says (a LineFact), and the pass over them.
 
 A line's fact is a pure function of its bytes: how it parses (a record, another JSON value,
-blank, not JSON, ambiguous, not UTF-8) and what the provider checks read from its record
-(core.verify_claude.ClaudeFact, core.verify_codex.CodexFact). The file's findings come from
-a pass over the facts in order, so a transcript that shares most lines with one already
+blank, not JSON, ambiguous, not UTF-8) and what the provider's checks read from its record
+(RecordChecks.fact: its package's verify module, adapters/providers/<name>/verify.py). The
+file's findings come from a pass over the facts in order, so a transcript that shares most lines with one already
 verified (a compacted candidate and its source) is checked by reading only its new lines;
 `LinePass.clone` lets the pass resume from the source's state.
 """
@@ -11,15 +11,14 @@ verified (a compacted candidate and its source) is checked by reading only its n
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from enum import Enum
 from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from .model import Provider
-from .verify_claude import ClaudeChecker, claude_fact
-from .verify_codex import CodexChecker, codex_fact
-from .verify_findings import FindingCode, FindingSink
+from ..model import Provider
+from .findings import FindingCode, FindingSink
 
 Record = dict[str, Any]
 
@@ -95,8 +94,27 @@ class RecordFacts(Protocol):
     def __call__(self, record: Record) -> Any: ...
 
 
-def fact_reader(provider: Provider) -> RecordFacts:
-    return claude_fact if provider is Provider.CLAUDE else codex_fact
+class Checker(Protocol):
+    """A provider's checks of one file's records, fed their facts in file order."""
+
+    def feed_fact(self, line: int, fact: Any) -> None: ...
+
+    def finish(self) -> None: ...
+
+    def clone(self, sink: FindingSink) -> Checker: ...
+
+
+class RecordChecks(NamedTuple):
+    """A provider's checks of its records, as its package hands them out
+    (ProviderPackage.verify_checks): the line checks here are everyone's, these read the
+    records."""
+
+    provider: Provider
+    fact: RecordFacts
+    """What the checks read from one record, a pure function of it (a record seen before
+    is not read again)."""
+    checker: Callable[[FindingSink], Checker]
+    """A fresh checker of one file, reporting to the sink."""
 
 
 def read_line(line: bytes, record_fact: RecordFacts) -> LineFact:
@@ -135,31 +153,15 @@ def read_value(
     return _NOT_OBJECT, value
 
 
-class Checker(Protocol):
-    def feed_fact(self, line: int, fact: Any) -> None: ...
-
-    def finish(self) -> None: ...
-
-    def clone(self, sink: FindingSink) -> Checker: ...
-
-
-def checker_for(provider: Provider, sink: FindingSink) -> Checker:
-    if provider is Provider.CLAUDE:
-        return ClaudeChecker(sink)
-    return CodexChecker(sink)
-
-
 class LinePass:
     """The checks over line facts fed in file order (lines holding no bad UTF-8). `finish`
     ends it; `clone` (before finishing) gives an independent pass in the same state."""
 
     __slots__ = ("bad", "checker", "count", "sink")
 
-    def __init__(self, provider: Provider | None, sink: FindingSink | None = None) -> None:
+    def __init__(self, checks: RecordChecks | None, sink: FindingSink | None = None) -> None:
         self.sink = sink if sink is not None else FindingSink()
-        self.checker: Checker | None = (
-            checker_for(provider, self.sink) if provider is not None else None
-        )
+        self.checker: Checker | None = checks.checker(self.sink) if checks is not None else None
         self.bad: list[int] = []
         self.count = 0
         """JSON values read (blank, invalid and ambiguous lines excluded)."""
@@ -207,9 +209,10 @@ class LinePass:
                 self.sink.add(FindingCode.INVALID_JSON, index)
 
 
-def read_facts(data: bytes, n_lines: int, provider: Provider) -> tuple[list[LineFact], list[int]]:
+def read_facts(
+    data: bytes, n_lines: int, record_fact: RecordFacts
+) -> tuple[list[LineFact], list[int]]:
     """Every line's fact, and where each line starts (plus len(data) at the end)."""
-    record_fact = fact_reader(provider)
     find = data.find
     facts: list[LineFact] = []
     starts: list[int] = []

@@ -1,4 +1,5 @@
-"""core.verify on Codex rollouts: ordinals, compacted windows, supported shapes, pairing."""
+"""Codex's verify checks (adapters.providers.codex.verify, reached through the registry):
+ordinals, compacted windows, supported shapes, pairing."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from typing import Any
 
 import pytest
 
-import gobtui.core.verify_codex as codex_module
+import gobtui.adapters.providers.codex.verify as codex_module
+from gobtui.adapters.providers.codex.verify import supported_item
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.core.model import Provider
 from gobtui.core.verify import verify
-from gobtui.core.verify_codex import supported_item
 from tests.builders.codex import call, compacted, item, output
 from tests.builders.common import as_jsonl
 from tests.core.verify_cases import check
@@ -63,7 +65,7 @@ def test_non_monotonic_ordinal() -> None:
             item(message("user", "c"), ordinal=2),
             item(message("user", "d"), ordinal=2),  # equal is fine
         ),
-        CODEX,
+        verify_checks(CODEX),
     )
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("non_monotonic_ordinal", "warning", 3)
@@ -204,7 +206,9 @@ def test_a_call_in_the_history_is_answered_by_a_later_record() -> None:
 
 
 def test_duplicate_tool_call_id() -> None:
-    report = verify(as_jsonl(item(call("c1")), item(call("c1")), item(output("c1"))), CODEX)
+    report = verify(
+        as_jsonl(item(call("c1")), item(call("c1")), item(output("c1"))), verify_checks(CODEX)
+    )
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_tool_call_id", "error", 1)
     ]
@@ -219,7 +223,9 @@ def test_a_repeated_call_needs_an_output_of_its_own() -> None:
 
 
 def test_duplicate_tool_result() -> None:
-    report = verify(as_jsonl(item(call("c1")), item(output("c1")), item(output("c1"))), CODEX)
+    report = verify(
+        as_jsonl(item(call("c1")), item(output("c1")), item(output("c1"))), verify_checks(CODEX)
+    )
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_tool_result", "warning", 2)
     ]
@@ -239,7 +245,10 @@ def test_call_identity_aliases() -> None:
 
 def test_transcript_limit_of_a_replacement_history(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(codex_module, "VERIFY_MAX_CONTEXT_ITEMS", 2)
-    report = verify(as_jsonl(item(call("old")), compacted(call("a"), call("b"), call("c"))), CODEX)
+    report = verify(
+        as_jsonl(item(call("old")), compacted(call("a"), call("b"), call("c"))),
+        verify_checks(CODEX),
+    )
     # The oversized window is not read; the one before it is superseded all the same.
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("transcript_limit", "error", 1)
@@ -255,7 +264,7 @@ def test_transcript_limit_of_the_effective_context(monkeypatch: pytest.MonkeyPat
         item(call("c"), ordinal=2),
         item(call("d"), ordinal=1),  # past the limit: not checked any more
     )
-    report = verify(data, CODEX)
+    report = verify(data, verify_checks(CODEX))
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("transcript_limit", "error", 2)
     ]

@@ -1,7 +1,8 @@
-"""Claude Code checks of `verify`: uuid linkage, the chain head, tool pairing on the live branch.
+"""Claude Code's checks of `verify` (core.verify): uuid linkage, the chain head, tool pairing
+on the live branch.
 
-The live branch follows the rules of the transcript parser (adapters/providers/claude/state.py and
-adapters/providers/claude/items.py), reimplemented here because core does not import adapters:
+The live branch is the transcript parser's (.state and .items; the walk and the sibling
+rescue are .items'):
 
 - the leaf is the leafUuid of the last `last-prompt` record when it names a known record and
   no user/assistant/attachment record with a uuid follows it, else the newest such record;
@@ -15,28 +16,16 @@ adapters/providers/claude/items.py), reimplemented here because core does not im
 
 from __future__ import annotations
 
-import re
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, NamedTuple
 
-from .verify_findings import FindingCode, FindingSink, RawFinding
+from ....core.model import Provider
+from ....core.verify.findings import FindingCode, FindingSink, RawFinding
+from ....core.verify.ids import valid_id
+from ....core.verify.lines import RecordChecks
+from ...files.jsonl import Record
+from .items import Siblings, rescue_siblings, walk
 
-Record = dict[str, Any]
-
-ID_MAX_BYTES = 256
 LEAF_TYPES = frozenset({"user", "assistant", "attachment"})
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-"""Unicode Cc, what the reference's char::is_control refuses in an id."""
-
-
-def valid_id(value: Any) -> TypeGuard[str]:
-    """A nonempty string of at most ID_MAX_BYTES UTF-8 bytes without control characters."""
-    if type(value) is not str or not value or len(value) > ID_MAX_BYTES:
-        return False
-    if value.isascii():  # the common case: printable ASCII is exactly "no control character"
-        return value.isprintable()
-    if len(value.encode("utf-8", "surrogatepass")) > ID_MAX_BYTES:
-        return False
-    return _CONTROL.search(value) is None
 
 
 class ClaudeFact(NamedTuple):
@@ -116,7 +105,7 @@ def claude_fact(record: Record) -> ClaudeFact:
 class _Branch:
     """What the live-branch walk needs, gathered in file order (see the module docstring)."""
 
-    __slots__ = ("answers", "calls", "msg_ids", "newest_leaf", "parents", "prompt_leaf", "subagent")
+    __slots__ = ("newest_leaf", "parents", "prompt_leaf", "siblings", "subagent")
 
     def __init__(self) -> None:
         self.parents: dict[str, str | None] = {}
@@ -124,9 +113,7 @@ class _Branch:
         """Decided by the first (non-progress) record that carries isSidechain."""
         self.prompt_leaf: str | None = None
         self.newest_leaf: str | None = None
-        self.msg_ids: list[tuple[str | None, str]] = []
-        self.calls: list[tuple[str | None, tuple[str, ...]]] = []
-        self.answers: list[tuple[str | None, str | None, tuple[str, ...]]] = []
+        self.siblings = Siblings()
 
     def clone(self) -> _Branch:
         twin = _Branch()
@@ -134,9 +121,7 @@ class _Branch:
         twin.subagent = self.subagent
         twin.prompt_leaf = self.prompt_leaf
         twin.newest_leaf = self.newest_leaf
-        twin.msg_ids = list(self.msg_ids)
-        twin.calls = list(self.calls)
-        twin.answers = list(self.answers)
+        twin.siblings = self.siblings.copy()
         return twin
 
     def feed(self, fact: ClaudeFact) -> None:
@@ -155,38 +140,14 @@ class _Branch:
             self.newest_leaf = uuid
             self.prompt_leaf = None
 
-    def live_uuids(self) -> set[str]:
-        parents = self.parents
-        leaf = self.prompt_leaf if self.prompt_leaf in parents else self.newest_leaf
-        live: set[str] = set()
-        node = leaf
-        while node is not None and node not in live and node in parents:
-            live.add(node)
-            node = parents[node]
-        self._rescue_siblings(live)
-        return live
+    def leaf(self) -> str | None:
+        """Where the live walk starts."""
+        return self.prompt_leaf if self.prompt_leaf in self.parents else self.newest_leaf
 
-    def _rescue_siblings(self, live: set[str]) -> None:
-        msg_ids = self.msg_ids
-        live_msgs = {msg for uuid, msg in msg_ids if uuid in live}
-        if live_msgs:
-            live.update([uuid for uuid, msg in msg_ids if msg in live_msgs and uuid is not None])
-        open_calls: set[str] = set()
-        for uuid, ids in self.calls:
-            if uuid in live:
-                open_calls.update(ids)
-        for uuid, _parent, ids in self.answers:
-            if uuid in live:
-                open_calls.difference_update(ids)
-        for uuid, parent, ids in self.answers:
-            if (
-                parent in live
-                and uuid is not None
-                and uuid not in live
-                and open_calls.issuperset(ids)
-            ):
-                live.add(uuid)
-                open_calls.difference_update(ids)
+    def live_uuids(self) -> set[str]:
+        live = walk(self.parents, self.leaf())
+        rescue_siblings(live, self.siblings)
+        return live
 
 
 def _block_ids(content: Any, block_type: str, key: str) -> tuple[str, ...]:
@@ -298,17 +259,21 @@ class ClaudeChecker:
     def _tools(self, line: int, fact: ClaudeFact) -> None:
         """The tool ids of an assistant or user record: for the sibling rescue, and for
         pairing when the record has the supported envelope (message.role == type)."""
-        branch = self._branch
+        sib = self._branch.siblings
         uuid, ids = fact.uuid, fact.ids
         if fact.kind == "assistant":
             if fact.msg_id is not None:
-                branch.msg_ids.append((uuid, fact.msg_id))
+                sib.msg_uuids.append(uuid)
+                sib.msg_keys.append(fact.msg_id)
             if ids:
-                branch.calls.append((uuid, ids))
+                sib.call_uuids.append(uuid)
+                sib.call_ids.append(ids)
             refs = self._uses
         else:
             if ids:
-                branch.answers.append((uuid, fact.parent, ids))
+                sib.answer_uuids.append(uuid)
+                sib.answer_parents.append(fact.parent)
+                sib.answer_ids.append(ids)
             refs = self._results
         if ids and fact.role_ok:
             sidechain = fact.sidechain
@@ -322,10 +287,6 @@ class ClaudeChecker:
             found = self._origin_pairing()
             for line, code, detail in self._pairing() if found is None else found:
                 self._add(code, line, *detail)
-
-    def _walk_start(self) -> str | None:
-        branch = self._branch
-        return branch.prompt_leaf if branch.prompt_leaf in branch.parents else branch.newest_leaf
 
     def _pairing(self) -> list[RawFinding]:
         """The pairing findings of the live branch."""
@@ -351,8 +312,8 @@ class ClaudeChecker:
         if self._pairing_memo is None:
             branch = self._branch
             pointed = {parent for parent in branch.parents.values() if parent is not None}
-            pointed.update(parent for _, parent, _ in branch.answers if parent is not None)
-            self._pairing_memo = (self._walk_start(), frozenset(pointed), self._pairing())
+            pointed.update(p for p in branch.siblings.answer_parents if p is not None)
+            self._pairing_memo = (self._branch.leaf(), frozenset(pointed), self._pairing())
         return self._pairing_memo
 
     def _origin_pairing(self) -> list[RawFinding] | None:
@@ -362,12 +323,13 @@ class ClaudeChecker:
         if origin is None:
             return None
         branch, was = self._branch, origin._branch
+        sib, was_sib = branch.siblings, was.siblings
         if (
             len(self._uses) != len(origin._uses)
             or len(self._results) != len(origin._results)
-            or len(branch.msg_ids) != len(was.msg_ids)
-            or len(branch.calls) != len(was.calls)
-            or len(branch.answers) != len(was.answers)
+            or len(sib.msg_uuids) != len(was_sib.msg_uuids)
+            or len(sib.call_uuids) != len(was_sib.call_uuids)
+            or len(sib.answer_uuids) != len(was_sib.answer_uuids)
             or branch.subagent != was.subagent
         ):
             return None
@@ -376,7 +338,7 @@ class ClaudeChecker:
         if any(uuid in was.parents or uuid in pointed for uuid in new):
             return None
         parents = branch.parents
-        node = self._walk_start()
+        node = self._branch.leaf()
         path: set[str] = set()
         while node is not None and node in new and node not in path:
             path.add(node)
@@ -414,3 +376,7 @@ def _check_pairing(
     for tool_id, line, _uuid, _side in results:
         if first_use.get(tool_id, line) >= line:
             sink.add(FindingCode.ORPHANED_TOOL_RESULT, line)
+
+
+CHECKS = RecordChecks(Provider.CLAUDE, claude_fact, ClaudeChecker)
+"""Claude Code's checks, as the package hands them out (ProviderPackage.verify_checks)."""

@@ -1,4 +1,5 @@
-"""core.verify on Claude Code transcripts: linkage, the chain head, pairing on the live branch."""
+"""Claude Code's verify checks (adapters.providers.claude.verify, reached through the registry):
+linkage, the chain head, pairing on the live branch."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ from typing import Any
 
 import pytest
 
+from gobtui.adapters.providers.registry import verify_checks
 from gobtui.core.model import Provider
 from gobtui.core.verify import verify
-from gobtui.core.verify_claude import valid_id
+from gobtui.core.verify.ids import valid_id
 from tests.builders.claude import assistant, tool_result, tool_use, user
 from tests.builders.common import as_jsonl
 from tests.core.verify_cases import check
@@ -86,7 +88,9 @@ def test_a_sidechain_may_parent_onto_any_earlier_record() -> None:
 
 
 def test_duplicate_uuid() -> None:
-    report = verify(as_jsonl(user("u", None), user("v", "u"), user("u", "v")), CLAUDE)
+    report = verify(
+        as_jsonl(user("u", None), user("v", "u"), user("u", "v")), verify_checks(CLAUDE)
+    )
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_uuid", "error", 2)
     ]
@@ -156,7 +160,7 @@ def test_duplicate_tool_call_id() -> None:
             assistant("b", "r1", tool_use("t1")),
             user("r2", "b", tool_result("t1")),
         ),
-        CLAUDE,
+        verify_checks(CLAUDE),
     )
     assert [(f.code, f.severity, f.line_index) for f in report.findings] == [
         ("duplicate_tool_call_id", "error", 3)

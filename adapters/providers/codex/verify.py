@@ -1,9 +1,10 @@
-"""Codex checks of `verify`: ordinals, compacted records, the supported shapes, tool pairing.
+"""Codex's checks of `verify` (core.verify): ordinals, compacted records, the supported shapes,
+tool pairing.
 
 The effective context is what Codex rebuilds on resume: the replacement_history of the newest
 `compacted` record, then every later response_item payload. Pairing runs over it in order,
 positions inside one replacement_history included, so an output before its call, or in a
-superseded window, answers nothing.
+superseded window, answers nothing. What a call and an output are is the parser's (.items).
 
 The supported set of response item shapes is the reference's, frozen: a message of a known
 role whose content is a string, an empty list or a list of plain text blocks; a call with an
@@ -17,14 +18,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .limits import VERIFY_MAX_CONTEXT_ITEMS
-from .verify_claude import valid_id
-from .verify_findings import FindingCode, FindingSink, LimitKind, item_type
+from ....core.limits import VERIFY_MAX_CONTEXT_ITEMS
+from ....core.model import Provider
+from ....core.verify.findings import FindingCode, FindingSink, LimitKind, item_type
+from ....core.verify.ids import valid_id
+from ....core.verify.lines import RecordChecks
+from ...files.jsonl import Record
+from .items import CALL_TYPES, OUTPUT_TYPES
 
-Record = dict[str, Any]
-
-CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
-OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
 MESSAGE_ROLES = frozenset({"user", "assistant", "system", "developer"})
 TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
 TEXT_BLOCK_KEYS = frozenset({"type", "text"})
@@ -258,3 +259,7 @@ def _check_effective(effective: list[Entry], sink: FindingSink) -> None:
     for tool_id, (_position, line) in calls.items():
         if tool_id not in answered:
             add(FindingCode.UNPAIRED_TOOL_CALL, line)
+
+
+CHECKS = RecordChecks(Provider.CODEX, codex_fact, CodexChecker)
+"""Codex's checks, as the package hands them out (ProviderPackage.verify_checks)."""
