@@ -24,6 +24,7 @@ from ..files.jsonl import Loads, Record
 if TYPE_CHECKING:  # annotations only: a summary reader never loads core.conversation
     from ...core.conversation import EntryWriter
     from ...core.verify import RecordChecks
+    from .record_text import RecordText
 
 JsonObject = dict[str, object]
 """A JSON object as a cache stores it (what TailState.to_json writes and from_json reads)."""
@@ -220,6 +221,12 @@ class ProviderPackage(Protocol):
         """This provider's checks of its records, for core.verify (verify, SourceChecks):
         what each record says to them (a pure function of it) and a fresh checker of one
         file's records in order. The same value every call; raises nothing."""
+        ...
+
+    def record_text(self) -> RecordText:
+        """How this provider's records read in the vault views: which fields are text, what
+        heads them, which fields every record repeats, where a tool's input is. The same
+        value every call; raises nothing."""
         ...
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ...core.conversation import Entry, Record
@@ -11,6 +12,7 @@ from ...core.model import Provider, Transcript, TranscriptItem
 from . import claude, codex
 from .interface import TailState
 from .reader import cursor_of_fd
+from .record_text import RecordText, merged
 
 if TYPE_CHECKING:  # the package contract, for annotations (it names the rewriting stack)
     from ...core.verify import RecordChecks
@@ -55,6 +57,19 @@ def session_id_of(provider: Provider, fd: int, path: str) -> str:
 def verify_checks(provider: Provider) -> RecordChecks:
     """The provider's checks of its records, for core.verify: verify(data, verify_checks(p))."""
     return provider_of(provider).verify_checks()
+
+
+def record_text(provider: Provider | None) -> RecordText:
+    """How `provider`'s records read in the vault views; a record no provider claims
+    (`None`) is read by every provider's rules."""
+    if provider is not None:
+        return provider_of(provider).record_text()
+    return _any_reading()
+
+
+@cache
+def _any_reading() -> RecordText:
+    return merged([package.record_text() for package in _PACKAGES.values()])
 
 
 def parse_transcript(provider: Provider, path: str) -> Transcript:

@@ -6,6 +6,10 @@ that says who wrote them, their newlines kept as lines; then every other field o
 its own (`path: value`). Every value of the record is shown exactly once, so a search's
 hit count for the record is what the page marks. Nothing here is sanitized: the viewer and
 the record list pass every piece through core.sanitize when they draw it.
+
+The walk is the same for every provider; which fields are text, what heads them and where a
+tool's input is are the record's provider's (registry.record_text, the provider found from
+the record itself: registry.sniff_record).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import orjson
 from rich.style import Style
 from rich.text import Text
 
+from gobtui.adapters.providers.record_text import RecordText
+from gobtui.adapters.providers.registry import record_text, sniff_record
 from gobtui.core.sanitize import one_line, terminal_safe
 
 FIELD_MAX_CHARS = 120
@@ -33,81 +39,6 @@ PREVIEW_FIELDS = 3
 READ_PAGE_CHARS = 16_000
 """The viewer shows a record's read form this many characters at a time."""
 
-TEXT_KEYS = frozenset(
-    [
-        "text",
-        "thinking",
-        "content",
-        "message",
-        "output",
-        "aggregated_output",
-        "last_agent_message",
-        "lastPrompt",
-        "arguments",
-        "input",
-        "prompt",
-        "summary",
-        "fullOutput",
-    ]
-)
-"""Keys whose string values are text to read, however short (a prompt of one word)."""
-SHORT_FIELD_KEYS = frozenset({"summary"})
-"""Of those, keys that are a setting when short (Codex turn_context summary: "auto")."""
-LABELS = {
-    "thinking": "thinking",
-    "redacted_thinking": "thinking",
-    "tool_result": "tool result",
-    "function_call_output": "tool output",
-    "custom_tool_call_output": "tool output",
-    "user_message": "user",
-    "agent_message": "agent",
-    "agent_reasoning": "reasoning",
-    "reasoning": "reasoning",
-    "summary_text": "reasoning summary",
-    "exec_command_end": "command output",
-    "task_complete": "last agent message",
-    "compacted": "compaction summary",
-    "session_meta": "instructions",
-    "last-prompt": "last prompt",
-    "system": "system",
-    "bash_progress": "command progress",
-    "agent_progress": "subagent",
-    "hook_progress": "hook",
-}
-"""Headings by the `type` of the object holding the text (or of the record)."""
-ROLE_TYPES = frozenset({"text", "input_text", "output_text", "message"})
-"""Text of these types is headed by its message's role."""
-QUIET_KEYS = frozenset(
-    [
-        "uuid",
-        "parentUuid",
-        "logicalParentUuid",
-        "sessionId",
-        "session_id",
-        "messageId",
-        "leafUuid",
-        "id",
-        "call_id",
-        "turn_id",
-        "tool_use_id",
-        "toolUseID",
-        "parentToolUseID",
-        "requestId",
-        "timestamp",
-        "type",
-        "subtype",
-        "signature",
-        "encrypted_content",
-        "version",
-        "userType",
-        "isSidechain",
-        "cwd",
-        "gitBranch",
-        "slug",
-    ]
-)
-"""Fields a preview skips: ids, times and session facts every record of a session repeats."""
-
 
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -121,9 +52,21 @@ class Entry:
 
 @dataclass(slots=True)
 class _Context:
+    rules: RecordText
+    """How the record's provider reads its records."""
+    top: str | None = None
+    """The record's `type`."""
     role: str | None = None
     label: str | None = None
     """A heading set by an enclosing object (a tool_result's inner text blocks)."""
+
+
+def _context(value: Any) -> _Context:
+    """The walk's start over a parsed record."""
+    if not isinstance(value, dict):
+        return _Context(record_text(None))
+    kind = value.get("type")
+    return _Context(record_text(sniff_record(value)), kind if isinstance(kind, str) else None)
 
 
 def entries(line: bytes) -> list[Entry]:
@@ -134,7 +77,7 @@ def entries(line: bytes) -> list[Entry]:
         return [Entry("text", "not JSON", line.decode("utf-8", "replace"))]
     texts: list[Entry] = []
     fields: list[Entry] = []
-    for entry in _walk(value, "", 0, _Context(), _record_type(value)):
+    for entry in _walk(value, "", 0, _context(value)):
         (texts if entry.kind == "text" else fields).append(entry)
     return texts + fields
 
@@ -153,12 +96,14 @@ def preview_of(value: Any) -> str:
     """`heading: the start of the first text` of a parsed record, else a few of the fields
     that tell records apart. Safe to show (one_line), at most PREVIEW_MAX_CHARS."""
     shown: list[str] = []
-    for entry in _walk(value, "", 0, _Context(), _record_type(value)):
+    ctx = _context(value)
+    quiet = ctx.rules.quiet_keys
+    for entry in _walk(value, "", 0, ctx):
         if entry.kind == "text":
             head = one_line(entry.label)
             return _squeeze(f"{head}: {one_line(entry.value[: PREVIEW_MAX_CHARS * 2])}")
         key = entry.label.rsplit(".", 1)[-1].split("[", 1)[0]
-        if key not in QUIET_KEYS and len(shown) < PREVIEW_FIELDS:
+        if key not in quiet and len(shown) < PREVIEW_FIELDS:
             shown.append(f"{key}={entry.value[:PREVIEW_MAX_CHARS]}")
     return _squeeze(one_line(" ".join(shown)))
 
@@ -166,13 +111,6 @@ def preview_of(value: Any) -> str:
 def _squeeze(text: str) -> str:
     """Runs of spaces as one (indented code, aligned output) and the length bounded."""
     return " ".join(text.split())[:PREVIEW_MAX_CHARS]
-
-
-def _record_type(value: Any) -> str | None:
-    if not isinstance(value, dict):
-        return None
-    kind = value.get("type")
-    return kind if isinstance(kind, str) else None
 
 
 def _child(path: str, key: str | int) -> str:
@@ -190,36 +128,37 @@ def _scalar(value: Any) -> str:
         return repr(value)
 
 
-def _heading(node: dict[str, Any], key: str, ctx: _Context, top: str | None, path: str) -> str:
+def _heading(node: dict[str, Any], key: str, ctx: _Context, path: str) -> str:
     kind = node.get("type")
     kind = kind if isinstance(kind, str) else None
     if ctx.label is not None:
         return ctx.label
-    if kind in ROLE_TYPES and ctx.role:
+    rules = ctx.rules
+    if kind in rules.role_types and ctx.role:
         return ctx.role
     if key == "content" and ctx.role and node.get("role") == ctx.role:
         return ctx.role  # a message whose content is one string
-    return LABELS.get(kind or "") or LABELS.get(top or "") or ctx.role or path
+    return rules.labels.get(kind or "") or rules.labels.get(ctx.top or "") or ctx.role or path
 
 
-def _is_text(key: str | int, value: str) -> bool:
+def _is_text(key: str | int, value: str, rules: RecordText) -> bool:
     if "\n" in value or len(value) > FIELD_MAX_CHARS:
         return True
-    if key in SHORT_FIELD_KEYS:
+    if key in rules.short_field_keys:
         return len(value.split()) > 2
-    return key in TEXT_KEYS
+    return key in rules.text_keys
 
 
-def _walk(value: Any, path: str, depth: int, ctx: _Context, top: str | None) -> Iterator[Entry]:
+def _walk(value: Any, path: str, depth: int, ctx: _Context) -> Iterator[Entry]:
     """Depth first, keys in their order; texts and fields as they come."""
     if depth > WALK_MAX_DEPTH and isinstance(value, dict | list):
-        yield from _leaf(path, "", _scalar(value), ctx, top, {})
+        yield from _leaf(path, "", _scalar(value), ctx, {})
         return
     if isinstance(value, list):
         if not value:
             yield Entry("field", _label(path), "[]")
         for index, item in enumerate(value):
-            yield from _walk(item, _child(path, index), depth + 1, ctx, top)
+            yield from _walk(item, _child(path, index), depth + 1, ctx)
         return
     if not isinstance(value, dict):
         yield Entry("field", _label(path) or "value", _scalar(value))
@@ -227,67 +166,56 @@ def _walk(value: Any, path: str, depth: int, ctx: _Context, top: str | None) -> 
     if not value:
         yield Entry("field", _label(path), "{}")
         return
+    rules = ctx.rules
     role = value.get("role")
-    inner = _Context(role if isinstance(role, str) else ctx.role, ctx.label)
-    kind = value.get("type")
-    if kind == "tool_result":
-        inner.label = "tool result" + (" (error)" if value.get("is_error") is True else "")
+    label = rules.enclosing_label(value)
+    inner = _Context(
+        rules, ctx.top, role if isinstance(role, str) else ctx.role, label or ctx.label
+    )
     for key, item in value.items():
         here = _child(path, str(key))
-        tool = _tool_text(value, str(key), item)
-        if tool is None and key == "output" and isinstance(item, str):
-            tool = _json_output(value, item, inner, top, here)
-        if tool is not None:
-            yield Entry("text", tool[0], tool[1])
+        text = _tool_text(value, str(key), item, rules)
+        if text is None:
+            text = _json_text(value, str(key), item, inner, here)
+        if text is not None:
+            yield Entry("text", text[0], text[1])
         elif isinstance(item, dict | list):
-            yield from _walk(item, here, depth + 1, inner, top)
+            yield from _walk(item, here, depth + 1, inner)
         else:
-            yield from _leaf(here, str(key), _scalar(item), inner, top, value)
+            yield from _leaf(here, str(key), _scalar(item), inner, value)
 
 
-def _leaf(
-    path: str, key: str, text: str, ctx: _Context, top: str | None, node: dict[str, Any]
-) -> Iterator[Entry]:
-    if _is_text(key, text):
-        yield Entry("text", _heading(node, key, ctx, top, _label(path)), text)
+def _leaf(path: str, key: str, text: str, ctx: _Context, node: dict[str, Any]) -> Iterator[Entry]:
+    if _is_text(key, text, ctx.rules):
+        yield Entry("text", _heading(node, key, ctx, _label(path)), text)
     else:
         yield Entry("field", _label(path), text)
 
 
-def _tool_text(node: dict[str, Any], key: str, item: Any) -> tuple[str, str] | None:
-    """A tool call's input as one text headed by the tool: Claude's tool_use input object,
-    Codex's function_call arguments (JSON in a string) or custom_tool_call input."""
-    name = node.get("name")
-    if key not in ("input", "arguments") or not isinstance(name, str):
-        return None
-    if key == "arguments" and isinstance(item, str):
-        try:
-            parsed = orjson.loads(item)
-        except orjson.JSONDecodeError:
-            return f"tool {name}", item
-        item = parsed if isinstance(parsed, dict) else item
-    if isinstance(item, str):
-        return f"tool {name}", item
-    if not isinstance(item, dict):
-        return None
-    return f"tool {name}", "\n".join(_input_line(k, v) for k, v in item.items())
-
-
-def _json_output(
-    node: dict[str, Any], item: str, ctx: _Context, top: str | None, path: str
+def _tool_text(
+    node: dict[str, Any], key: str, item: Any, rules: RecordText
 ) -> tuple[str, str] | None:
-    """A tool output that is a JSON object in a string (Codex apply_patch: {"output": ...,
-    "metadata": ...}) read as its fields, so its text shows its newlines."""
-    if not (item.startswith("{") and item.endswith("}")):
+    """A tool call's input as one text headed by the tool (where it is: the provider's)."""
+    found = rules.tool_input(node, key, item)
+    if found is None:
         return None
-    try:
-        parsed = orjson.loads(item)
-    except orjson.JSONDecodeError:
+    name, given = found
+    if isinstance(given, str):
+        return f"tool {name}", given
+    if not isinstance(given, dict):
         return None
-    if not isinstance(parsed, dict):
+    return f"tool {name}", "\n".join(_input_line(k, v) for k, v in given.items())
+
+
+def _json_text(
+    node: dict[str, Any], key: str, item: Any, ctx: _Context, path: str
+) -> tuple[str, str] | None:
+    """A text held as a JSON object in a string read as its fields, so its newlines show."""
+    parsed = ctx.rules.json_text(node, key, item)
+    if parsed is None:
         return None
     lines = "\n".join(_input_line(k, v) for k, v in parsed.items())
-    return _heading(node, "output", ctx, top, path), lines
+    return _heading(node, key, ctx, path), lines
 
 
 def _input_line(key: str, value: Any) -> str:

@@ -164,3 +164,14 @@ def test_odd_records_do_not_break_the_layout() -> None:
     assert entries(b"\xff\xfe not json")[0].label == "not JSON"
     assert [e.value for e in entries(line([1, "two", None]))] == ["1", "two", "null"]
     assert pages([]) == [[]]
+
+
+def test_each_record_reads_by_its_own_providers_rules() -> None:
+    """A short `summary` is a Claude summary record's text, but the setting of a Codex
+    turn_context: which fields are text is the record's provider's (registry.record_text)."""
+    claude = line({"type": "summary", "summary": "Bookkeeping.", "leafUuid": "u-1"})
+    assert entries(claude)[0].kind == "text" and entries(claude)[0].label == "summary"
+    assert preview(claude) == "summary: Bookkeeping."
+    codex = line({"type": "turn_context", "payload": {"summary": "auto", "cwd": "/src"}})
+    assert {e.label: e.kind for e in entries(codex)}["payload.summary"] == "field"
+    assert preview(codex) == "summary=auto"  # (cwd is quiet: every record repeats it)

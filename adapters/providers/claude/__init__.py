@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ....core.conversation import EntryWriter
     from ....core.verify import RecordChecks
     from ..interface import RewriteHalf, TailState
+    from ..record_text import RecordText
 
 PROVIDER = Provider.CLAUDE
 BOUNDARY_MARKER = b'"compact_boundary"'
@@ -102,3 +103,10 @@ def verify_checks() -> RecordChecks:
     from .verify import CHECKS
 
     return CHECKS
+
+
+def record_text() -> RecordText:
+    """How this provider's records read in the vault views (see .vault_reading)."""
+    from .vault_reading import READING
+
+    return READING
