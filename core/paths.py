@@ -1,7 +1,8 @@
 """File paths a tool call names: what the state card lists under `file:`.
 
 A path is taken from where a call names one (its arguments: a `file_path`, a `path`, a
-patch's `*** Update File:` line, a shell command's words, file names among them) and from
+file its provider's own notation names (a Codex patch's file lines), a shell command's words,
+file names among them) and from
 output lines the card keeps (an error's `src/app.py:12:`). A token is a path when it has a
 directory part and either starts like one (`/`, `~/`, `./`, `../`) or ends in a file name with
 an extension; URLs, ratios ("1/2") and words joined by a slash ("and/or") are not.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .limits import CALL_PATHS_MAX, PATH_MAX_CHARS, PATH_SCAN_CHARS
@@ -79,7 +80,6 @@ _TOKEN = re.compile(r"(?<![\w:/.~-])(?:~|\.{1,2})?/?[\w.@+-]+(?:/[\w.@+-]+)+/?")
 _ROOTED = ("/", "~/", "./", "../")
 _FILE_NAME = re.compile(r"[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}")
 _KNOWN_EXTENSION = re.compile(r"\.(?:" + "|".join(EXTENSIONS) + r")$")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _CUT = ("…", "...")
 
 
@@ -129,9 +129,12 @@ def _strings(value: Any) -> Iterable[str]:
         yield from (v for v in value if type(v) is str)
 
 
-def call_paths(arguments: Any) -> tuple[str, ...]:
-    """The paths a call's arguments name: its path keys, a patch's file lines, then the
-    words of a shell command or other text arguments (at most CALL_PATHS_MAX)."""
+def call_paths(
+    arguments: Any, noted: Callable[[str], Sequence[str]] | None = None
+) -> tuple[str, ...]:
+    """The paths a call's arguments name: its path keys, then the paths each text argument
+    names (those `noted` finds in it, in the provider's own notation, when it finds any: a
+    patch's file lines), then the file names of a shell command (at most CALL_PATHS_MAX)."""
     found: list[str] = []
 
     def add(paths: Iterable[str]) -> None:
@@ -151,8 +154,8 @@ def call_paths(arguments: Any) -> tuple[str, ...]:
     else:
         texts = list(_strings(arguments))
     for text in texts:
-        patched = _PATCH_FILE.findall(text)
-        add(patched if patched else paths_in(text[:PATH_SCAN_CHARS]))
+        named = noted(text) if noted is not None else ()
+        add(named if named else paths_in(text[:PATH_SCAN_CHARS]))
     command = shell_command(arguments)
     if command is not None:  # a shell word that is a file name is a file here: `cat README.md`
         add(

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from gobtui.adapters.planning.load import load_session, plan_session
+from gobtui.adapters.providers.codex.inputs import patched_paths
 from gobtui.adapters.providers.registry import parse_transcript, verify_checks
 from gobtui.adapters.rewrite.apply import apply_plan
 from gobtui.core.admission import protected_lines
 from gobtui.core.edits import INPUT_STUB
 from gobtui.core.model import Provider, Transcript, TranscriptItem
+from gobtui.core.paths import call_paths
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies.common import candidates
 from gobtui.core.verify import verify
@@ -169,3 +171,12 @@ def test_a_codex_fork_keeps_the_patch_file_lines_and_valid_arguments(tmp_path: P
     assert script[0] == "apply_patch <<'PATCH'" and script[-1] == "PATCH"
     assert "*** Update File: api/cart.py" in script and "+    new_3 = 2" not in script
     assert verify(fork, verify_checks(Provider.CODEX)).ok
+
+
+def test_a_patchs_file_lines_are_the_paths_of_its_call() -> None:
+    """Codex's patch notation is read in one place (codex.inputs): a file it names is a path
+    of the call even when nothing else would take it for one (no folder, no extension)."""
+    patch = "*** Begin Patch\n*** Update File: Makefile\n@@\n-a\n+b\n*** Add File: docs/x.md\n"
+    assert patched_paths(patch) == ["Makefile", "docs/x.md"]
+    assert call_paths({"input": patch}, patched_paths) == ("Makefile", "docs/x.md")
+    assert call_paths({"input": patch}) == ("docs/x.md",)  # core knows no provider's notation

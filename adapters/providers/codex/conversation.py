@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,18 +17,17 @@ from ....core.conversation import (
     first_line,
 )
 from ....core.model import TranscriptItem
-from .inputs import PATCH_BEGIN
+from .inputs import PATCH_BEGIN, patched_paths
 
 _CODEX_TEXT = frozenset({"input_text", "output_text", "text"})
 _CODEX_REASONING = frozenset({"summary_text", "reasoning_text", "text"})
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 
 
 def _patch_files(text: str) -> str:
     """The files an apply_patch body names (`*** Update File: path`), or ""."""
     if not text.startswith(PATCH_BEGIN):
         return ""
-    return "; ".join(dict.fromkeys(m.group(1).strip() for m in _PATCH_FILE.finditer(text)))
+    return "; ".join(dict.fromkeys(patched_paths(text)))
 
 
 def _decoded(arguments: Any) -> Any:

@@ -106,6 +106,15 @@ def stub_patch(payload: dict[str, Any]) -> bool:
 
 
 _FILE_LINES = re.compile(r"\*\*\* (?:Add|Update|Delete) File: [^\n\\]+")
+"""A patch's file lines as written in a call's raw field (JSON-escaped arguments included:
+a backslash ends one)."""
+_PATCHED_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+"""The file a line of a patch body names."""
+
+
+def patched_paths(text: str) -> list[str]:
+    """The files a text's patch file lines name (`*** Update File: path`), in order."""
+    return [path.strip() for path in _PATCHED_FILE.findall(text)]
 
 
 def patch_files(payload: dict[str, Any]) -> list[str]:

@@ -25,7 +25,7 @@ from ....core.paths import call_paths, is_file_view
 from ....core.text import collapse, utf8_len
 from ....core.tokens import estimate_tokens
 from ...files.jsonl import serialized_len
-from .inputs import patch_applied, patch_bytes, patch_files
+from .inputs import patch_applied, patch_bytes, patch_files, patched_paths
 
 ARGS_MAX_CHARS = 80
 OUTPUT_TAIL_CHARS = 180
@@ -198,7 +198,7 @@ def note_call(
     shown = collapse("; ".join(files), ARGS_MAX_CHARS) if files else call_args(payload)
     head = f"{name}({shown})"  # at most 80 + 82 chars: no cut needed
     args = _arguments(payload)
-    paths = call_paths(args)
+    paths = call_paths(args, patched_paths)
     if cid:
         calls.named[cid] = (head, paths, is_file_view(name, args, paths))
     return cid, name, head, paths
