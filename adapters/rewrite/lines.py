@@ -342,7 +342,6 @@ def read_source(
     elidable = {item.line_index for item in transcript.items if item.elidable}
     scan = half.CardScan(transcript.path, transcript)
     checks = verify_checks(provider)
-    record_fact = checks.fact
     facts: list[LineFact] = []
     starts: list[int] = []
     payloads: dict[int, str] = {}
@@ -354,7 +353,7 @@ def read_source(
         end = find(b"\n", start)
         stop = size if end < 0 else end
         starts.append(start)
-        fact, value = read_value(data, start, stop, stop == size, record_fact)
+        fact, value = read_value(data, start, stop, stop == size, checks)
         facts.append(fact)
         # What decode_line(line.strip()) gives: orjson's value, or (for a line orjson refused
         # with its ends unstripped) a second try.

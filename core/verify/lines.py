@@ -115,17 +115,19 @@ class RecordChecks(NamedTuple):
     is not read again)."""
     checker: Callable[[FindingSink], Checker]
     """A fresh checker of one file, reporting to the sink."""
+    kind_key: str = "type"
+    """The field naming a record's kind: an object without a string there is no record."""
 
 
-def read_line(line: bytes, record_fact: RecordFacts) -> LineFact:
+def read_line(line: bytes, checks: RecordChecks) -> LineFact:
     """The fact of one physical line with its terminator (only the file's last line has none:
     an open tail)."""
     end = len(line) - 1 if line.endswith(b"\n") else len(line)
-    return read_value(line, 0, end, end == len(line), record_fact)[0]
+    return read_value(line, 0, end, end == len(line), checks)[0]
 
 
 def read_value(
-    data: bytes, start: int, end: int, open_tail: bool, record_fact: RecordFacts
+    data: bytes, start: int, end: int, open_tail: bool, checks: RecordChecks
 ) -> tuple[LineFact, Any]:
     """The fact of the line data[start:end] (its "\n" excluded, a "\r" kept) and the JSON value
     orjson read from it (None when it read none); `open_tail` when it is the file's last line
@@ -148,8 +150,9 @@ def read_value(
     if not same and _has_duplicate_key(bytes(line)):
         return _AMBIGUOUS, value
     if type(value) is dict:
-        kind = LineKind.RECORD if type(value.get("type")) is str else LineKind.UNTYPED_RECORD
-        return LineFact(kind, record_fact(value)), value
+        typed = type(value.get(checks.kind_key)) is str
+        kind = LineKind.RECORD if typed else LineKind.UNTYPED_RECORD
+        return LineFact(kind, checks.fact(value)), value
     return _NOT_OBJECT, value
 
 
@@ -209,9 +212,7 @@ class LinePass:
                 self.sink.add(FindingCode.INVALID_JSON, index)
 
 
-def read_facts(
-    data: bytes, n_lines: int, record_fact: RecordFacts
-) -> tuple[list[LineFact], list[int]]:
+def read_facts(data: bytes, n_lines: int, checks: RecordChecks) -> tuple[list[LineFact], list[int]]:
     """Every line's fact, and where each line starts (plus len(data) at the end)."""
     find = data.find
     facts: list[LineFact] = []
@@ -223,7 +224,7 @@ def read_facts(
         if end < 0:
             end = size
         starts.append(start)
-        facts.append(read_value(data, start, end, end == size, record_fact)[0])
+        facts.append(read_value(data, start, end, end == size, checks)[0])
         start = end + 1
     starts.append(min(start, size))
     return facts, starts

@@ -150,7 +150,7 @@ def verify(data: bytes, checks: RecordChecks) -> VerifyReport:
     early = _early_report(data, n_lines, checks.provider)
     if early is not None:
         return early
-    facts, starts = read_facts(data, n_lines, checks.fact)
+    facts, starts = read_facts(data, n_lines, checks)
     return report_of_facts(checks, facts, lambda index: starts[index], size)
 
 

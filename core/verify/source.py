@@ -44,7 +44,6 @@ class SourceChecks:
         self.checks = checks
         self.provider = checks.provider
         self._memo: dict[bytes, LineFact] = {}
-        self._record_fact = checks.fact
         self._base_pass: LinePass | None = None
         self._report: VerifyReport | None = None
         n_lines = count_lines(data)
@@ -57,7 +56,7 @@ class SourceChecks:
             self.starts: list[int] = []
             return
         if facts is None or starts is None:
-            facts, starts = read_facts(data, n_lines, checks.fact)
+            facts, starts = read_facts(data, n_lines, checks)
         self.facts, self.starts = facts, starts
         self._bad_utf8 = any(fact.kind is LineKind.NOT_UTF8 for fact in facts)
 
@@ -213,7 +212,7 @@ class SourceChecks:
     def _fact(self, line: bytes) -> LineFact:
         found = self._memo.get(line)
         if found is None:
-            found = self._memo[line] = read_line(line, self._record_fact)
+            found = self._memo[line] = read_line(line, self.checks)
         return found
 
 

@@ -8,11 +8,16 @@ import pytest
 from gobtui.adapters.providers.registry import provider_of, verify_checks
 from gobtui.core.model import Provider
 from gobtui.core.verify import SourceChecks, verify
-from tests.core.verify_cases import assistant, call, item, jsonl, tool_use, triples, user
+from tests.builders.claude import assistant, tool_use, user
+from tests.builders.codex import call, item
+from tests.builders.common import as_jsonl
+from tests.core.verify_cases import triples
 
-CLAUDE_ORPHAN = jsonl(user("u1", None), assistant("u2", "u1", tool_use("t1")), user("u3", "u2"))
+CLAUDE_ORPHAN = as_jsonl(user("u1", None), assistant("u2", "u1", tool_use("t1")), user("u3", "u2"))
 """A tool_use answered by nothing, a user turn after it: only Claude's pairing sees it."""
-CODEX_UNPAIRED = jsonl(item({"type": "message", "role": "user", "content": "go"}), item(call("c1")))
+CODEX_UNPAIRED = as_jsonl(
+    item({"type": "message", "role": "user", "content": "go"}), item(call("c1"))
+)
 """A function_call without an output: only Codex's effective context sees it."""
 
 
@@ -48,7 +53,9 @@ def test_codex_pairing_is_reached_through_its_package() -> None:
 )
 def test_a_candidate_is_checked_by_its_sources_provider(provider: Provider, data: bytes) -> None:
     checks = SourceChecks(data, verify_checks(provider))
-    appended = [jsonl(user("u4", "u3")) if provider is Provider.CLAUDE else jsonl(item(call("c2")))]
+    appended = [
+        as_jsonl(user("u4", "u3")) if provider is Provider.CLAUDE else as_jsonl(item(call("c2")))
+    ]
     assert checks.report() == verify(data, verify_checks(provider))
     candidate = checks.candidate_report({}, appended)
     assert candidate == verify(data + appended[0], verify_checks(provider))

@@ -18,6 +18,9 @@ from gobtui.adapters.sessions.store import SessionStore
 from gobtui.core.edits import CompactionPlan
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
+from gobtui.core.verify import verify
+from gobtui.core.verify.findings import FindingCode
+from gobtui.view_models import vault_text
 from tests.adapters import toy_provider
 
 TOY = toy_provider.PROVIDER
@@ -125,3 +128,20 @@ def test_it_is_parsed_planned_and_forked(toy: Provider, tmp_path: Path) -> None:
     assert sum(i.elidable_bytes or 0 for i in reparsed.items) < sum(
         i.elidable_bytes or 0 for i in transcript.items
     )
+
+
+def test_its_records_are_verified_and_read_by_its_own_rules(toy: Provider, tmp_path: Path) -> None:
+    path = _session(tmp_path / f"{SESSION}.jsonl", results=3)
+    data = path.read_bytes()
+    assert verify(data, registry.verify_checks(toy)).ok
+    orphan = orjson.dumps({"toy": "result", "call": "nobody", "output": "late"}) + b"\n"
+    twice = orjson.dumps({"toy": "call", "call": "c0", "name": "read", "args": {}}) + b"\n"
+    report = verify(data + orphan + twice, registry.verify_checks(toy))
+    codes = [finding.code for finding in report.findings]
+    assert FindingCode.ORPHANED_TOOL_RESULT in codes
+    assert FindingCode.DUPLICATE_TOOL_CALL_ID in codes and not report.ok
+
+    # The vault's record view reads a call's input as the toy says where it is.
+    call = orjson.dumps({"toy": "call", "call": "c9", "name": "grep", "args": {"q": "needle"}})
+    (first, *_) = vault_text.entries(call)
+    assert (first.kind, first.label, first.value) == ("text", "tool grep", "q: needle")

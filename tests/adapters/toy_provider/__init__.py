@@ -13,9 +13,11 @@ from pathlib import Path
 
 from gobtui.adapters.files.jsonl import Record
 from gobtui.adapters.providers.interface import RewriteHalf, TailState
+from gobtui.adapters.providers.record_text import RecordText
 from gobtui.core.conversation import EntryWriter
 from gobtui.core.limits import CODEX_AUTOCOMPACT_SHARE
 from gobtui.core.model import Provider, ProviderTraits, Transcript
+from gobtui.core.verify.lines import RecordChecks
 
 PROVIDER = Provider.extra(
     "toy",
@@ -84,6 +86,25 @@ def conversation_builder() -> EntryWriter:
     from tests.adapters.toy_provider.conversation import ToyConversation
 
     return ToyConversation()
+
+
+def verify_checks() -> RecordChecks:
+    from tests.adapters.toy_provider.verify import checks
+
+    return checks(PROVIDER)
+
+
+def record_text() -> RecordText:
+    """Its text is in `text` and `output`; a call's input is its `args`."""
+    return RecordText(
+        text_keys=frozenset({"text", "output", "summary"}),
+        labels={},
+        role_types=frozenset(),
+        quiet_keys=frozenset({"toy", "id", "call"}),
+        tool_input=lambda node, key, value: (
+            (str(node.get("name")), value) if node.get("toy") == "call" and key == "args" else None
+        ),
+    )
 
 
 def owns(record: Record) -> bool:
