@@ -206,6 +206,11 @@ class ProviderPackage(Protocol):
         (the registry asks each package in turn; the first to claim it wins)."""
         ...
 
+    def record_type(self, record: Record) -> tuple[str, str | None] | None:
+        """The record's kind and its sub-kind where the format has one (("response_item",
+        "message")), as the vault lists it; None when it names no kind. Raises nothing."""
+        ...
+
     def session_identity(self, record: Record) -> tuple[str, bool] | None:
         """The session id `record` names as this provider writes it, and whether that settles
         the file's identity (False: a line a later one may overrule); None when it names none.

@@ -107,6 +107,21 @@ def sniff_prefix(line: bytes) -> Provider | None:
     return best[1] if best is not None else None
 
 
+def record_type(record: object) -> str:
+    """The record's kind as the vault lists it ("response_item:message"): its provider's, or
+    for a record no package claims the most telling any gives; "unparsed" for JSON that is no
+    object, "untyped" for one naming no kind."""
+    if not isinstance(record, dict):
+        return "unparsed"
+    owner = sniff_record(record)
+    packages = [_PACKAGES[owner]] if owner is not None else _PACKAGES.values()
+    named = [said for package in packages if (said := package.record_type(record)) is not None]
+    if not named:
+        return "untyped"
+    kind, sub = next((k for k in named if k[1] is not None), named[0])
+    return f"{kind}:{sub}" if sub is not None else kind
+
+
 class IdentityScan:
     """The provider and session id a transcript's own records name (for `vault --repair`):
     the first record a package says settles it, else the first any package names."""

@@ -10,8 +10,8 @@ import orjson
 
 from ...core.fork_changes import ForkChanges, RecordFacts, fork_changes
 from ...core.model import Provider
-from ...core.vault.records import record_type
 from ..files.jsonl import decode_line
+from ..providers.registry import record_type
 from ..rewrite.apply import provider_half
 from .vault import Vault
 

@@ -53,11 +53,12 @@ from ...core.limits import (
 from ...core.model import Provider
 from ...core.vault.errors import VaultError, VaultErrorCode, check_label
 from ...core.vault.index import IndexEntry, Manifest, read_index, record_count_of, validate_entry
-from ...core.vault.records import diff_records, record_type
+from ...core.vault.records import diff_records
 from ...core.vault.reports import RestoreReport, SnapshotDiff, VaultStats
 from ..config.paths import data_dir
 from ..files.atomic import fsync_dir, write_all
 from ..files.private_fs import PrivateError, PrivateErrorCode, private_dir
+from ..providers.registry import record_type
 from . import fs
 from .reader import VaultReader, io_errors
 

@@ -1,4 +1,4 @@
-"""Pure rules over a snapshot's records: types, diff, state cards, search counts, UTF-8 pages.
+"""Pure rules over a snapshot's records: diff, state cards, search counts, UTF-8 pages.
 
 Records are physical JSONL lines (0-based, like TranscriptItem.line_index); the adapter
 streams them out of a verified snapshot and hands them here, decoded or as bytes.
@@ -13,18 +13,6 @@ from typing import Any
 from ..edits import DigestBlock
 from .errors import VaultError, VaultErrorCode
 from .reports import RecallHit, SnapshotDiff
-
-
-def record_type(record: Any) -> str:
-    """`type`, refined by Codex `payload.type` or Claude `subtype`: `response_item:message`."""
-    if not isinstance(record, dict):
-        return "unparsed"
-    kind = record.get("type")
-    if not isinstance(kind, str) or not kind:
-        return "untyped"
-    payload = record.get("payload")
-    sub = payload.get("type") if isinstance(payload, dict) else record.get("subtype")
-    return f"{kind}:{sub}" if isinstance(sub, str) and sub else kind
 
 
 def diff_records(

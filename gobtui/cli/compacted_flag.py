@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from gobtui.adapters.files.jsonl import decode_line
 from gobtui.adapters.planning.load import LoadedSession
+from gobtui.adapters.providers.codex.compacted import history_items
 from gobtui.adapters.providers.registry import verify_checks
 from gobtui.adapters.providers.rewrite_records import RewriteError
 from gobtui.adapters.rewrite.lines import Overlay
@@ -81,9 +81,6 @@ def preview(session: LoadedSession, plan: CompactionPlan) -> Preview:
 
 def _history_items(overlay: Overlay) -> int:
     """The length of the replacement history the overlay's compacted record carries."""
-    for piece in overlay.replaced.values():
-        for line in piece.splitlines():
-            record = decode_line(line)
-            if isinstance(record, dict) and record.get("type") == "compacted":
-                return len(record["payload"]["replacement_history"])
-    return 0
+    return history_items(
+        [line for piece in overlay.replaced.values() for line in piece.splitlines()]
+    )

@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from gobtui.adapters.providers.registry import record_type
 from gobtui.adapters.recall.card_index import CardIndexCheck, check_vault_card_index
 from gobtui.adapters.sessions.select import SelectError, check_selector
 from gobtui.adapters.vault.prune import prune, repair
@@ -60,7 +61,6 @@ from gobtui.core.vault.errors import (
     is_hex_prefix,
 )
 from gobtui.core.vault.index import IndexEntry
-from gobtui.core.vault.records import record_type
 from gobtui.core.vault.reports import RECOVERED_LABEL
 from gobtui.view_models import format as fmt
 from gobtui.view_models.format import human_bytes

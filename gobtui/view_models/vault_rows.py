@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import orjson
 
+from gobtui.adapters.providers.registry import record_type
 from gobtui.adapters.vault.vault import Vault
 from gobtui.core.sanitize import one_line
 from gobtui.core.vault.errors import VaultError, VaultErrorCode
 from gobtui.core.vault.index import IndexEntry
-from gobtui.core.vault.records import record_type
 from gobtui.core.vault.reports import SnapshotDiff
 from gobtui.view_models import format as fmt
 from gobtui.view_models.vault_text import preview, preview_of

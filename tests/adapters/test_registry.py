@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gobtui.adapters.providers import interface
-from gobtui.adapters.providers.registry import IdentityScan, provider_of
+from gobtui.adapters.providers.registry import IdentityScan, provider_of, record_type
 from gobtui.core.model import Provider
 
 FACES = [
@@ -58,3 +58,18 @@ def test_identity_scan_reads_the_session_the_records_name(
     for record in records:
         scan.feed(record)
     assert scan.identity == identity
+
+
+@pytest.mark.parametrize(
+    ("record", "kind"),
+    [
+        ({"type": "assistant"}, "assistant"),
+        ({"type": "system", "subtype": "compact_boundary"}, "system:compact_boundary"),
+        ({"type": "response_item", "payload": {"type": "message"}}, "response_item:message"),
+        ({"type": "compacted", "payload": {"message": ""}}, "compacted"),
+        ({"message": {}}, "untyped"),
+        ([1, 2], "unparsed"),
+    ],
+)
+def test_record_type(record: object, kind: str) -> None:
+    assert record_type(record) == kind

@@ -31,7 +31,6 @@ from gobtui.core.vault.records import (
     diff_records,
     may_match,
     rank_recall,
-    record_type,
     utf8_page,
 )
 from gobtui.core.vault.reports import RecallHit
@@ -240,21 +239,6 @@ def test_retained_by_stream_keeps_the_newest_of_each_stream(streams: list[str], 
 
 
 # --- records ---------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("record", "kind"),
-    [
-        ({"type": "assistant"}, "assistant"),
-        ({"type": "system", "subtype": "compact_boundary"}, "system:compact_boundary"),
-        ({"type": "response_item", "payload": {"type": "message"}}, "response_item:message"),
-        ({"type": "compacted", "payload": {"message": ""}}, "compacted"),
-        ({"message": {}}, "untyped"),
-        ([1, 2], "unparsed"),
-    ],
-)
-def test_record_type(record: object, kind: str) -> None:
-    assert record_type(record) == kind
 
 
 def test_diff_records_reports_hashes_and_type_counts() -> None:

@@ -59,6 +59,14 @@ def owns(record: Record) -> bool:
     return record.get("type") in _RECORD_TYPES
 
 
+def record_type(record: Record) -> tuple[str, str | None] | None:
+    """Its type and subtype (("system", "compact_boundary"))."""
+    kind, sub = record.get("type"), record.get("subtype")
+    if not isinstance(kind, str) or not kind:
+        return None
+    return kind, sub if isinstance(sub, str) and sub else None
+
+
 def session_identity(record: Record) -> tuple[str, bool] | None:
     """Its sessionId; a progress line's only until another record names one (as the parse
     reads it)."""

@@ -54,6 +54,15 @@ def owns(record: Record) -> bool:
     return "payload" in record and isinstance(record.get("type"), str)
 
 
+def record_type(record: Record) -> tuple[str, str | None] | None:
+    """Its type and its payload's (("response_item", "message"))."""
+    kind, payload = record.get("type"), record.get("payload")
+    if not isinstance(kind, str) or not kind:
+        return None
+    sub = payload.get("type") if isinstance(payload, dict) else None
+    return kind, sub if isinstance(sub, str) and sub else None
+
+
 def session_identity(record: Record) -> tuple[str, bool] | None:
     """The session_meta's payload id (the session's own)."""
     if record.get("type") != "session_meta":

@@ -195,3 +195,15 @@ def compacted_lines(
         built = built[: -len(ending)]  # the source ends without a newline: so does the fork
     replaced[last] = kept + built
     return replaced
+
+
+def history_items(lines: Sequence[bytes]) -> int:
+    """The length of the replacement history the first compacted record of `lines` carries
+    (0: none does), for what --experimental-compacted reports."""
+    for line in lines:
+        record = decode_line(line)
+        if isinstance(record, dict) and record.get("type") == "compacted":
+            payload = record.get("payload")
+            kept = payload.get("replacement_history") if type(payload) is dict else None
+            return len(kept) if isinstance(kept, list) else 0
+    return 0

@@ -111,6 +111,11 @@ def owns(record: Record) -> bool:
     return type(record.get("toy")) is str
 
 
+def record_type(record: Record) -> tuple[str, str | None] | None:
+    kind = record.get("toy")
+    return (kind, None) if isinstance(kind, str) and kind else None
+
+
 def session_identity(record: Record) -> tuple[str, bool] | None:
     sid = record.get("id")
     return (sid, True) if record.get("toy") == "session" and isinstance(sid, str) and sid else None
