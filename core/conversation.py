@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -200,40 +200,6 @@ def input_body(value: Any) -> str:
     return "\n".join(lines)
 
 
-def block_texts(blocks: Any, types: frozenset[str]) -> str:
-    """The text of a content list (text blocks of `types`; an image as [image])."""
-    if isinstance(blocks, str):
-        return blocks
-    if not isinstance(blocks, list):
-        return ""
-    texts: list[str] = []
-    for block in blocks:
-        if not isinstance(block, dict):
-            continue
-        btype = block.get("type")
-        text = block.get("text")
-        if btype in types and isinstance(text, str):
-            texts.append(text)
-        elif isinstance(btype, str) and "image" in btype:
-            texts.append("[image]")
-    return "\n".join(texts)
-
-
-_INJECTED = (
-    "<environment_context>",
-    "<user_instructions>",
-    "<permissions instructions>",
-    "<INSTRUCTIONS>",
-    "# AGENTS.md instructions",
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-    "<system-reminder>",
-)
-_EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code) (-?\d+)")
-_PREAMBLES = ("Exit code:", "Chunk ID:", "Process exited", "Command:")
-
-
 _LINE_NUMBER = re.compile(r"\s*\d+(?:→|\t)")
 
 
@@ -247,21 +213,6 @@ def said(text: str) -> str:
     return first_line(text)
 
 
-def output_part(text: str) -> str:
-    """A Codex shell output after its preamble (exit code, wall time ... `Output:`)."""
-    if text.startswith(_PREAMBLES):
-        at = text.find("\nOutput:\n", 0, 600)
-        if at >= 0:
-            return text[at + len("\nOutput:\n") :]
-    return text
-
-
-def failed_output(text: str) -> bool:
-    """A Codex output whose head reports a non-zero exit."""
-    found = _EXIT_CODE.search(text[:400])
-    return found is not None and found.group(1) != "0"
-
-
 # --- the builder -------------------------------------------------------------------------------
 
 
@@ -270,6 +221,9 @@ class EntryWriter:
     """What every provider's conversation writes entries with. A provider's own builder
     (adapters.providers.<name>.conversation) reads its records and calls these; fed each
     item with its record in file order (`add`), `entries` is the conversation."""
+
+    INJECTED: ClassVar[tuple[str, ...]] = ()
+    """How the text of context the client injects as a user message begins."""
 
     entries: list[Entry] = field(default_factory=list)
     _tools: dict[str, str] = field(default_factory=dict)
@@ -286,7 +240,7 @@ class EntryWriter:
     def _message(self, kind: EntryKind, text: str, line: int) -> None:
         if not text.strip():
             return
-        if kind is EntryKind.USER and text.lstrip().startswith(_INJECTED):
+        if kind is EntryKind.USER and self.INJECTED and text.lstrip().startswith(self.INJECTED):
             self._emit(EntryKind.CONTEXT, f"context · {first_line(text)}", text, line)
             return
         self._emit(kind, first_line(text), text, line)
@@ -306,7 +260,7 @@ class EntryWriter:
         name = self._tools.get(call_id, "tool") if isinstance(call_id, str) else "tool"
         shown = text.rstrip()
         lines = shown.lstrip("\n").count("\n") + 1 if shown else 0
-        gist = said(output_part(text))
+        gist = said(self.output_of(text))
         if lines == 0:
             what = "(no output)"
         elif lines == 1:
@@ -315,6 +269,11 @@ class EntryWriter:
             what = f"{lines:,} lines · {gist}"
         mark = "✗" if error else "⇒"
         self._emit(EntryKind.TOOL_RESULT, f"{name} {mark} {what}", text, line, error)
+
+    def output_of(self, text: str) -> str:
+        """The part of a tool's output text that is the tool's own (a preamble the client
+        adds left out)."""
+        return text
 
     def _thinking(self, line: int, text: str, label: str = "thinking") -> None:
         said = first_line(text).strip("*").strip()  # (a Codex summary opens with **a title**)

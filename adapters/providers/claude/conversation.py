@@ -4,17 +4,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ....core.conversation import (
     HEADER_MAX_CHARS,
     EntryKind,
     EntryWriter,
     Record,
-    block_texts,
     first_line,
 )
 from ....core.model import TranscriptItem
+from ..blocks import block_texts
 
 _CLAUDE_TEXT = frozenset({"text"})
 _QUIET_SYSTEM = frozenset({"turn_duration", "stop_hook_summary"})
@@ -22,6 +22,13 @@ _QUIET_SYSTEM = frozenset({"turn_duration", "stop_hook_summary"})
 
 @dataclass(slots=True)
 class ClaudeConversation(EntryWriter):
+    INJECTED: ClassVar[tuple[str, ...]] = (
+        "<local-command-stdout>",
+        "<local-command-stderr>",
+        "<local-command-caveat>",
+        "<system-reminder>",
+    )
+
     def add(self, item: TranscriptItem, record: Record) -> None:
         self._claude(item, record)
 

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -12,15 +13,31 @@ from ....core.conversation import (
     EntryKind,
     EntryWriter,
     Record,
-    block_texts,
-    failed_output,
     first_line,
 )
 from ....core.model import TranscriptItem
+from ..blocks import block_texts
 from .inputs import PATCH_BEGIN, patched_paths
 
 _CODEX_TEXT = frozenset({"input_text", "output_text", "text"})
+_EXIT_CODE = re.compile(r"(?:Exit code:|Process exited with code) (-?\d+)")
+_PREAMBLES = ("Exit code:", "Chunk ID:", "Process exited", "Command:")
 _CODEX_REASONING = frozenset({"summary_text", "reasoning_text", "text"})
+
+
+def output_part(text: str) -> str:
+    """A shell output after its preamble (exit code, wall time ... `Output:`)."""
+    if text.startswith(_PREAMBLES):
+        at = text.find("\nOutput:\n", 0, 600)
+        if at >= 0:
+            return text[at + len("\nOutput:\n") :]
+    return text
+
+
+def failed_output(text: str) -> bool:
+    """An output whose head reports a non-zero exit."""
+    found = _EXIT_CODE.search(text[:400])
+    return found is not None and found.group(1) != "0"
 
 
 def _patch_files(text: str) -> str:
@@ -42,6 +59,17 @@ def _decoded(arguments: Any) -> Any:
 
 @dataclass(slots=True)
 class CodexConversation(EntryWriter):
+    INJECTED: ClassVar[tuple[str, ...]] = (
+        "<environment_context>",
+        "<user_instructions>",
+        "<permissions instructions>",
+        "<INSTRUCTIONS>",
+        "# AGENTS.md instructions",
+    )
+
+    def output_of(self, text: str) -> str:
+        return output_part(text)
+
     def add(self, item: TranscriptItem, record: Record) -> None:
         self._codex(item, record)
 
