@@ -27,7 +27,7 @@ from gobtui.cli.common import (
 from gobtui.cli.compacted_flag import add_flag, requested
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.exits import Exit
-from gobtui.cli.vault import vault_exit
+from gobtui.cli.vault_common import vault_exit
 from gobtui.core.edits import NoPlan, NoPlanReason
 from gobtui.core.receipt import Receipt
 from gobtui.core.vault.errors import VaultError

@@ -17,7 +17,7 @@ from gobtui.cli.common import print_json
 from gobtui.cli.dispatch import CliError
 from gobtui.cli.events import span_secs
 from gobtui.cli.exits import Exit
-from gobtui.cli.vault import vault_errors
+from gobtui.cli.vault_common import vault_errors
 from gobtui.core.limits import PACK_MAX_BUDGET_TOKENS
 from gobtui.core.recall.model import (
     CURSOR_TOKEN_PREFIX,
