@@ -55,6 +55,12 @@ class ProviderTraits:
     compact_share: float
     """Its client compacts a resumed session at (window - compact_reserve) * compact_share."""
     default_slope: float
+    programs: frozenset[str] = frozenset()
+    """Its client's program names: argv[0], or the script a JavaScript runtime runs."""
+    packages: tuple[str, ...] = ()
+    """Path fragments of its client's npm package, as a runtime is given them."""
+    reference_id: str = ""
+    """Its id where the reference names providers (an external command's payload)."""
     """Its tokens per estimated token before a session's usage calibrates it (core.calibration)."""
 
 
@@ -72,6 +78,9 @@ _TRAITS = {
         compact_reserve=CLAUDE_AUTOCOMPACT_RESERVE_TOKENS,
         compact_share=1.0,
         default_slope=DEFAULT_SLOPE["claude"],
+        programs=frozenset({"claude"}),
+        packages=("claude-code",),
+        reference_id="claude_code",
     ),
     "codex": ProviderTraits(
         label="Codex",
@@ -86,6 +95,9 @@ _TRAITS = {
         compact_reserve=0,
         compact_share=CODEX_AUTOCOMPACT_SHARE,
         default_slope=DEFAULT_SLOPE["codex"],
+        programs=frozenset({"codex"}),
+        packages=("@openai/codex",),
+        reference_id="codex",
     ),
 }
 _EXTRA: dict[str, Provider] = {}

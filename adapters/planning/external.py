@@ -35,7 +35,7 @@ from ...core.limits import (
     EXTERNAL_MAX_TIMEOUT_SECS,
     EXTERNAL_STDERR_EXCERPT_CHARS,
 )
-from ...core.model import Provider, Transcript
+from ...core.model import Transcript
 from ...core.policy import PolicyConfig
 from ...core.report import lifetime_of
 from ...core.strategies.common import NO_CONTEXT, prefix_safe
@@ -76,10 +76,6 @@ class Launch:
     max_stdout_bytes: int = EXTERNAL_MAX_STDOUT_BYTES
     source: str = "external command"
     """What proposed the edits, in the plan's rationale and in messages."""
-
-
-_PROVIDER_IDS = {Provider.CLAUDE: "claude_code", Provider.CODEX: "codex"}
-"""Provider ids as the reference's payload names them."""
 
 
 class ExternalError(Exception):
@@ -129,7 +125,7 @@ def transcript_input(
         "strategy": strategy_id,
         "session_id": transcript.session_id,
         "provider": transcript.provider.value,
-        "provider_id": _PROVIDER_IDS.get(transcript.provider, transcript.provider.value),
+        "provider_id": transcript.provider.traits.reference_id or transcript.provider.value,
         "source_sha256": source_sha256,
         "items": [
             {

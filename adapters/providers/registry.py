@@ -39,6 +39,11 @@ def unregister(provider: Provider) -> None:
     _PACKAGES.pop(provider, None)
 
 
+def providers() -> list[Provider]:
+    """The providers that have a package, in the order they are asked."""
+    return list(_PACKAGES)
+
+
 def provider_of(provider: Provider) -> ProviderPackage:
     return _PACKAGES[provider]
 

@@ -16,19 +16,10 @@ from pathlib import Path
 import psutil
 
 from ...core.model import Provider
+from ..providers.registry import providers
 
 ANCESTORS_MAX = 128
 """An ancestor walk stops after this many steps (a pid loop in a damaged /proc copy)."""
-CLIENT_PROGRAMS: dict[Provider, frozenset[str]] = {
-    Provider.CLAUDE: frozenset({"claude"}),
-    Provider.CODEX: frozenset({"codex"}),
-}
-"""Program basenames (argv[0], or a runtime's script) of each provider's client."""
-CLIENT_PACKAGES: dict[Provider, tuple[str, ...]] = {
-    Provider.CLAUDE: ("claude-code",),
-    Provider.CODEX: ("@openai/codex",),
-}
-"""Path fragments of each client's npm package, as a JavaScript runtime is given them."""
 SCRIPT_RUNTIMES = frozenset({"node", "nodejs", "bun"})
 
 
@@ -61,16 +52,17 @@ def client_of(argv: list[str]) -> Provider | None:
     if not argv:
         return None
     program = os.path.basename(argv[0])
-    for provider, names in CLIENT_PROGRAMS.items():
-        if program in names:
+    for provider in providers():
+        if program in provider.traits.programs:
             return provider
     if program not in SCRIPT_RUNTIMES:
         return None
     script = next((arg for arg in argv[1:] if not arg.startswith("-")), "")
-    for provider, names in CLIENT_PROGRAMS.items():
-        if os.path.basename(script) in names:
+    for provider in providers():
+        traits = provider.traits
+        if os.path.basename(script) in traits.programs:
             return provider
-        if any(package in arg for arg in argv[1:] for package in CLIENT_PACKAGES[provider]):
+        if any(package in arg for arg in argv[1:] for package in traits.packages):
             return provider
     return None
 
