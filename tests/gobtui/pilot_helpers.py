@@ -8,10 +8,12 @@ import io
 from collections.abc import Callable
 
 from rich.console import Console
+from textual.app import App
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Static
+from textual.worker import WorkerState
 
 from gobtui.app import GobtuiApp
 from gobtui.core.board import BoardRow
@@ -26,6 +28,21 @@ async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: floa
         if loop.time() > deadline:
             raise AssertionError("condition not met in time")
         await pilot.pause(0.05)
+
+
+async def workers_done(app: App[None], timeout: float = 30.0) -> None:
+    """Every worker of the app finished, those cancelled on the way included (Textual's
+    wait_for_complete raises WorkerCancelled for one, as an exclusive worker started again
+    cancels the one before: how often depends on the machine's load)."""
+
+    async def wait() -> None:
+        while pending := [w for w in app.workers if w.state in _UNFINISHED]:
+            await asyncio.gather(*(w.wait() for w in pending), return_exceptions=True)
+
+    await asyncio.wait_for(wait(), timeout)
+
+
+_UNFINISHED = frozenset({WorkerState.PENDING, WorkerState.RUNNING})
 
 
 async def select(app: GobtuiApp, project: str) -> BoardRow:

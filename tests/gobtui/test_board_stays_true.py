@@ -143,7 +143,7 @@ async def test_config_edited_while_the_board_runs_is_used_at_once(
         )
         await until(lambda: screen.rows[key].trigger_tokens == 30_000, pilot, timeout=10)
         assert screen.rows[key].over_trigger
-        assert toasts.has("config.toml: Read again")
+        await until(lambda: toasts.has("config.toml: Read again"), pilot, timeout=10)
         plan_keys = {
             k for k, v in screen.active_bindings.items() if v.binding.id == "sessions.plan"
         }

@@ -18,7 +18,7 @@ from gobtui.core.model import Provider, SessionSummary
 from gobtui.screens.conversation import ConversationScreen, read_conversation
 from gobtui.widgets.conversation_view import ConversationView
 from tests.builders.hostile import FORBIDDEN, claude_hostile
-from tests.gobtui.pilot_helpers import until
+from tests.gobtui.pilot_helpers import until, workers_done
 
 CLAUDE = "dotfiles"
 CODEX = "notebooks"
@@ -37,7 +37,7 @@ async def open_conversation(
     screen = ConversationScreen(summary)
     await app.push_screen(screen)
     await until(lambda: screen.entries is not None or screen.error is not None, pilot)
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
     return screen
 

@@ -103,16 +103,15 @@ async def test_the_fills_line_says_what_fills_the_selected_context(
 ) -> None:
     """Read whole in a worker, the selected session's context by kind: one bar and a legend
     whose figures are the composition's."""
-    import asyncio
 
     from gobtui.adapters.planning.load import load_session
-    from tests.gobtui.pilot_helpers import select
+    from tests.gobtui.pilot_helpers import select, workers_done
 
     app = demo_app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
         row = await select(app, "ledgerly")
         for _ in range(3):
-            await asyncio.wait_for(app.workers.wait_for_complete(), timeout=30)
+            await workers_done(app)
             await pilot.pause()
         screen = app.sessions_screen
         known = screen.fills[row.key]

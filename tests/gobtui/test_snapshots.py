@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from gobtui.app import GobtuiApp
+from tests.gobtui.pilot_helpers import workers_done
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 
@@ -25,7 +26,7 @@ async def loaded(pilot: Pilot[None]) -> None:
 
 async def settled(pilot: Pilot[None]) -> None:
     """The workers done (the detail pane's Fills line is read in one) and their news shown."""
-    await asyncio.wait_for(pilot.app.workers.wait_for_complete(), timeout=30)
+    await workers_done(pilot.app)
     await pilot.pause()
     await pilot.pause()
 

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 
 from gobtui.app import GobtuiApp
 from gobtui.screens.conversation import ConversationScreen
-from tests.gobtui.pilot_helpers import until
+from tests.gobtui.pilot_helpers import until, workers_done
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 CLAUDE = "dotfiles"
@@ -33,7 +33,7 @@ async def in_conversation(pilot: Pilot[None], project: str) -> ConversationScree
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 

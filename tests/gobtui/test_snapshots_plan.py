@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from gobtui.app import GobtuiApp
 from gobtui.screens.eval_screen import EvalScreen
 from gobtui.screens.plan_preview import PlanPreviewScreen
-from tests.gobtui.pilot_helpers import until
+from tests.gobtui.pilot_helpers import until, workers_done
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 OVER_TRIGGER = "ledgerly"
@@ -35,7 +35,7 @@ async def planned(pilot: Pilot[None]) -> PlanPreviewScreen:
     screen = pilot.app.screen
     assert isinstance(screen, PlanPreviewScreen)
     await until(lambda: screen.preview is not None, pilot)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
     return screen
 
@@ -118,7 +118,7 @@ def test_eval_table(
         screen = pilot.app.screen
         assert isinstance(screen, EvalScreen)
         await until(lambda: bool(screen.rows) and not screen.running, pilot)
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
 
     assert snap_compare(demo_app_factory(), terminal_size=size, run_before=run_before)

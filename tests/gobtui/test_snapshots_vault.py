@@ -24,7 +24,7 @@ from gobtui.screens.vault_recall import RecallScreen
 from gobtui.screens.vault_records import VaultRecordsScreen
 from gobtui.screens.vault_viewer import RecordViewerScreen
 from tests.gobtui.conftest import FROZEN_NOW
-from tests.gobtui.pilot_helpers import until
+from tests.gobtui.pilot_helpers import until, workers_done
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 PROJECT = "ledgerly"
@@ -51,7 +51,7 @@ def two_snapshots(demo_root: Path) -> Path:
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 
