@@ -21,6 +21,7 @@ from typing import Literal
 
 import platformdirs
 
+from ...core.model import Provider
 from ..files.private_fs import private_dir
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,13 @@ class Homes:
     codex_explicit: bool = False
     claude_source: HomeSource = "default"
     codex_source: HomeSource = "default"
+
+    def of(self, provider: Provider) -> Path | None:
+        """The home of this provider's client (None: not scanned, or a provider whose files
+        are found only by their content, under another's)."""
+        if provider is Provider.CLAUDE:
+            return self.claude
+        return self.codex if provider is Provider.CODEX else None
 
 
 def _reason(error: OSError) -> str:

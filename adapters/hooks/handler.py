@@ -45,6 +45,7 @@ from ..files.regular import open_regular
 from ..providers.registry import session_id_of
 from ..publish.events import append_event
 from ..recall.verbs import pack
+from ..sessions.discovery import provider_roots
 from ..vault.vault import Vault
 
 HOOK_LOG = "hooks.log"
@@ -87,16 +88,9 @@ def log_skip(event: str, reason: HookSkip | HookNote, root: Path | None = None) 
 def _provider_of(path: Path, homes: Homes) -> Provider | None:
     """The client whose sessions folder holds `path` (resolved), if either does."""
     real = Path(os.path.realpath(path))
-    places = [
-        (Provider.CLAUDE, homes.claude, ("projects",)),
-        (Provider.CODEX, homes.codex, ("sessions", "archived_sessions")),
-    ]
-    for provider, home, folders in places:
-        if home is None:
-            continue
-        for folder in folders:
-            if Path(os.path.realpath(home / folder)) in real.parents:
-                return provider
+    for root in provider_roots(homes):
+        if Path(os.path.realpath(root.path)) in real.parents:
+            return root.provider
     return None
 
 

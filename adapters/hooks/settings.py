@@ -65,7 +65,7 @@ class Edit:
 
 
 def settings_path(homes: Homes, provider: Provider) -> Path | None:
-    home = homes.claude if provider is Provider.CLAUDE else homes.codex
+    home = homes.of(provider)
     return None if home is None else home / SETTINGS_FILES[provider]
 
 

@@ -195,6 +195,23 @@ class ProviderPackage(Protocol):
         ...
 
     @property
+    def SESSION_DIRS(self) -> tuple[str, ...]:
+        """The folders of its client's home that hold its transcripts (discovery walks them,
+        the watcher watches them, a hook's transcript must lie below one)."""
+        ...
+
+    @property
+    def SESSION_MAX_DEPTH(self) -> int:
+        """How deep below a session folder discovery looks (the folder itself is 1)."""
+        ...
+
+    def file_layout(self, parts: tuple[str, ...]) -> tuple[bool, tuple[str, ...] | None, bool]:
+        """For a .jsonl file at <session folder>/<parts>: (whether it is a subagent's, its
+        parent transcript's parts when the layout names one, whether the client puts a
+        transcript there). Raises nothing."""
+        ...
+
+    @property
     def SNIFF_KEYS(self) -> tuple[bytes, ...]:
         """Quoted top-level keys (b'"payload"') that mark this provider's records in a first
         line too long (or too unfinished) to decode: the provider whose key comes first in

@@ -40,8 +40,10 @@ def unregister(provider: Provider) -> None:
 
 
 def providers() -> list[Provider]:
-    """The providers that have a package, in the order they are asked."""
-    return list(_PACKAGES)
+    """The providers that have a package: the product's in their order (Claude, Codex), then
+    any register() added."""
+    product = list(Provider)
+    return [p for p in product if p in _PACKAGES] + [p for p in _PACKAGES if p not in product]
 
 
 def provider_of(provider: Provider) -> ProviderPackage:

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from ...core.limits import CLAUDE_MAX_DEPTH, CODEX_MAX_DEPTH, DISCOVERY_MAX_ENTRIES, SNIFF_BYTES
+from ...core.limits import DISCOVERY_MAX_ENTRIES, SNIFF_BYTES
 from ...core.model import Provider
 from ..config.paths import Homes
 from ..files.jsonl import decode_line
 from ..files.regular import open_regular
-from ..providers.registry import sniff_prefix, sniff_record
+from ..providers.registry import provider_of, providers, sniff_prefix, sniff_record
 
 log = logging.getLogger(__name__)
 
@@ -76,15 +76,17 @@ class Root:
 
 
 def provider_roots(homes: Homes) -> list[Root]:
-    """Claude: <home>/projects; Codex: <home>/sessions and <home>/archived_sessions."""
+    """Each provider's session folders in its home (its package's SESSION_DIRS: Claude's
+    projects, Codex's sessions and archived_sessions), existing or not."""
     roots: list[Root] = []
-    if homes.claude is not None:
-        home = str(homes.claude)
-        roots.append(Root(Provider.CLAUDE, home, os.path.join(home, "projects"), CLAUDE_MAX_DEPTH))
-    if homes.codex is not None:
-        home = str(homes.codex)
-        for name in ("sessions", "archived_sessions"):
-            roots.append(Root(Provider.CODEX, home, os.path.join(home, name), CODEX_MAX_DEPTH))
+    for provider in providers():
+        home = homes.of(provider)
+        if home is None:
+            continue
+        package = provider_of(provider)
+        for name in package.SESSION_DIRS:
+            path = os.path.join(str(home), name)
+            roots.append(Root(provider, str(home), path, package.SESSION_MAX_DEPTH))
     return roots
 
 
@@ -107,21 +109,17 @@ class _Walk:
         # The fixed root may itself be a symlink (sessions on another disk): the user set
         # that up, so both the home and the root's target count as inside.
         self.bounds = (os.path.realpath(root.home), os.path.realpath(root.path))
+        self.file_layout = provider_of(root.provider).file_layout
 
     def allowed(self, real: str) -> bool:
         return any(_inside(real, base) for base in self.bounds)
 
     def layout(self, parts: tuple[str, ...]) -> tuple[bool, str | None, bool]:
-        """(is_subagent, parent_path, expected) for a file at root/parts."""
-        if self.root.provider is Provider.CODEX:
-            return False, None, True
-        if len(parts) == 2:
-            # <project>/<id>.jsonl; an old-layout agent-*.jsonl has no known parent.
-            return parts[1].startswith("agent-"), None, True
-        if len(parts) == 4 and parts[2] == "subagents":
-            parent = os.path.join(self.root.path, parts[0], parts[1] + ".jsonl")
-            return True, parent, True
-        return False, None, False
+        """(is_subagent, parent_path, expected) for a file at root/parts, as the root's
+        provider lays its files out."""
+        is_subagent, parent, expected = self.file_layout(parts)
+        where = os.path.join(self.root.path, *parent) if parent is not None else None
+        return is_subagent, where, expected
 
 
 def sniff_bytes(data: bytes, *, at_eof: bool) -> _Verdict | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ....core.limits import CLAUDE_MAX_DEPTH
 from ....core.model import Provider, Transcript
 from ...files.jsonl import Record
 
@@ -45,6 +46,20 @@ def is_boundary(record: Record) -> bool:
         and record.get("subtype") == "compact_boundary"
         and record.get("isSidechain") is not True
     )
+
+
+SESSION_DIRS = ("projects",)
+SESSION_MAX_DEPTH = CLAUDE_MAX_DEPTH
+
+
+def file_layout(parts: tuple[str, ...]) -> tuple[bool, tuple[str, ...] | None, bool]:
+    """<project>/<id>.jsonl (an old-layout agent-*.jsonl: a subagent of no known parent), or
+    <project>/<id>/subagents/<agent>.jsonl under <project>/<id>.jsonl."""
+    if len(parts) == 2:
+        return parts[1].startswith("agent-"), None, True
+    if len(parts) == 4 and parts[2] == "subagents":
+        return True, (parts[0], parts[1] + ".jsonl"), True
+    return False, None, False
 
 
 SNIFF_KEYS = (b'"sessionId"', b'"parentUuid"')

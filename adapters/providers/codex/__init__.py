@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ....core.limits import CODEX_MAX_DEPTH
 from ....core.model import Provider, Transcript
 from ...files.jsonl import Record, decode_line
 
@@ -44,6 +45,15 @@ def parse_data(path: str, data: bytes, mtime_ns: int, *, part: bool) -> Transcri
 def is_boundary(record: Record) -> bool:
     """A compaction: its replacement history and what follows are the whole context."""
     return record.get("type") == "compacted" and type(record.get("payload")) is dict
+
+
+SESSION_DIRS = ("sessions", "archived_sessions")
+SESSION_MAX_DEPTH = CODEX_MAX_DEPTH
+
+
+def file_layout(_parts: tuple[str, ...]) -> tuple[bool, tuple[str, ...] | None, bool]:
+    """Rollouts anywhere below (sessions/<yyyy>/<mm>/<dd>/, or flat when archived)."""
+    return False, None, True
 
 
 SNIFF_KEYS = (b'"payload"',)

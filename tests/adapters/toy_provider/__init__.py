@@ -37,6 +37,14 @@ PROVIDER = Provider.extra(
     ),
 )
 BOUNDARY_MARKER = b'"compact"'
+SESSION_DIRS = ("toys",)
+SESSION_MAX_DEPTH = 2
+
+
+def file_layout(_parts: tuple[str, ...]) -> tuple[bool, tuple[str, ...] | None, bool]:
+    return False, None, True
+
+
 SNIFF_KEYS = (b'"toy"',)
 CARD_KEY = "card"
 
