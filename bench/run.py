@@ -322,8 +322,8 @@ def row_parse(corpus: Corpus, env: dict[str, str], provider: str, key: str) -> R
     for _ in range(PARSE_RUNS):
         child = run_child("-c", PARSE, [provider, str(path)], env)
         _check(child, "parse_transcript")
-        seconds, items = child.stdout.split()
-        runs.append((float(seconds), int(items), child))
+        seconds_out, items_out = child.stdout.split()
+        runs.append((float(seconds_out), int(items_out), child))
     runs.sort(key=lambda run: run[0])
     seconds, items, child = runs[len(runs) // 2]
     rate = size_mb / seconds

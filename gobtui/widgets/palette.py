@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from rich.style import Style
@@ -45,12 +46,13 @@ def _style(variables: dict[str, str], name: str, fallback: str) -> Style:
         return Style(color=fallback)
 
 
-_BY_APP: WeakKeyDictionary[App[object], tuple[str, BandStyles]] = WeakKeyDictionary()
+_BY_APP: WeakKeyDictionary[App[Any], tuple[str, BandStyles]] = WeakKeyDictionary()
 """The styles of each app's current theme, worked out once a theme: the board asks for them
 every second."""
 
 
-def band_styles(app: App[object]) -> BandStyles:
+# App[Any]: App is invariant in its return type; widgets see App[object], callers GobtuiApp.
+def band_styles(app: App[Any]) -> BandStyles:
     known = _BY_APP.get(app)
     if known is not None and known[0] == app.theme:
         return known[1]

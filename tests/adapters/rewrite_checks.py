@@ -3,6 +3,7 @@ raw reads they rest on: tool links and card records, straight from the records."
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,7 @@ def check_rewritten(
     plan: CompactionPlan,
     before: Transcript,
     out_path: Path,
-    untouchable: set[int] = frozenset(),  # type: ignore[assignment]
+    untouchable: AbstractSet[int] = frozenset(),
 ) -> Transcript:
     """Every promise of apply_plan on one result; returns the result's parse.
 
@@ -126,13 +127,15 @@ def check_rewritten(
                 assert old == new, index
                 assert sum(usage.get(k) or 0 for k in _USAGE_PARTS) == max(1, target[0] - target[1])
                 restated += 1
-    appended = [decode_line(line.strip()) for line in dst[len(kept) :]]
-    assert all(isinstance(record, dict) for record in appended)
-    assert not any(record.get("parentUuid") in gone for record in appended)  # type: ignore[union-attr]
+    appended: list[Record] = []
+    for raw in dst[len(kept) :]:
+        record = decode_line(raw.strip())
+        assert isinstance(record, dict)
+        appended.append(record)
+    assert not any(record.get("parentUuid") in gone for record in appended)
     digest = plan.digest
     if provider is Provider.CODEX and target is not None and appended:
         last = appended[-1]
-        assert isinstance(last, dict)
         if last.get("type") == "event_msg":
             usage = last["payload"]["info"]["last_token_usage"]
             assert usage["input_tokens"] + usage["output_tokens"] == target[0]
@@ -143,7 +146,7 @@ def check_rewritten(
         assert not appended
     else:
         assert len(appended) == (3 if provider is Provider.CLAUDE else 1)
-        card = card_of(appended[0], provider)  # type: ignore[arg-type]
+        card = card_of(appended[0], provider)
         assert card is not None
         assert DigestBlock.parse(card) == digest
 
@@ -159,11 +162,11 @@ def check_rewritten(
     old_items = {item.line_index: item for item in before.items if item.line_index not in left_out}
     new_items = {item.line_index: item for item in after.items}
     for line, item in old_items.items():
-        new = new_items[where[line]]
-        assert new.active == item.active, line
-        assert new.tool_use_ids == item.tool_use_ids, line
+        new_item = new_items[where[line]]
+        assert new_item.active == item.active, line
+        assert new_item.tool_use_ids == item.tool_use_ids, line
         if line in elided:
-            assert new.est_tokens < item.est_tokens
+            assert new_item.est_tokens < item.est_tokens
     extra = [item for item in after.items if item.line_index >= len(kept)]
     assert len(extra) == (1 if digest is not None else 0)  # (an event_msg is no item)
     assert all(item.active for item in extra)

@@ -14,7 +14,8 @@ import orjson
 import pytest
 
 from gobtui.adapters.files.jsonl import Loads
-from gobtui.adapters.providers.reader import PARSER_VERSION, FileCursor, TailState, open_cursor
+from gobtui.adapters.providers.interface import TailState
+from gobtui.adapters.providers.reader import PARSER_VERSION, FileCursor, open_cursor
 from gobtui.adapters.sessions import cache as cache_module
 from gobtui.adapters.sessions.cache import JsonOnlyDisk, SummaryCache, encode_entry
 from gobtui.core.model import Coverage, Provider, SessionSummary
@@ -46,6 +47,10 @@ class TinyState:
         self.agent_id = self.agent_id or body.get("agentId")
         self.parent = self.parent or body.get("parent")
         self.fed_bytes += line_len
+
+    @property
+    def head_known(self) -> bool:  # (asked only of files too big to read whole)
+        return self.session_id is not None
 
     def to_json(self) -> dict[str, Any]:
         return {

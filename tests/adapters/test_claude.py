@@ -806,5 +806,7 @@ def test_lifetime_usage_counts_each_response_once(tmp_path: Path) -> None:
     assert life is not None
     assert (life.input_tokens, life.cache_creation_tokens) == (20, 200)
     assert (life.cache_read_tokens, life.output_tokens) == (3000, 16)
-    again = ClaudeState.from_json(str(path), cursor.state.to_json())
-    assert again.life == cursor.state.life
+    state = cursor.state
+    assert isinstance(state, ClaudeState)
+    again = ClaudeState.from_json(str(path), state.to_json())
+    assert again.life == state.life

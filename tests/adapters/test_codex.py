@@ -23,7 +23,7 @@ from gobtui.adapters.providers.codex.skim import OPAQUE_PAYLOADS, tail_loads
 from gobtui.adapters.providers.codex.state import CodexState, session_id_from_path
 from gobtui.adapters.providers.reader import FileCursor, advance, open_cursor
 from gobtui.core import text as text_mod
-from gobtui.core.limits import TITLE_MAX_CHARS, USAGE_HISTORY_MAX
+from gobtui.core.limits import HEAD_SCAN_BYTES, TITLE_MAX_CHARS, USAGE_HISTORY_MAX
 from gobtui.core.model import ContextState, Coverage, ItemKind, Provider
 from tests.builders.codex import record
 from tests.builders.common import write_jsonl
@@ -529,7 +529,7 @@ def test_cold_read_takes_the_model_from_a_turn_context_far_behind_the_tail(
     assert s.model == "gpt-new" == full.model
     assert s.context_tokens == 124245
     tail_records = 1 + 32 * 1024 // len(filler)
-    head_records = head[: reader.HEAD_SCAN_BYTES].count(b"\n")
+    head_records = head[:HEAD_SCAN_BYTES].count(b"\n")
     assert s.records <= head_records + 1 + tail_records  # the head, that line, the tail
 
 
@@ -624,11 +624,11 @@ def test_a_cold_read_goes_through_the_provider_s_skimming_loads(tmp_path: Path) 
         return tail_loads(line)
 
     original = CodexState.tail_loads
-    CodexState.tail_loads = staticmethod(counting)  # type: ignore[method-assign]
+    CodexState.tail_loads = staticmethod(counting)
     try:
         cursor = open_cursor(str(path), Provider.CODEX, CodexState)
     finally:
-        CodexState.tail_loads = original  # type: ignore[method-assign]
+        CodexState.tail_loads = original
     # the tail holds the newest usage, and its tool outputs went through the skimming loads
     assert cursor.coverage is Coverage.HEAD_TAIL and cursor.summary().context_tokens == 140
     assert sum(b'"function_call_output"' in line for line in decoded) >= 5
@@ -668,4 +668,5 @@ def test_lifetime_usage_is_the_client_s_newest_running_total(tmp_path: Path) -> 
     assert life is not None and (life.input_tokens, life.cache_read_tokens) == (4000, 2400)
     assert life.output_tokens == 130
     cursor = cold(path)  # and it survives the cache
-    assert type(cursor.state).from_json(str(path), cursor.state.to_json()).life == (4000, 2400, 130)
+    again = type(cursor.state).from_json(str(path), cursor.state.to_json())
+    assert isinstance(again, CodexState) and again.life == (4000, 2400, 130)

@@ -645,5 +645,5 @@ def test_key_lines_property(tables: list[tuple[str, list[tuple[str, str]]]], bla
     text = "".join(out)
     tomllib.loads(text)
     lines = key_lines(text)
-    for key, line in expected.items():
-        assert lines[key] == line
+    for path, line in expected.items():
+        assert lines[path] == line

@@ -3,6 +3,8 @@ decide on resume whether to compact from, restated to the fork's own projected c
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 from gobtui.adapters.files.jsonl import decode_line
@@ -31,7 +33,7 @@ def test_the_cache_read_takes_the_difference() -> None:
 
 
 def test_all_parts_shrink_when_the_others_alone_exceed_the_target() -> None:
-    usage = {"input_tokens": 8_000, "cache_creation_input_tokens": 4_000,
+    usage: dict[str, Any] = {"input_tokens": 8_000, "cache_creation_input_tokens": 4_000,
              "cache_read_input_tokens": 0, "output_tokens": 0,
              "cache_creation": {"ephemeral_5m_input_tokens": 1_000,
                                 "ephemeral_1h_input_tokens": 3_000}}  # fmt: skip

@@ -60,5 +60,6 @@ def test_card_lookalikes_are_not_cards() -> None:
     }  # fmt: skip
     quoted = {"type": "user", "message": {"content": "see: " + text}}
     blocks = {"type": "user", "message": {"content": [{"type": "text", "text": text}]}}
+    # "text": a line that decodes to no object at all, a record only in name
     for record in (assistant, codex_assistant, second_item, quoted, blocks, "text"):
-        assert CLAUDE.card_text(record) is None and CODEX.card_text(record) is None
+        assert CLAUDE.card_text(record) is None and CODEX.card_text(record) is None  # type: ignore[arg-type]

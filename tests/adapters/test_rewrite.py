@@ -575,7 +575,7 @@ def test_a_line_that_is_not_json_is_refused(tmp_path: Path) -> None:
 def test_claude_identity_rewrites_every_session_id_only(fixture_copy: Copy, tmp_path: Path) -> None:
     _, data, _ = load(fixture_copy, CLAUDE_FIXTURES[5], Provider.CLAUDE)
     new_id = "11111111-2222-4333-8444-555555555555"
-    out = rewrite_identity(data, Provider.CLAUDE, new_id)
+    out = bytes(rewrite_identity(data, Provider.CLAUDE, new_id))  # built in a bytearray
     rewritten = 0
     for before, after in zip(split_lines(data), split_lines(out), strict=True):
         record = decode_line(before.strip())
@@ -601,7 +601,7 @@ def test_codex_identity_rewrites_every_session_meta(tmp_path: Path) -> None:
     ]
     path = write(tmp_path, "rollout.jsonl", records)
     data = path.read_bytes()
-    out = rewrite_identity(data, Provider.CODEX, "new-id")
+    out = bytes(rewrite_identity(data, Provider.CODEX, "new-id"))
     src, dst = split_lines(data), split_lines(out)
     assert orjson.loads(dst[0])["payload"] == {"id": "new-id", "cwd": "/w"}
     assert orjson.loads(dst[2])["payload"] == {"session_id": "new-id"}

@@ -11,6 +11,8 @@ import hashlib
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -48,6 +50,7 @@ files = st.sampled_from([Provider.CLAUDE, Provider.CODEX]).flatmap(
     )
 )
 LOW = PolicyConfig(trigger_tokens=1, floor_tokens=0, min_savings_tokens=0)
+Copy = Callable[..., Path]
 BIG_FIXTURE = "claude/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 FIXTURES = [
     ("claude/marot__spotter__tool_heavy.jsonl", Provider.CLAUDE),
@@ -60,9 +63,9 @@ FIXTURES = [
 ]
 
 
-def _outcome(call: object) -> tuple[str, object]:
+def _outcome(call: Callable[[], object]) -> tuple[str, object]:
     try:
-        return ("ok", call())  # type: ignore[operator]
+        return ("ok", call())
     except RewriteError as error:
         return ("error", (error.code, str(error)))
 
@@ -100,9 +103,9 @@ def check_source(path: Path, provider: Provider, policy: PolicyConfig) -> None:
     assert session.source_checks.report() == verify(data, verify_checks(provider))
     fresh = SourceRewriter(data, provider, transcript)  # no help from the load pass
     for plan in _plans(transcript, dict(session.payloads), policy):
-        expected = _outcome(lambda plan=plan: apply_plan(data, provider, plan, transcript))
-        assert _outcome(lambda plan=plan: session.rewriter.apply(plan)) == expected
-        assert _outcome(lambda plan=plan: fresh.apply(plan)) == expected
+        expected = _outcome(partial(apply_plan, data, provider, plan, transcript))
+        assert _outcome(partial(session.rewriter.apply, plan)) == expected
+        assert _outcome(partial(fresh.apply, plan)) == expected
         if expected[0] == "ok":
             overlay = session.rewriter.overlay(plan)
             candidate = expected[1]
@@ -122,8 +125,8 @@ def test_generated_sources(file: tuple[Provider, bytes], keep: int) -> None:
 
 
 @pytest.mark.parametrize(("name", "provider"), FIXTURES)
-def test_fixtures(name: str, provider: Provider, fixture_copy: object) -> None:
-    check_source(fixture_copy(name), provider, LOW)  # type: ignore[operator]
+def test_fixtures(name: str, provider: Provider, fixture_copy: Copy) -> None:
+    check_source(fixture_copy(name), provider, LOW)
 
 
 CLAUDE_SCANNED = [
@@ -138,11 +141,11 @@ CLAUDE_SCANNED = [
 
 
 @pytest.mark.parametrize("name", CLAUDE_SCANNED)
-def test_read_source_scan_is_the_scan_of_the_lines(name: str, fixture_copy: object) -> None:
+def test_read_source_scan_is_the_scan_of_the_lines(name: str, fixture_copy: Copy) -> None:
     """read_source's scan takes the leaf from the parse: the one a scan of the lines finds."""
     from gobtui.adapters.providers.claude.rewrite import CardScan
 
-    path = fixture_copy(name)  # type: ignore[operator]
+    path = fixture_copy(name)
     session = load_session(path, Provider.CLAUDE)
     source = read_source(session.data, Provider.CLAUDE, session.transcript, EVAL_PAYLOAD_BYTES)
     scan = CardScan.of(split_lines(session.data), session.transcript.path)
@@ -162,10 +165,10 @@ def test_read_source_scan_is_the_scan_of_the_lines(name: str, fixture_copy: obje
 
 
 def test_a_session_growing_while_loaded_is_read_as_of_one_moment(
-    fixture_copy: object, monkeypatch: pytest.MonkeyPatch
+    fixture_copy: Copy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the agent appends after the size was taken waits for the next plan."""
-    path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
+    path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")
     original = path.read_bytes()
     fstat = os.fstat
     taken: list[int] = []
@@ -177,7 +180,7 @@ def test_a_session_growing_while_loaded_is_read_as_of_one_moment(
             handle.write(original.splitlines(keepends=True)[-1])
         return st
 
-    monkeypatch.setattr(planning.os, "fstat", fstat_then_append)
+    monkeypatch.setattr("gobtui.adapters.planning.load.os.fstat", fstat_then_append)
     session = load_session(path, Provider.CLAUDE)
     moment = path.read_bytes()[: taken[-1]]  # as of the size the read went by
     assert session.source_bytes == moment and len(path.read_bytes()) > len(moment)
@@ -185,9 +188,9 @@ def test_a_session_growing_while_loaded_is_read_as_of_one_moment(
 
 
 def test_a_session_shrinking_while_loaded_is_an_error(
-    fixture_copy: object, monkeypatch: pytest.MonkeyPatch
+    fixture_copy: Copy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")  # type: ignore[operator]
+    path = fixture_copy("claude/marot__spotter__tool_heavy.jsonl")
     fstat = os.fstat
 
     def fstat_then_cut(fd: int) -> os.stat_result:
@@ -195,7 +198,7 @@ def test_a_session_shrinking_while_loaded_is_an_error(
         os.truncate(path, st.st_size // 2)
         return st
 
-    monkeypatch.setattr(planning.os, "fstat", fstat_then_cut)
+    monkeypatch.setattr("gobtui.adapters.planning.load.os.fstat", fstat_then_cut)
     with pytest.raises(planning.PlanningError) as caught:
         load_session(path, Provider.CLAUDE)
     assert caught.value.code is planning.PlanningErrorCode.CHANGED
@@ -306,9 +309,9 @@ def _without_durations(rows: list[EvalRow]) -> list[EvalRow]:
 @pytest.mark.parametrize(("name", "provider"), FIXTURES)
 @pytest.mark.parametrize("keep", [0, 2])
 def test_eval_rows_equal_the_one_shot_rows(
-    name: str, provider: Provider, keep: int, fixture_copy: object
+    name: str, provider: Provider, keep: int, fixture_copy: Copy
 ) -> None:
-    path = fixture_copy(name)  # type: ignore[operator]
+    path = fixture_copy(name)
     policy = LOW.model_copy(update={"keep_recent_tool_outputs": keep})
     session = load_session(path, provider)
     rows = evaluate_session(session, policy)
@@ -363,11 +366,11 @@ def test_probe_witnesses_give_probe_recall_scores(draw: st.DataObject) -> None:
 
 
 def test_eval_reports_its_progress_in_order_and_gives_the_one_shot_rows(
-    fixture_copy: object,
+    fixture_copy: Copy,
 ) -> None:
     """Each strategy's plan, then each check, then the probes: steps only ever go up, and the
     rows are those of planning and verifying each candidate on its own."""
-    path = fixture_copy(BIG_FIXTURE)  # type: ignore[operator]
+    path = fixture_copy(BIG_FIXTURE)
     policy = LOW.model_copy(update={"keep_recent_tool_outputs": 0})
     steps: list[tuple[int, int, str]] = []
     session = load_session(path, Provider.CLAUDE)

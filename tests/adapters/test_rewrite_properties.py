@@ -108,7 +108,7 @@ def test_any_elidable_subset_elides_in_place(
 @given(files, st.sampled_from(["11111111-2222-4333-8444-555555555555", "fork-2", "X"]))
 def test_identity_changes_only_the_session_id(file: tuple[Provider, bytes], new_id: str) -> None:
     provider, data = file
-    out = rewrite_identity(data, provider, new_id)
+    out = bytes(rewrite_identity(data, provider, new_id))  # built in a bytearray
     assert out.endswith(b"\n") == data.endswith(b"\n")
     src, dst = split_lines(data), split_lines(out)
     assert len(src) == len(dst)

@@ -94,7 +94,8 @@ def test_a_fork_holds_no_thinking_after_its_first_change(
     fork.write_bytes(out)
     after = parse_transcript(Provider.CLAUDE, str(fork))
     assert after.summary is not None and transcript.summary is not None
-    assert after.summary.context_tokens < transcript.summary.context_tokens
+    before_tokens, after_tokens = transcript.summary.context_tokens, after.summary.context_tokens
+    assert before_tokens is not None and after_tokens is not None and after_tokens < before_tokens
     assert not [i for i in after.items if i.kind is ItemKind.REASONING and i.line_index >= first]
 
 

@@ -9,7 +9,9 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
+from unittest.mock import patch
 
 import orjson
 import pytest
@@ -114,8 +116,8 @@ def test_records_split_exactly_for_every_short_layout(vault: Vault) -> None:
             data = bytes(b"a\n"[(n >> bit) & 1] for bit in range(length))
             for size in (1, 2, 3, 4):
                 pieces = [data[i : i + size] for i in range(0, len(data), size)]
-                reader.chunks = lambda sha, manifest=None, p=pieces: iter(p)  # type: ignore[method-assign]
-                got = [line for _, line in reader.records("0" * 64)]
+                with patch.object(reader, "chunks", return_value=iter(pieces)):
+                    got = [line for _, line in reader.records("0" * 64)]
                 assert got == expected_records(data), (data, size)
 
 
@@ -226,7 +228,7 @@ def test_bad_input_is_refused_before_anything_is_written(vault: Vault, tmp_path:
     source = tmp_path / "s.jsonl"
     source.write_bytes(b"{}\n")
     for session, label in (("", "manual"), ("s" * 257, "manual"), ("s", "x" * 129)):
-        error = errors_of(lambda s=session, lb=label: snap(vault, source, s, label=lb))
+        error = errors_of(partial(snap, vault, source, session, label=label))
         assert error.code is VaultErrorCode.INVALID_INPUT
     missing = errors_of(lambda: snap(vault, tmp_path / "absent.jsonl"))
     assert missing.code is VaultErrorCode.NOT_FOUND
@@ -390,7 +392,7 @@ def test_find_by_prefix_unique_ambiguous_missing_invalid(vault: Vault, tmp_path:
     assert shas[0][:16] in str(ambiguous) and shas[1][:16] in str(ambiguous)
     assert errors_of(lambda: vault.find("ffff")).code is VaultErrorCode.NOT_FOUND
     for bad in ("abc", "xyz1", "../etc"):
-        assert errors_of(lambda b=bad: vault.find(b)).code is VaultErrorCode.INVALID_INPUT
+        assert errors_of(partial(vault.find, bad)).code is VaultErrorCode.INVALID_INPUT
 
 
 def test_restore_never_overwrites(stored: tuple[Vault, IndexEntry, Path], tmp_path: Path) -> None:

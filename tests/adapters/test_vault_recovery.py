@@ -141,8 +141,12 @@ def test_recall_ranks_by_hits_then_newest_and_reports_a_card_once(
 
 
 def test_recall_validates_its_input(vault: Vault) -> None:
-    for call in (lambda: recall(vault, ""), lambda: recall(vault, "x" * 1025),
-                 lambda: recall(vault, "q", limit=0)):  # fmt: skip
+    calls: tuple[Callable[[], object], ...] = (
+        lambda: recall(vault, ""),
+        lambda: recall(vault, "x" * 1025),
+        lambda: recall(vault, "q", limit=0),
+    )
+    for call in calls:
         with pytest.raises(VaultError) as caught:
             call()
         assert caught.value.code is VaultErrorCode.INVALID_INPUT
@@ -235,14 +239,15 @@ def test_search_refuses_prefixes_and_bad_bounds(
     vault: Vault, tools_snapshot: tuple[IndexEntry, Path]
 ) -> None:
     entry, _ = tools_snapshot
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: search(vault, entry.sha256[:12], "Bash"),
         lambda: search(vault, str(Path("/tmp/x")), "Bash"),
         lambda: search(vault, entry.sha256, ""),
         lambda: search(vault, entry.sha256, "é" * 513),  # 1026 bytes
         lambda: search(vault, entry.sha256, "Bash", limit=51),
         lambda: search(vault, entry.sha256, "Bash", limit=0),
-    ):
+    )
+    for call in calls:
         with pytest.raises(VaultError) as caught:
             call()
         assert caught.value.code is VaultErrorCode.INVALID_INPUT
@@ -301,7 +306,7 @@ def test_read_record_bounds_and_errors(vault: Vault, tmp_path: Path) -> None:
     source.write_bytes(b'{"a":1}\nnot utf8 \xff\xfe\n')
     entry = vault.snapshot(source, Provider.CODEX, "s", "manual", 1.0)
     assert read_record(vault, entry.sha256, 0).content == '{"a":1}'
-    cases = {
+    cases: dict[VaultErrorCode, Callable[[], object]] = {
         VaultErrorCode.NOT_FOUND: lambda: read_record(vault, entry.sha256, 2),
         VaultErrorCode.NOT_UTF8: lambda: read_record(vault, entry.sha256, 1),
     }
@@ -311,14 +316,15 @@ def test_read_record_bounds_and_errors(vault: Vault, tmp_path: Path) -> None:
         assert caught.value.code is code
     with pytest.raises(VaultError, match="has 2 records"):
         read_record(vault, entry.sha256, 5)
-    for bad in (
+    bad_calls: tuple[Callable[[], object], ...] = (
         lambda: read_record(vault, entry.sha256, 0, max_bytes=3),
         lambda: read_record(vault, entry.sha256, 0, max_bytes=16_385),
         lambda: read_record(vault, entry.sha256, -1),
         lambda: read_record(vault, entry.sha256, 0, offset=-1),
         lambda: read_record(vault, entry.sha256, 0, offset=8),
         lambda: read_record(vault, entry.sha256[:20], 0),
-    ):
+    )
+    for bad in bad_calls:
         with pytest.raises(VaultError) as caught:
             bad()
         assert caught.value.code is VaultErrorCode.INVALID_INPUT

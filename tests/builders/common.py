@@ -37,9 +37,9 @@ def iso(ts: float) -> str:
     )
 
 
-def dumps(record: Record) -> str:
+def dumps(value: Record | list[Record]) -> str:
     """Compact JSON, as both clients write it (Claude Code refuses spaced lines)."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 _REDACTED = re.compile(rb'"\[REDACTED_OUTPUT len=(\d+) sha=([0-9a-f]+)\]"')

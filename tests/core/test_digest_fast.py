@@ -9,7 +9,7 @@ long s, the Kelvin sign, final sigma) and every str.splitlines() line break.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -287,7 +287,9 @@ payloads = st.one_of(
 )
 
 
-def as_reference(found: list[tuple[salience.Salience | None, str]]) -> list[tuple[str | None, str]]:
+def as_reference(
+    found: Sequence[tuple[salience.Salience | None, str]],
+) -> list[tuple[str | None, str]]:
     return [(kind.value if kind else None, line) for kind, line in found]
 
 

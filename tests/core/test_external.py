@@ -8,6 +8,7 @@ from gobtui.core.edits import (
     CacheEditEdit,
     CompactionPlan,
     DigestBlock,
+    Edit,
     ElideEdit,
     InjectDigestEdit,
     NoPlan,
@@ -32,7 +33,7 @@ def test_projection() -> None:
     t = turns(10)
     assert project_after([ElideEdit(line_indexes=[2, 5])], t, POLICY) == 10_600 - 2 * 976
     card = DigestBlock(goal="g")
-    with_card = [ElideEdit(line_indexes=[2]), InjectDigestEdit(digest=card)]
+    with_card: list[Edit] = [ElideEdit(line_indexes=[2]), InjectDigestEdit(digest=card)]
     assert project_after(with_card, t, POLICY) == 10_600 - 976 + card.estimate_overhead()
     assert project_after([CacheEditEdit(tool_use_ids=["t0", "t1"])], t, POLICY) == (
         10_600 - 2 * 976
@@ -51,7 +52,7 @@ def test_plan_from_edits_outcomes() -> None:
     empty = plan_from_edits("external", [], t, POLICY)
     assert isinstance(empty, NoPlan) and empty.reason_code is NoPlanReason.EMPTY_EXTERNAL_EDITS
 
-    card_only = [InjectDigestEdit(digest=DigestBlock(goal="g"))]
+    card_only: list[Edit] = [InjectDigestEdit(digest=DigestBlock(goal="g"))]
     grows = plan_from_edits("external", card_only, t, POLICY)
     assert isinstance(grows, NoPlan)
     assert grows.reason_code is NoPlanReason.EXTERNAL_NONREDUCING_PLAN

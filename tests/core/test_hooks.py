@@ -24,7 +24,7 @@ from gobtui.core.model import Provider
 
 EXE = "/opt/my tools/bin/gobtui"
 CLAUDE = [p for p in HOOK_POINTS if p.provider is Provider.CLAUDE]
-USER = {
+USER: dict[str, Any] = {
     "model": "opus",
     "permissions": {"allow": ["Bash(ls:*)"]},
     "hooks": {

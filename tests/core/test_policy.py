@@ -61,7 +61,9 @@ def test_effective_trigger(pressure: str, expected: int) -> None:
 
 def test_effective_trigger_minimum_one() -> None:
     assert (
-        PolicyConfig(trigger_tokens=1, floor_tokens=0, quota_pressure="high").effective_trigger()
+        PolicyConfig(
+            trigger_tokens=1, floor_tokens=0, quota_pressure=QuotaPressure.HIGH
+        ).effective_trigger()
         == 1
     )
 
@@ -174,7 +176,7 @@ def test_policy_check() -> None:
         "cache_aware",
         None,
     )
-    high = PolicyConfig(quota_pressure="high")
+    high = PolicyConfig(quota_pressure=QuotaPressure.HIGH)
     assert (
         policy_check(Provider.CODEX, 180_000, False, high).action is PolicyAction.TRANSCRIPT_COMPACT
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 from pathlib import Path
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,7 @@ from gobtui.core.edits import (
     CacheEditEdit,
     CompactionPlan,
     DigestBlock,
+    Edit,
     ElideEdit,
     InjectDigestEdit,
 )
@@ -106,11 +108,11 @@ def two_outputs() -> Transcript:
     )
 
 
-def plan_with(*edits: object) -> CompactionPlan:
+def plan_with(*edits: Edit) -> CompactionPlan:
     return CompactionPlan(
         strategy="t",
         rationale="t",
-        edits=list(edits),  # type: ignore[arg-type]
+        edits=list(edits),
         context_tokens_before=100,
         context_tokens_after=50,
     )
@@ -249,14 +251,11 @@ def test_block_prefilter_finds_what_one_text_at_a_time_finds(texts: list[str], s
     """Prefiltering several items' texts at once skips only kinds none of them can match:
     any block size gives what blocks of one item (a prefilter per text) give."""
     t = transcript([output(line, summary=text) for line, text in enumerate(texts, start=1)])
-    saved = probes_module.PROBE_BLOCK_ITEMS
-    try:
-        probes_module.PROBE_BLOCK_ITEMS = 1
+    # patch.object, not a fixture: hypothesis runs many examples per function-scoped fixture
+    with patch.object(probes_module, "PROBE_BLOCK_ITEMS", 1):
         one_by_one = extract_probes(t)
-        probes_module.PROBE_BLOCK_ITEMS = size
+    with patch.object(probes_module, "PROBE_BLOCK_ITEMS", size):
         assert extract_probes(t) == one_by_one
-    finally:
-        probes_module.PROBE_BLOCK_ITEMS = saved
 
 
 def test_possible_kinds_rules_out_only_absent_kinds() -> None:

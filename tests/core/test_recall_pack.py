@@ -18,7 +18,10 @@ from gobtui.core.recall.model import (
     Archive,
     Arm,
     CardSeen,
+    Cursor,
     CursorStatus,
+    Delta,
+    Position,
     RecallError,
     RecallErrorCode,
     parse_cursor_token,
@@ -38,7 +41,9 @@ def sha(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def entry(session: str, ts: float, provider: Provider = Provider.CLAUDE, label: str = "published"):
+def entry(
+    session: str, ts: float, provider: Provider = Provider.CLAUDE, label: str = "published"
+) -> IndexEntry:
     return IndexEntry(
         ts=ts,
         sha256=sha("snapshot", session, ts),
@@ -169,10 +174,15 @@ def test_hostile_card_text_never_reaches_the_pack_raw() -> None:
         assert char not in found.text
 
 
-def delta_call(arch: Archive, stored=None, budget: int = 4_000, now: float = T0 + 1_000, **kw):
+def delta_call(
+    arch: Archive,
+    stored: Cursor | None = None,
+    budget: int = 4_000,
+    now: float = T0 + 1_000,
+    since: Position | None = None,
+) -> tuple[Delta, Cursor | None]:
     """A delta narrowed to the Claude session's archive (these rules hold either way)."""
-    kw.setdefault("only_session", True)
-    return delta(arch, CLAUDE_ID[:8], LOCAL_CALLER, budget, now, stored, **kw)
+    return delta(arch, CLAUDE_ID[:8], LOCAL_CALLER, budget, now, stored, since, only_session=True)
 
 
 def test_a_first_wake_of_any_session_id_establishes_its_cursor_over_the_whole_vault() -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from gobtui.core.admission import admit, protected_lines
 from gobtui.core.edits import DigestBlock, ElideEdit
 from gobtui.core.model import Transcript
-from gobtui.core.policy import PolicyConfig
+from gobtui.core.policy import PolicyConfig, QuotaPressure
 from gobtui.core.strategies import STRATEGIES, EvalContext, evaluate_with, plan_for
 from tests.builders.items import transcripts
 
@@ -27,7 +27,7 @@ def policies(draw: st.DrawFn, context: int = 60_000) -> PolicyConfig:
         keep_recent_turns=draw(st.integers(0, 4)),
         result_max_bytes=draw(st.integers(0, 6_000)),
         keep_score_threshold=draw(st.one_of(st.none(), st.floats(0.0, 1.0))),
-        quota_pressure=draw(st.sampled_from(["low", "normal", "high"])),
+        quota_pressure=draw(st.sampled_from(QuotaPressure)),
     )
 
 

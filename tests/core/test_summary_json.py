@@ -107,6 +107,7 @@ def test_a_missing_field_or_not_an_object_is_refused() -> None:
     del data["turn"]
     with pytest.raises(ValueError, match="turn"):
         summary_from_json(data)
-    for value in (None, [], "summary", 3):
+    not_summaries: tuple[object, ...] = (None, [], "summary", 3)
+    for value in not_summaries:
         with pytest.raises(ValueError):
             summary_from_json(value)

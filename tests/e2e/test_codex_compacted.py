@@ -26,12 +26,12 @@ from tests.e2e.clients import Clients
 from tests.e2e.harness import (
     GobtuiRefused,
     Home,
-    Request,
     history_blocks,
     history_bytes,
     history_tokens,
     resume_codex,
 )
+from tests.e2e.model_server import Request
 from tests.e2e.suite import CARD_MARKER, FLOOR_SHARE, POLICY, Row, recorded, session_of
 
 VARIANT = "compacted --experimental-compacted"
@@ -100,9 +100,9 @@ def test_codex_resumes_the_compacted_record_fork(
         for home, flags in ((portable_home, ()), (record_home, ("--experimental-compacted",))):
             (home.root / "gobtui.toml").write_text(POLICY)
             path = case.place(home)
-            before = hashlib.sha256(path.read_bytes()).hexdigest()
+            source_sha = hashlib.sha256(path.read_bytes()).hexdigest()
             forks.append(_apply(home, path, row.before_tokens, *flags))
-            assert hashlib.sha256(path.read_bytes()).hexdigest() == before, "source changed"
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == source_sha, "source changed"
         portable, fork = forks
         fork_path = Path(fork["path"])
         records = _compacted_records(fork_path)

@@ -48,7 +48,7 @@ def test_codex_runs_the_hooks_a_compaction_is_snapshotted(clients: Clients, tmp_
     kept = Vault(data / "vault").read_bytes(entries["pre-compact"].sha256)
     assert kept.startswith(original)
     # SessionStart(compact) fired after the compaction: its pointer reached the model
-    assert "post-compact" in entries, sorted(entries)
+    assert "post-compact" in entries, sorted(map(str, entries))
     after = [r for r in resumed.requests if POINTER in "\n".join(history_blocks(r))]
     assert after and not any(is_compaction(r) for r in after)
     sha = entries["pre-compact"].sha256

@@ -22,11 +22,11 @@ from tests.e2e.clients import Clients
 from tests.e2e.harness import (
     GobtuiRefused,
     Home,
-    Request,
     history_bytes,
     history_tokens,
     resume_codex,
 )
+from tests.e2e.model_server import Request
 from tests.e2e.suite import FLOOR_SHARE, POLICY, Row, recorded, session_of
 
 VARIANT = "compacted, drop_old_reasoning off vs on"

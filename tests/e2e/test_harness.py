@@ -24,7 +24,8 @@ def post(url: str, body: dict[str, object], headers: dict[str, str] | None = Non
         url, json.dumps(body).encode(), {"content-type": "application/json", **(headers or {})}
     )
     with urllib.request.urlopen(request, timeout=10) as answer:
-        return answer.read().decode()
+        data: bytes = answer.read()  # (urlopen's answer is typed Any)
+    return data.decode()
 
 
 def test_the_server_binds_loopback_and_records_what_it_answers() -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 from textual.app import App
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import WorkerState
 
@@ -28,6 +30,12 @@ async def until(predicate: Callable[[], bool], pilot: Pilot[None], timeout: floa
         if loop.time() > deadline:
             raise AssertionError("condition not met in time")
         await pilot.pause(0.05)
+
+
+def on_top(app: App[Any]) -> Screen[Any]:
+    """The screen shown now, read afresh: after `assert app.screen is x` mypy keeps app.screen
+    narrowed to x's type across the keypresses that change it."""
+    return app.screen
 
 
 async def workers_done(app: App[None], timeout: float = 30.0) -> None:

@@ -44,7 +44,7 @@ from gobtui.view_models import format as fmt
 from gobtui.view_models.vault_rows import diff_order, entry_matches, type_counts
 from gobtui.widgets.publish_bar import PublishBar, PublishState
 from tests.gobtui.conftest import FROZEN_NOW
-from tests.gobtui.pilot_helpers import Toasts, detail_text, plain, select, until
+from tests.gobtui.pilot_helpers import Toasts, detail_text, on_top, plain, select, until
 
 OVER_TRIGGER = "ledgerly"  # the demo session the default policy plans (auto, a file plan)
 BELOW_TRIGGER = "spotlight-api"  # live, so auto asks the API to drop results (a control plan)
@@ -202,7 +202,10 @@ async def test_the_preview_of_a_fresh_fork_starts_from_its_projected_context(
         fork_row = app.sessions_screen.rows[receipt.path]
         # Dated as its source, but nobody works in it yet: not live, not waiting, not over
         # the trigger, and listed after its source.
-        assert fork_row.summary.fork_as_published and fork_row.summary.title.startswith("elide")
+        title = fork_row.summary.title
+        assert (
+            fork_row.summary.fork_as_published and title is not None and title.startswith("elide")
+        )
         assert not fork_row.live and fork_row.status is Status.IDLE and not fork_row.over_trigger
         order = [r.key for r in app.sessions_screen.visible_rows()]
         assert order.index(row.key) < order.index(receipt.path)
@@ -657,7 +660,7 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         await pilot.press("escape")
         assert app.screen is vault and table.row_count == 3 and not vault.filter_text
         await pilot.press("escape")
-        assert app.screen is app.sessions_screen
+        assert on_top(app) is app.sessions_screen
 
 
 async def test_a_diff_of_a_fork_and_its_source_sets_the_session_ids_aside(

@@ -57,7 +57,9 @@ def test_detect_json_rows(homes: tuple[Path, Path], capsys: pytest.CaptureFixtur
     assert spotter["context_tokens"] == 106_061 and spotter["context_window"] == 200_000
     assert spotter["occupancy"] == pytest.approx(0.5303, abs=1e-4)
     assert spotter["context_state"] == "reported"
-    assert sorted(a["agent_id"] for a in spotter["subagents"]) == ["a2898e3", "acompact-e1f845"]  # type: ignore[union-attr]
+    subagents = spotter["subagents"]
+    assert isinstance(subagents, list)
+    assert sorted(a["agent_id"] for a in subagents) == ["a2898e3", "acompact-e1f845"]
     codex_row = by_id["019c8a4d-8f45-7010-8b5d-7fad920aa6f9"]
     # newest token_count (line 415): 108,869 input + 6,189 output, window 258,400
     assert codex_row["provider"] == "codex" and codex_row["context_tokens"] == 115_058
@@ -164,7 +166,10 @@ def test_a_warm_detect_equals_a_cold_one(
     args = ["--all", "--claude-home", str(claude), "--codex-home", str(codex)]
     cold = detect_json(capsys, *args)
     warm = detect_json(capsys, *args)
-    strip = lambda rows: [{k: v for k, v in r.items() if k != "age_secs"} for r in rows]  # noqa: E731
+
+    def strip(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{k: v for k, v in r.items() if k != "age_secs"} for r in rows]
+
     assert strip(warm) == strip(cold)
     fresh = detect_json(capsys, "--no-cache", *args)
     assert strip(fresh) == strip(cold)

@@ -301,7 +301,7 @@ def test_detect_shows_an_elide_fork_at_its_projected_context(
     assert isinstance(projection, dict)
     restated = projection["context_tokens_after"] - projection["calibration"]["tail_tokens"]
     assert fork_row["context_state"] == "reported"
-    assert fork_row["context_tokens"] == restated < source_row["context_tokens"]  # type: ignore[operator]
+    assert fork_row["context_tokens"] == restated < source_row["context_tokens"]
     assert not fork_row["over_trigger"]
     assert str(fork_row["title"]).startswith("elide fork · ")
     # Resumed: the agent's next answer reports the fork's own usage.
@@ -414,7 +414,8 @@ def test_diff_of_a_source_and_its_fork_lists_what_the_fork_changed(
     text = _run(capsys, "diff", src[:12], fork[:12])
     assert f"what B changed (session ids set aside): {changes['kept']} records kept" in text
     assert " stubbed " in text
-    assert applied["session_id"] not in text  # records are numbered, never quoted
+    fork_id = applied["session_id"]
+    assert isinstance(fork_id, str) and fork_id not in text  # records are numbered, never quoted
     # numbered as the files number them, from 1: the last one appended is b's last record
     listed = [line.split()[1:4:2] for line in text.splitlines() if line.startswith("  rec ")]
     numbers = [[str(c["record_a"] or "-"), str(c["record_b"] or "-")] for c in changes["changes"]]

@@ -19,7 +19,7 @@ from gobtui.adapters.vault.vault import Vault
 from gobtui.cli.dispatch import main
 from tests.builders.sessions import claude_work_session, codex_work_session
 
-SETTINGS = {
+SETTINGS: dict[str, Any] = {
     "model": "opus",
     "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "say done"}]}]},
 }

@@ -11,6 +11,7 @@ import pytest
 
 from gobtui.adapters.planning.load import load_session, plan_session
 from gobtui.cli.dispatch import main
+from gobtui.core.edits import CompactionPlan
 from gobtui.core.model import Provider
 from gobtui.core.policy import PolicyConfig
 from gobtui.core.strategies import STRATEGIES
@@ -57,6 +58,7 @@ def test_plan_json_by_id_prefix_matches_the_service(
     expected = plan_session(
         session, "elide", PolicyConfig(trigger_tokens=20_000, floor_tokens=5_000)
     ).result
+    assert isinstance(expected, CompactionPlan)
     assert data["strategy"] == "elide"
     assert data["admission"] == {"admitted": True, "codes": []}
     assert data["context_tokens_before"] == expected.context_tokens_before > 20_000
@@ -137,10 +139,12 @@ def test_eval_only_named_strategies(codex_file: Path, capsys: pytest.CaptureFixt
     rows = run_json(
         capsys, "eval", str(codex_file), "--strategy", "elide", "--strategy", "dedupe", "--json"
     )
-    assert [row["strategy"] for row in rows] == ["elide", "dedupe"]  # type: ignore[index]
+    assert isinstance(rows, list)
+    assert [row["strategy"] for row in rows] == ["elide", "dedupe"]
     twice = ["--strategy", "dedupe", "--strategy", "elide", "--strategy", "dedupe"]
     rows = run_json(capsys, "eval", str(codex_file), *twice, "--json")
-    assert [row["strategy"] for row in rows] == ["dedupe", "elide"]  # type: ignore[index]
+    assert isinstance(rows, list)
+    assert [row["strategy"] for row in rows] == ["dedupe", "elide"]
 
 
 @pytest.mark.parametrize(

@@ -16,11 +16,13 @@ import orjson
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.types import CallToolResult
 
 from gobtui.adapters.config.paths import data_dir
 from gobtui.cli.dispatch import main
 from gobtui.core.model import Provider
 from tests.builders.sessions import CRITICAL_ERROR, TASK, claude_work_session, codex_work_session
+from tests.gobtui.test_mcp_server import error_text
 
 LOW = ["--trigger", "20000", "--floor", "5000"]
 IDLE_SINCE = 1_700_000_000
@@ -232,7 +234,7 @@ def server(*flags: str) -> StdioServerParameters:
     )
 
 
-def answer(result: Any) -> Any:
+def answer(result: CallToolResult) -> Any:
     assert not result.is_error, result.content
     content = result.structured_content
     return content.get("result", content) if set(content) == {"result"} else content
@@ -287,9 +289,9 @@ async def test_mcp_callers_get_world_packs_and_a_cursor_of_their_own(
     assert remote["cursor_status"] == "established" and remote["items"]
     assert again["cursor_status"] == "unchanged"
     assert remote["cursor"].startswith("gc1:remote:")
-    assert stolen.is_error and "another caller" in stolen.content[0].text
-    assert zero.is_error and "budget" in zero.content[0].text
-    assert unknown.is_error and "no snapshot or event" in unknown.content[0].text
+    assert "another caller" in error_text(stolen)  # (error_text asserts is_error)
+    assert "budget" in error_text(zero)
+    assert "no snapshot or event" in error_text(unknown)
     assert unseen["cursor_status"] == "established" and unseen["items"]
     assert recalled["results"] and all("goal" not in hit["card"] for hit in recalled["results"])
     assert guessed["cards_matched"] == 0  # what it is not shown, it cannot find by guessing

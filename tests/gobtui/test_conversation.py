@@ -18,7 +18,7 @@ from gobtui.core.model import Provider, SessionSummary
 from gobtui.screens.conversation import ConversationScreen, read_conversation
 from gobtui.widgets.conversation_view import ConversationView
 from tests.builders.hostile import FORBIDDEN, claude_hostile
-from tests.gobtui.pilot_helpers import until, workers_done
+from tests.gobtui.pilot_helpers import on_top, until, workers_done
 
 CLAUDE = "dotfiles"
 CODEX = "notebooks"
@@ -228,11 +228,11 @@ async def test_escape_closes_the_search_box_then_the_screen_and_q_closes(
         assert app.screen is screen and not box.display
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is app.sessions_screen
+        assert on_top(app) is app.sessions_screen
         screen = await open_conversation(app, pilot, CLAUDE)
         await pilot.press("q")
         await pilot.pause()
-        assert app.screen is app.sessions_screen and app.is_running
+        assert on_top(app) is app.sessions_screen and app.is_running
 
 
 async def test_a_codex_session(demo_app_factory: Callable[..., GobtuiApp]) -> None:

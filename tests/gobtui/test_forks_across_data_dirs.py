@@ -46,10 +46,13 @@ def test_another_data_dirs_watch_leaves_unresumed_forks_alone(
         os.utime(path, (IDLE_SINCE, IDLE_SINCE))
     forks: list[dict[str, object]] = []
     for path in sources:  # published with the first data dir
-        forks.append(run_json(capsys, "fork", str(path), "--yes"))  # type: ignore[arg-type]
-        forks.append(
-            run_json(capsys, "apply", str(path), "--strategy", "structured", *LOW, "--yes")  # type: ignore[arg-type]
-        )
+        for argv in (
+            ("fork", str(path), "--yes"),
+            ("apply", str(path), "--strategy", "structured", *LOW, "--yes"),
+        ):
+            receipt = run_json(capsys, *argv)
+            assert isinstance(receipt, dict)
+            forks.append(receipt)
     for fork in forks:
         size = Path(str(fork["path"])).stat().st_size
         assert published_size(str(fork["session_id"])) == size  # the id says it
@@ -64,7 +67,8 @@ def test_another_data_dirs_watch_leaves_unresumed_forks_alone(
     source_ids = {str(fork["source_session_id"]) for fork in forks}
     assert {d["session_id"] for d in decisions if d["decision"] == "published"} <= source_ids
     detected = run_json(capsys, "detect", "--all")
-    rows = {row["session_id"]: row for row in detected}  # type: ignore[union-attr]
+    assert isinstance(detected, list)
+    rows = {row["session_id"]: row for row in detected}
     for fork_id in fork_ids:
         assert rows[fork_id]["title"].startswith("fork · ")
         assert rows[fork_id]["over_trigger"] is False  # an unresumed fork is never due

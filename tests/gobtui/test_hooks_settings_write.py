@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -43,9 +44,9 @@ def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _race(
     monkeypatch: pytest.MonkeyPatch,
-    module: Any,
+    module: ModuleType,
     name: str,
-    client_write: Callable[[], None],
+    client_write: Callable[[], object],
 ) -> None:
     """The client writes its file once, just as gobtui calls `module.name` (after the read)."""
     real = getattr(module, name)

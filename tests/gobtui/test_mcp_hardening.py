@@ -18,6 +18,7 @@ import orjson
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.types import CallToolResult
 
 from gobtui.adapters.config.paths import config_path
 from gobtui.cli.dispatch import main
@@ -78,7 +79,7 @@ async def test_plan_and_verify_read_only_inside_the_provider_homes(
     link = source.parent / "link.jsonl"
     link.symlink_to(copy)  # inside the home, pointing out of it
     missing = outside / "missing.jsonl"
-    answers: dict[str, Any] = {}
+    answers: dict[tuple[str, str], CallToolResult] = {}
     async with Client(_params("mcp", cwd=outside)) as client:
         for tool in ("plan", "verify"):
             for name, selector in (("copy", copy), ("missing", missing), ("link", link)):

@@ -14,6 +14,7 @@ import orjson
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.types import CallToolResult, TextContent
 
 from gobtui.adapters.config.paths import config_path
 from gobtui.cli.dispatch import main
@@ -43,17 +44,24 @@ def server(*flags: str) -> StdioServerParameters:
     )
 
 
-def answer(result: Any) -> Any:
+def answer(result: CallToolResult) -> Any:
+    """The tool's JSON answer (Any: its shape is the tool's)."""
     assert not result.is_error, result.content
     if result.structured_content is not None:
         content = result.structured_content
         return content.get("result", content) if set(content) == {"result"} else content
-    return json.loads(result.content[0].text)
+    return json.loads(first_text(result))
 
 
-def error_text(result: Any) -> str:
+def error_text(result: CallToolResult) -> str:
     assert result.is_error
-    return str(result.content[0].text)
+    return first_text(result)
+
+
+def first_text(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent), block
+    return block.text
 
 
 async def test_the_tools_are_read_only_and_content_is_opt_in(source: Path) -> None:

@@ -592,7 +592,9 @@ async def test_the_preview_numbers_records_as_the_file_does(
             number = records.number(row.before.line)
             assert number >= first or row.before.line == 0
             assert lines[number - 1] == screen.preview.source_lines[row.before.line]
+        top = shown[0].before
+        assert top is not None
         assert (
-            f"{records.number(shown[0].before.line)} "
+            f"{records.number(top.line)} "
             in rendered_rows(records)[screen.preview.rows.index(shown[0])]
         )
