@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from gobtui.demo.claude import ClaudeMeta, ClaudeSession
 from gobtui.demo.codex import CodexMeta, CodexSession
@@ -291,16 +292,17 @@ def ensure_corpus(root: Path = CORPUS_DIR, *, force: bool = False) -> Corpus:
     return _corpus(root, info, generated=True)
 
 
-def _corpus(root: Path, info: dict[str, object], *, generated: bool) -> Corpus:
+def _corpus(root: Path, info: dict[str, Any], *, generated: bool) -> Corpus:
+    """The corpus a stamp describes (`info`: STAMP.json's object, as JSON, hence Any)."""
     return Corpus(
         root=root,
         claude_home=root / "claude",
         codex_home=root / "codex",
-        sessions=int(info["sessions"]),  # type: ignore[call-overload]
-        files=int(info["files"]),  # type: ignore[call-overload]
-        bytes=int(info["bytes"]),  # type: ignore[call-overload]
-        seconds=float(info["seconds"]),  # type: ignore[arg-type]
-        big=[root / str(p) for p in info["big"]],  # type: ignore[attr-defined]
+        sessions=int(info["sessions"]),
+        files=int(info["files"]),
+        bytes=int(info["bytes"]),
+        seconds=float(info["seconds"]),
+        big=[root / str(p) for p in info["big"]],
         generated=generated,
     )
 

@@ -293,7 +293,8 @@ def test_incremental_equals_cold(
                     handle.write(data[start:end])
                 cursor, _ = advance(cursor)
             assert cursor.summary() == cold(path)
-            assert cursor.records == parse_transcript(path).summary.records  # type: ignore[union-attr]
+            parsed = parse_transcript(path).summary
+            assert parsed is not None and cursor.records == parsed.records
 
     check()
 

@@ -77,10 +77,11 @@ def test_the_prefix_becomes_one_compacted_record_the_verifier_accepts(
     at = compacted[-1]
     payload = records[at]["payload"]
     history = payload["replacement_history"]
+    assert plan.digest is not None
     assert history[-1] == {
         "type": "message",
         "role": "user",
-        "content": [{"type": "input_text", "text": plan.digest.render()}],  # type: ignore[union-attr]
+        "content": [{"type": "input_text", "text": plan.digest.render()}],
     }
     assert payload["message"].startswith(CARD)
     assert _pairs_whole(history)

@@ -58,7 +58,8 @@ def test_claude_restates_every_record_of_the_newest_live_response() -> None:
     lines = split_lines(session.text().encode())
     scan = _scan(lines)
     newest = scan.newest_response()
-    assert newest and all(decode_line(lines[i])["type"] == "assistant" for i in newest)  # type: ignore[index]
+    records = [decode_line(lines[i]) for i in newest]
+    assert newest and all(isinstance(r, dict) and r["type"] == "assistant" for r in records)
     replaced, appended = claude_fork_usage(scan, lines, (30_000, 1_000), 0)
     assert not appended and set(replaced) == set(newest)
     for index, line in replaced.items():

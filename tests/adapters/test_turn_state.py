@@ -68,6 +68,7 @@ def test_the_turn_at_the_end_of_the_file(
     else:
         path = _codex(end).write(tmp_path / "sessions")
         kind = Provider.CODEX
-    assert parse_transcript(kind, str(path)).summary.turn is turn  # type: ignore[union-attr]
+    parsed = parse_transcript(kind, str(path)).summary
+    assert parsed is not None and parsed.turn is turn
     cursor = open_cursor(str(path), kind, state_class(kind))  # type: ignore[arg-type]
     assert cursor.summary().turn is turn

@@ -13,7 +13,7 @@ from gobtui.core.edits import (
     ProviderCompactEdit,
 )
 from gobtui.core.limits import MAX_PLAN_ITEMS
-from gobtui.core.model import ItemKind, Provider, TranscriptItem
+from gobtui.core.model import ItemKind, Provider, Transcript, TranscriptItem
 from gobtui.core.policy import PolicyConfig
 from tests.builders.items import item, output, transcript, turns
 
@@ -32,8 +32,8 @@ def plan(*edits: Edit, before: int = 10_000, after: int = 5_000) -> CompactionPl
     )
 
 
-def codes(p: CompactionPlan, t: object = T) -> list[AdmissionCode]:
-    return admit(p, t, POLICY).codes  # type: ignore[arg-type]
+def codes(p: CompactionPlan, t: Transcript = T) -> list[AdmissionCode]:
+    return admit(p, t, POLICY).codes
 
 
 def test_protected_lines() -> None:

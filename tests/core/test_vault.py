@@ -47,7 +47,7 @@ def entry(**overrides: object) -> IndexEntry:
         "source_sha256": SHA_B, "strategy": "manual",
     }  # fmt: skip
     fields.update(overrides)
-    return IndexEntry(**fields)  # type: ignore[arg-type]
+    return IndexEntry.model_validate(fields)
 
 
 # --- manifest --------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gobtui.adapters.providers.claude.verify import ClaudeChecker
 from gobtui.adapters.providers.registry import verify_checks
 from gobtui.adapters.providers.rewrite_records import split_lines
 from gobtui.core.model import Provider
@@ -208,7 +209,8 @@ def test_unchanged_and_card_like_candidates_reuse_the_source_pairing(
     expected = verify(data + b"".join(appended), verify_checks(Provider.CLAUDE))
     assert checks.candidate_report({}, appended) == expected
     assert checks._base is not None
-    assert checks._base.checker._pairing_memo is not None  # type: ignore[union-attr]
+    checker = checks._base.checker
+    assert isinstance(checker, ClaudeChecker) and checker._pairing_memo is not None
 
 
 def test_empty_and_oversized_sources_fall_back_to_verify() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import pytest
 
 from gobtui.core.policy import PolicyConfig
@@ -11,16 +14,13 @@ NOW = 1_000_000.0
 POLICY = PolicyConfig(min_interval_secs=300, apply_hold_secs=1_800)
 
 
-def state(**changes: object) -> SessionState:
-    fields: dict[str, object] = {
-        "over_trigger": True,
-        "live": False,
-        "unresumed_fork": False,
-        "last_published_ts": None,
-        "last_failed_ts": None,
-    }
-    fields.update(changes)
-    return SessionState(**fields)  # type: ignore[arg-type]
+_DUE = SessionState(
+    over_trigger=True, live=False, unresumed_fork=False, last_published_ts=None, last_failed_ts=None
+)
+
+
+def state(**changes: Any) -> SessionState:  # (fields of several types)
+    return replace(_DUE, **changes)
 
 
 @pytest.mark.parametrize(
@@ -36,5 +36,5 @@ def state(**changes: object) -> SessionState:
         ({"last_failed_ts": NOW - 300}, Gate.PLAN),
     ],
 )
-def test_the_gate(changes: dict[str, object], expected: Gate) -> None:
+def test_the_gate(changes: dict[str, Any], expected: Gate) -> None:
     assert gate(state(**changes), POLICY, NOW) is expected

@@ -158,8 +158,8 @@ async def test_a_confirms_then_publishes_the_fork(
         assert receipt.strategy == "auto" and receipt.selected_strategy is not None
         assert forked.title == f"{receipt.selected_strategy} fork · {row.summary.title}"
         assert not app.sessions_screen.rows[receipt.path].live  # nobody writes it
-        assert app.sessions_screen.selected_row() is not None
-        assert app.sessions_screen.selected_row().key == row.key  # type: ignore[union-attr]
+        selected = app.sessions_screen.selected_row()
+        assert selected is not None and selected.key == row.key
         await pilot.pause()
         assert f"last fork: claude --resume {receipt.session_id}" in detail_text(app)
         # `a` again on the unchanged source: the same plan was published, nothing is asked.
@@ -190,7 +190,10 @@ async def test_the_preview_of_a_fresh_fork_starts_from_its_projected_context(
         assert isinstance(preview, PlanPreviewScreen)
         preview.set_strategy("elide")
         await until(lambda: preview.preview is not None and preview.strategy == "elide", pilot)
-        await until(lambda: preview.preview.figures.strategy == "elide", pilot)  # type: ignore[union-attr]
+        await until(
+            lambda: preview.preview is not None and preview.preview.figures.strategy == "elide",
+            pilot,
+        )
         await pilot.press("a")
         await until(lambda: isinstance(app.screen, ConfirmScreen), pilot)
         await pilot.press("y")
@@ -213,7 +216,8 @@ async def test_the_preview_of_a_fresh_fork_starts_from_its_projected_context(
         projected = receipt.projection.context_tokens_after
         tail = receipt.projection.calibration.tail_tokens  # elide: no card after the usage
         assert fork_row.summary.context_tokens == projected - tail
-        assert fork_row.summary.context_tokens < row.summary.context_tokens  # type: ignore[operator]
+        fork_tokens, source_tokens = fork_row.summary.context_tokens, row.summary.context_tokens
+        assert fork_tokens is not None and source_tokens is not None and fork_tokens < source_tokens
         parsed = parse_transcript(Provider.CLAUDE, receipt.path)
         assert parsed.summary is not None
         assert parsed.summary.context_tokens == fork_row.summary.context_tokens
@@ -598,7 +602,8 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         b = snapshot_file(source, Provider.CLAUDE, sid, "auto", FROZEN_NOW - 60)
         vault = await open_vault(app, pilot)
         assert len(vault.entries) == 3
-        assert vault.selected_entry() is not None and vault.selected_entry().sha256 == b  # type: ignore[union-attr]
+        entry = vault.selected_entry()
+        assert entry is not None and entry.sha256 == b
         await pilot.press("h")  # this session's history only
         table = vault.query_one(DataTable)
         assert table.row_count == 2
@@ -613,8 +618,8 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         assert table.cursor_row == 0
         table.move_cursor(row=cursor)
         await pilot.pause()
-        assert vault.selected_entry() is not None
-        assert vault.selected_entry().session_id == other.summary.session_id  # type: ignore[union-attr]
+        entry = vault.selected_entry()
+        assert entry is not None and entry.session_id == other.summary.session_id
         await pilot.press("m")  # a third mark is refused
         assert len(vault.marks) == 2 and toasts.has("Two snapshots are marked already")
         marked = str(vault.query_one("#vault-title", Static).render())
@@ -645,8 +650,8 @@ async def test_two_marked_snapshots_diff_and_history_filters(
         await pilot.press("slash", *"spotlight")
         await pilot.pause()
         assert table.row_count == 1
-        assert vault.selected_entry() is not None
-        assert vault.selected_entry().session_id == other.summary.session_id  # type: ignore[union-attr]
+        entry = vault.selected_entry()
+        assert entry is not None and entry.session_id == other.summary.session_id
         # A filter matching nothing says so; esc clears a filter (submitted or not) before
         # it leaves, as on the board.
         await pilot.press(*"zzz", "enter")

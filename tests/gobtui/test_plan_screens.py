@@ -194,7 +194,8 @@ async def test_enter_on_a_fold_shows_its_unchanged_records(
         opened = records.rows[: fold.count]
         assert [r.change for r in opened] == [RowChange.SAME] * fold.count
         assert [r.before.line for r in opened if r.before] == list(range(fold.count))
-        assert records.rows[fold.count :] == screen.preview.rows[1:]  # type: ignore[union-attr]
+        assert screen.preview is not None
+        assert records.rows[fold.count :] == screen.preview.rows[1:]
         assert records.cursor == 0 and isinstance(app.screen, PlanPreviewScreen)
         drawn = rendered_rows(records)
         assert not any("unchanged records" in line for line in drawn[:3])
