@@ -129,10 +129,9 @@ class TailState(Summarising, Protocol):
         ...
 
 
-class TailStateFactory(Protocol):
-    """A TailState class, or anything that makes one for a path."""
-
-    def __call__(self, path: str) -> TailState: ...
+TailStateFactory = Callable[[str], TailState]
+"""A TailState class, or anything that makes one for a path (a Callable, not a Protocol of
+__call__: mypy matches a Protocol's class against the former only)."""
 
 
 # -- the package -------------------------------------------------------------------------------

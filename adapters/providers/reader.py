@@ -319,7 +319,7 @@ def advance(cursor: FileCursor) -> tuple[FileCursor, bool]:
 
 
 def _state_factory_of(cursor: FileCursor) -> TailStateFactory:
-    factory: TailStateFactory = type(cursor.state)  # type: ignore[assignment]
+    factory: TailStateFactory = type(cursor.state)
     return factory
 
 

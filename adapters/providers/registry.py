@@ -57,8 +57,7 @@ def state_class(provider: Provider) -> type[TailState]:
 def session_id_of(provider: Provider, fd: int, path: str) -> str:
     """The id the session in this file goes by everywhere in gobtui (its summary's: what its
     records say, else its file name), read from `fd` as the board reads a file cold."""
-    make = state_class(provider)
-    return cursor_of_fd(fd, path, provider, lambda p: make(p)).summary().session_id
+    return cursor_of_fd(fd, path, provider, state_class(provider)).summary().session_id
 
 
 def verify_checks(provider: Provider) -> RecordChecks:

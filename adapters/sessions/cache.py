@@ -390,7 +390,7 @@ class SummaryCache:
                 log.debug("dropping cache body for %s: %r", path, error)
                 self.delete(path)
         factory = self._state_for(provider)
-        return open_cursor(path, provider, factory)  # type: ignore[arg-type]
+        return open_cursor(path, provider, factory)
 
     def put(self, cursor: FileCursor, summary: SessionSummary | None = None) -> None:
         self.put_many([(cursor, summary)])

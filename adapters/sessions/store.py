@@ -15,7 +15,6 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import cast
 
 from ...core.model import Coverage, Provider, SessionSummary, SubagentRef
 from ..config.paths import Homes
@@ -150,7 +149,7 @@ class SessionStore:
 
     def _factory(self, provider: Provider) -> TailStateFactory:
         # State classes are constructed from the path (TailState's protocol omits __init__).
-        return cast(TailStateFactory, self._state_for(provider))
+        return self._state_for(provider)
 
     def _write_back(self, entries: list[_Entry]) -> None:
         if self._cache is not None and entries:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -169,14 +169,11 @@ def snapshots_of(vault: Vault, session_id: str, file: Path | None) -> list[Index
 
 def _summary_of(path: Path, provider: Provider) -> SessionSummary | None:
     """A file named by its path: a quick head-and-tail summary (id, model, window)."""
-    from gobtui.adapters.providers.interface import TailStateFactory
     from gobtui.adapters.providers.reader import open_cursor
     from gobtui.adapters.providers.registry import state_class
 
     try:
-        return open_cursor(
-            str(path), provider, cast(TailStateFactory, state_class(provider))
-        ).summary()
+        return open_cursor(str(path), provider, state_class(provider)).summary()
     except (OSError, ValueError):
         return None
 

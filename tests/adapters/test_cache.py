@@ -170,7 +170,7 @@ def test_round_trip_with_the_real_adapters(
     ]:
         path = tmp_path / Path(name).name
         path.write_bytes((fixtures_dir / name).read_bytes())
-        cold = open_cursor(str(path), provider, state_class(provider))  # type: ignore[arg-type]
+        cold = open_cursor(str(path), provider, state_class(provider))
         with SummaryCache(cache_path) as cache:
             cache.put(cold)
         with SummaryCache(cache_path) as cache:

@@ -36,7 +36,7 @@ def _source(provider: Provider, fixture_copy: Callable[[str], Path], tmp_path: P
 
 
 def _summary(path: Path, provider: Provider) -> SessionSummary:
-    cursor = open_cursor(str(path), provider, state_class(provider), full=True)  # type: ignore[arg-type]
+    cursor = open_cursor(str(path), provider, state_class(provider), full=True)
     return cursor.summary()
 
 
@@ -97,7 +97,7 @@ def test_a_fork_reads_as_its_projected_context_until_the_resumed_session_reports
     # Claude's restated usage sits on the newest response: the card (and what followed that
     # response) come after it, and the client estimates those; Codex's comes after them all.
     expected = projected if provider is Provider.CODEX else projected - card - tail
-    cursor = open_cursor(str(fork), provider, state_class(provider), full=True)  # type: ignore[arg-type]
+    cursor = open_cursor(str(fork), provider, state_class(provider), full=True)
     for summary in (cursor.summary(), parse_transcript(provider, str(fork)).summary):
         assert summary is not None
         assert summary.context_state is ContextState.REPORTED

@@ -70,5 +70,5 @@ def test_the_turn_at_the_end_of_the_file(
         kind = Provider.CODEX
     parsed = parse_transcript(kind, str(path)).summary
     assert parsed is not None and parsed.turn is turn
-    cursor = open_cursor(str(path), kind, state_class(kind))  # type: ignore[arg-type]
+    cursor = open_cursor(str(path), kind, state_class(kind))
     assert cursor.summary().turn is turn

@@ -43,7 +43,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 def _summary(path: Path, provider: Provider) -> SessionSummary:
     state = state_class(provider)
-    return open_cursor(str(path), provider, state, full=True).summary()  # type: ignore[arg-type]
+    return open_cursor(str(path), provider, state, full=True).summary()
 
 
 def _provider(home: DemoHome, path: Path) -> Provider:
