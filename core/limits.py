@@ -351,6 +351,12 @@ CURSOR_MAX_ENTRIES = 10_000
 PACK_MAX_FACTS = 64
 """Facts a pack offers at most (from the cards not packed whole); the rest count as dropped."""
 
+# --- the MCP server (gobtui/cli/mcp_stdio.py) ---
+MCP_LINE_MAX_BYTES = 4 * 1024 * 1024
+"""A request line of the MCP server's stdin: an agent's calls are a few hundred bytes; a longer
+line is read in pieces of this size, thrown away and answered with an error, so a client
+cannot make the server hold an unbounded line."""
+
 # --- lifecycle hooks (core/hooks.py, adapters/hooks/) ---
 HOOK_STDIN_MAX_BYTES = 1024 * 1024
 """A hook payload is a few hundred bytes; a larger one is not read (and is logged)."""

@@ -23,6 +23,8 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, jsonrpc_message_adapter
 from pydantic import ValidationError
 
+from gobtui.core.limits import MCP_LINE_MAX_BYTES
+
 
 def line_error(line: bytes) -> JSONRPCError | None:
     """The error a line of stdin is answered with; None when it is a JSON-RPC message."""
@@ -57,6 +59,7 @@ def line_error(line: bytes) -> JSONRPCError | None:
 
 
 _ABSENT = object()
+_TOO_LONG = f"Invalid Request: a line is at most {MCP_LINE_MAX_BYTES:,} bytes"
 
 
 def _error(request_id: str | int | None, code: int, message: str) -> JSONRPCError:
@@ -69,7 +72,7 @@ class CheckedStdin:
     answer on, once the transport has made it) and not passed on; a blank line is skipped."""
 
     def __init__(self, raw: BinaryIO) -> None:
-        self._raw = anyio.wrap_file(raw)
+        self._raw = raw
         self._answers: Any = None
         self._ready = anyio.Event()
 
@@ -81,11 +84,14 @@ class CheckedStdin:
         return self._lines()
 
     async def _lines(self) -> AsyncIterator[str]:
-        async for line in self._raw:
-            if not line.strip():
+        while line := await self._readline(MCP_LINE_MAX_BYTES + 1):
+            error: JSONRPCError | None
+            if len(line) > MCP_LINE_MAX_BYTES:
+                await self._skip_line(line)
+                error = _error(None, INVALID_REQUEST, _TOO_LONG)
+            elif not line.strip():
                 continue
-            error = line_error(line)
-            if error is None:
+            elif (error := line_error(line)) is None:
                 yield line.decode("utf-8")
                 continue
             await self._ready.wait()
@@ -93,6 +99,16 @@ class CheckedStdin:
                 await self._answers.send(SessionMessage(error))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 return  # the server is shutting down: nobody left to answer
+
+    async def _skip_line(self, piece: bytes) -> None:
+        """Read the rest of an over-long line, a bounded piece at a time, keeping none."""
+        while piece and not piece.endswith(b"\n"):
+            piece = await self._readline(MCP_LINE_MAX_BYTES)
+
+    async def _readline(self, limit: int) -> bytes:
+        """At most `limit` bytes of the next line, read in a worker thread (as anyio's
+        wrap_file reads, which has no limit)."""
+        return await anyio.to_thread.run_sync(self._raw.readline, limit)
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from mcp.types import CallToolResult
 
 from gobtui.adapters.config.paths import config_path
 from gobtui.cli.dispatch import main
+from gobtui.core.limits import MCP_LINE_MAX_BYTES
 from tests.gobtui.corpus_home import LOW, SESSION, source
 from tests.gobtui.test_mcp_server import answer, error_text, server
 
@@ -207,6 +208,36 @@ def test_a_line_that_is_no_request_is_answered_and_the_server_reads_on() -> None
         proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in (nothing, ping)))
         proc.stdin.flush()
         assert _reply(proc)["id"] == 999
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
+
+
+def test_a_line_over_the_bound_is_answered_without_being_held() -> None:
+    """A request line over MCP_LINE_MAX_BYTES (a valid request, padded) is refused with -32600
+    and read past in bounded pieces; the next line is served as usual."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gobtui.cli", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
+    assert proc.stdin is not None
+    try:
+        pad = "x" * (MCP_LINE_MAX_BYTES + 10)
+        huge = {"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"pad": pad}}
+        proc.stdin.write(json.dumps(huge).encode() + b"\n")
+        proc.stdin.flush()
+        error = _reply(proc, timeout=30)
+        assert (error["id"], error["error"]["code"]) == (None, -32600)
+        assert "at most" in error["error"]["message"]
+        fits = {"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"pad": "x" * 100_000}}
+        for request in (fits, {"jsonrpc": "2.0", "id": 7, "method": "ping"}):
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.flush()
+            assert _reply(proc) == {"jsonrpc": "2.0", "id": request["id"], "result": {}}
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
