@@ -26,6 +26,15 @@ class OperationKind(StrEnum):
     FORK = "fork"
 
 
+class ForkForm(StrEnum):
+    """How an apply's fork carries what it cut. Closed vocabulary."""
+
+    PORTABLE = "portable"
+    """Stubs and a state card, records the client already knows."""
+    COMPACTED_RECORD = "compacted_record"
+    """The elided prefix and the card as one compaction record (--experimental-compacted)."""
+
+
 def operation_id(
     kind: OperationKind,
     provider: Provider,
@@ -86,6 +95,9 @@ class Receipt(BaseModel):
     resume_line: str | None = None
     """`cd <the session's directory> && <resume_command>`, when the directory is known (what
     the dashboard's `c` copies); None: resume_command alone."""
+    form: ForkForm | None = None
+    """An apply's fork: how it carries what it cut; None for undo and fork (copies), and in
+    receipts written before the field."""
 
     @property
     def resume_text(self) -> str:

@@ -24,7 +24,7 @@ from ...core.fork_id import fork_session_id
 from ...core.limits import RECEIPT_MAX_BYTES
 from ...core.model import Provider, resume_command, resume_line
 from ...core.projection import Projection
-from ...core.receipt import OperationKind, Receipt, operation_id
+from ...core.receipt import ForkForm, OperationKind, Receipt, operation_id
 from ...core.vault.errors import VaultErrorCode
 from ..config.paths import data_dir
 from ..files.atomic import replace_private
@@ -270,6 +270,7 @@ class Operation:
         projection: Projection | None = None,
         selected: str | None = None,
         cwd: str | None = None,
+        form: ForkForm | None = None,
     ) -> Receipt:
         return Receipt(
             operation_id=self.id,
@@ -296,4 +297,5 @@ class Operation:
             resume_line=resume_line(resume_command(self.provider, self.new_id), cwd)
             if cwd
             else None,
+            form=form,
         )

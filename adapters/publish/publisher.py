@@ -20,7 +20,7 @@ from ...core.admission import admit
 from ...core.edits import CompactionPlan
 from ...core.model import Provider
 from ...core.policy import PolicyConfig, TuneReason
-from ...core.receipt import OperationKind, Receipt, items_covered
+from ...core.receipt import ForkForm, OperationKind, Receipt, items_covered
 from ...core.strategies.auto import selected_strategy
 from ...core.telemetry import EventAction, EventOutcome, TelemetryEvent, source_identity
 from ...core.vault.errors import VaultError
@@ -194,6 +194,7 @@ class Publisher:
                 plan.strategy, op.target(earlier, now), output, entry.sha256, size,
                 now, (plan.context_tokens_before, plan.context_tokens_after), plan.projection,
                 selected_strategy(plan), _cwd_of(session),
+                ForkForm.COMPACTED_RECORD if compacted else ForkForm.PORTABLE,
             )  # fmt: skip
             published = self._publish(
                 receipt, op.receipt_path, source, session.source_sha256, output

@@ -61,6 +61,7 @@ def test_plan_previews_the_record_and_apply_publishes_it(
     done = _run(tmp_path, "apply", str(codex_source), FLAG, *LIMITS, "--yes", "--json")
     assert done.returncode == 0, done.stderr
     receipt = orjson.loads(done.stdout)
+    assert receipt["form"] == "compacted_record"  # the receipt says which form it is
     fork = Path(receipt["path"])
     assert fork.parent == codex_source.parent and fork != codex_source
     assert receipt["bytes_after"] == fork.stat().st_size == built["bytes_after"]
@@ -76,6 +77,7 @@ def test_plan_previews_the_record_and_apply_publishes_it(
                     "--yes", "--json")  # fmt: skip
     assert portable.returncode == 0, portable.stderr
     assert Path(orjson.loads(portable.stdout)["path"]) != fork
+    assert orjson.loads(portable.stdout)["form"] == "portable"
 
 
 def test_claude_is_refused_in_one_line(tmp_path: Path) -> None:
