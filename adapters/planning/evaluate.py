@@ -23,7 +23,7 @@ from ...core.strategies import STRATEGIES
 from ...core.strategies.common import prefix_tokens
 from ...core.verify import FindingCode, VerifyReport, accepts
 from ..providers.full_parse import gc_paused
-from ..providers.rewrite_records import RewriteError
+from ..providers.interface import RewriteError
 from .load import LoadedSession, Progress, check_strategy, plan_session
 
 

@@ -14,12 +14,7 @@ from ...core.edits import CompactionPlan
 from ...core.model import Provider
 from ...core.text import utf8_len
 from ..files.jsonl import Record, decode_line
-
-# The contract's types, defined in .interface: re-exported for the halves and the rewriters.
-from .interface import ForkUsage as ForkUsage
-from .interface import RewriteCode as RewriteCode
-from .interface import RewriteError as RewriteError
-from .interface import StubMaker as StubMaker
+from .interface import RewriteCode, RewriteError, StubMaker
 
 # -- lines -------------------------------------------------------------------------------------
 

@@ -28,8 +28,8 @@ from ...core.vault.index import IndexEntry
 from ...core.verify import FindingCode, accepts, added_findings, verify
 from ..files.atomic import describe, publish_new
 from ..planning.load import LoadedSession
+from ..providers.interface import RewriteError
 from ..providers.registry import verify_checks
-from ..providers.rewrite_records import RewriteError
 from ..vault.vault import Vault
 from .events import append_event
 from .operations import (

@@ -28,12 +28,9 @@ from ...core.edits import CompactionPlan, DigestBlock, ElideEdit, InjectDigestEd
 from ...core.limits import SESSION_ID_MAX_CHARS
 from ...core.model import BadLine, Provider, Transcript, TranscriptItem
 from ..files.jsonl import Record, decode_line
-from ..providers.interface import RewriteHalf
+from ..providers.interface import ForkUsage, RewriteCode, RewriteError, RewriteHalf
 from ..providers.registry import provider_of
 from ..providers.rewrite_records import (
-    ForkUsage,
-    RewriteCode,
-    RewriteError,
     append_records,
     cut_utf8,
     decode_at,

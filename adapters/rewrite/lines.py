@@ -28,15 +28,9 @@ from ...core.salience import payload_excerpt
 from ...core.verify import SourceChecks
 from ...core.verify.lines import LineFact, read_value
 from ..files.jsonl import Record, decode_line
-from ..providers.interface import CardScanner
+from ..providers.interface import CardScanner, RewriteCode, RewriteError
 from ..providers.registry import verify_checks
-from ..providers.rewrite_records import (
-    RewriteCode,
-    RewriteError,
-    encode_line,
-    line_ending,
-    plan_seed_of,
-)
+from ..providers.rewrite_records import encode_line, line_ending, plan_seed_of
 from .apply import (
     _elide_line,
     checked_edits,

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from gobtui.adapters.planning.load import LoadedSession
 from gobtui.adapters.providers.codex.compacted import history_items
+from gobtui.adapters.providers.interface import RewriteError
 from gobtui.adapters.providers.registry import verify_checks
-from gobtui.adapters.providers.rewrite_records import RewriteError
 from gobtui.adapters.rewrite.lines import Overlay
 from gobtui.cli.common import Target
 from gobtui.cli.dispatch import CliError

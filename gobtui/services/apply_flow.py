@@ -16,7 +16,7 @@ from gobtui.adapters.planning.load import (
     candidate_bytes,
     plan_session,
 )
-from gobtui.adapters.providers.rewrite_records import RewriteError
+from gobtui.adapters.providers.interface import RewriteError
 from gobtui.core.board import project_name
 from gobtui.core.edits import CompactionPlan, NoPlan, NoPlanReason
 from gobtui.core.model import SessionSummary

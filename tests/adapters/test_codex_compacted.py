@@ -12,8 +12,8 @@ import orjson
 import pytest
 
 from gobtui.adapters.planning.load import LoadedSession, load_session, plan_session
+from gobtui.adapters.providers.interface import RewriteCode, RewriteError
 from gobtui.adapters.providers.registry import parse_transcript, verify_checks
-from gobtui.adapters.providers.rewrite_records import RewriteCode, RewriteError
 from gobtui.adapters.publish.publisher import Publisher
 from gobtui.adapters.rewrite.lines import SourceRewriter
 from gobtui.adapters.vault.vault import Vault

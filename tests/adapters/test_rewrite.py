@@ -18,8 +18,9 @@ import pytest
 from gobtui.adapters.files.jsonl import decode_line
 from gobtui.adapters.providers.claude.media import dimensions
 from gobtui.adapters.providers.codex import rewrite as rewrite_codex
+from gobtui.adapters.providers.interface import RewriteCode, RewriteError
 from gobtui.adapters.providers.registry import parse_transcript
-from gobtui.adapters.providers.rewrite_records import RewriteCode, RewriteError, split_lines
+from gobtui.adapters.providers.rewrite_records import split_lines
 from gobtui.adapters.rewrite.apply import apply_plan, payload_texts, rewrite_identity
 from gobtui.adapters.rewrite.lines import SourceRewriter
 from gobtui.core.admission import admit, protected_lines

@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from gobtui.adapters.planning import load as planning
 from gobtui.adapters.planning.evaluate import evaluate_session
 from gobtui.adapters.planning.load import load_session
+from gobtui.adapters.providers.interface import RewriteError
 from gobtui.adapters.providers.registry import verify_checks
-from gobtui.adapters.providers.rewrite_records import RewriteError, split_lines
+from gobtui.adapters.providers.rewrite_records import split_lines
 from gobtui.adapters.rewrite.apply import apply_plan, payload_texts
 from gobtui.adapters.rewrite.lines import SourceRewriter, read_source
 from gobtui.core.admission import admit, protected_tail_start

@@ -14,13 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gobtui.adapters.files.jsonl import decode_line
+from gobtui.adapters.providers.interface import RewriteCode, RewriteError
 from gobtui.adapters.providers.registry import parse_transcript
-from gobtui.adapters.providers.rewrite_records import (
-    RewriteCode,
-    RewriteError,
-    split_lines,
-    stub_output,
-)
+from gobtui.adapters.providers.rewrite_records import split_lines, stub_output
 from gobtui.adapters.rewrite.apply import apply_plan, rewrite_identity
 from gobtui.core.admission import admit, protected_lines
 from gobtui.core.edits import CompactionPlan, ElideEdit

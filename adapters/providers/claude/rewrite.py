@@ -19,18 +19,8 @@ from typing import Any
 from ....core.limits import LAST_PROMPT_MAX_CHARS
 from ....core.model import BadLine, Transcript
 from ...files.jsonl import Record, decode_line
-from ..interface import CardScanner
-from ..rewrite_records import (
-    ForkUsage,
-    RewriteCode,
-    RewriteError,
-    StubMaker,
-    derived_uuid,
-    encode_line,
-    line_ending,
-    stub_output,
-    text_positions,
-)
+from ..interface import CardScanner, ForkUsage, RewriteCode, RewriteError, StubMaker
+from ..rewrite_records import derived_uuid, encode_line, line_ending, stub_output, text_positions
 from .inputs import stub_content
 from .media import stub_media
 from .state import ClaudeState, usage_of, usage_total

@@ -25,13 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...files.jsonl import Record, decode_line
-from ..rewrite_records import (
-    RewriteCode,
-    RewriteError,
-    derived_uuid,
-    encode_line,
-    line_ending,
-)
+from ..interface import RewriteCode, RewriteError
+from ..rewrite_records import derived_uuid, encode_line, line_ending
 from .items import CALL_TYPES, OUTPUT_TYPES, call_id_of
 
 _CHAIN_KEYS = ("window_number", "first_window_id", "previous_window_id", "window_id")

@@ -22,14 +22,8 @@ from ....core.limits import ELIDABLE_MIN_BYTES
 from ....core.model import ItemKind, Transcript
 from ....core.text import utf8_len
 from ...files.jsonl import Record, decode_line
-from ..interface import CardScanner
-from ..rewrite_records import (
-    ForkUsage,
-    RewriteCode,
-    RewriteError,
-    StubMaker,
-    stub_output,
-)
+from ..interface import CardScanner, ForkUsage, RewriteCode, RewriteError, StubMaker
+from ..rewrite_records import stub_output
 from .compacted import (
     compacted_lines as compacted_lines,  # --experimental-compacted
 )
